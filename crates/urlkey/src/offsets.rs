@@ -1,0 +1,1 @@
+//! Spans of URL components in the input as given. (in progress)

@@ -1,0 +1,1 @@
+//! Social-profile shapes (seed 001). (in progress)

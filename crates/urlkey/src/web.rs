@@ -1,0 +1,287 @@
+//! The WHATWG URL Standard, through ada (a conformant implementation of
+//! <https://url.spec.whatwg.org/>). Everything the policies read of a parsed URL comes
+//! from [`WebUrl`]; error classification and seed 001's hardening limit live here.
+
+use crate::error::{ErrorCode, KeyError};
+use crate::text;
+
+/// Seed 001's hardening limit: a non-ASCII host longer than this many UTF-16 units
+/// fails before any IDNA work (domain names are at most 253 octets; the limit keeps
+/// the quadratic parts of Punycode and normalization out of reach).
+pub const MAX_NON_ASCII_HOST_UTF16: usize = 4096;
+
+/// What kind of host a parsed URL has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HostKind {
+    /// No host at all (`mailto:x`, `file:///x` has an empty host and reports `Empty`).
+    None,
+    /// The empty host (`file:///x`).
+    Empty,
+    /// A domain (special schemes), after IDNA.
+    Domain,
+    /// An IPv4 address, serialized dotted-decimal.
+    Ipv4,
+    /// An IPv6 address, serialized in brackets.
+    Ipv6,
+    /// An opaque host (non-special schemes).
+    Opaque,
+}
+
+/// A URL parsed by the Standard's basic URL parser.
+pub struct WebUrl {
+    inner: ada_url::Url,
+}
+
+impl std::fmt::Debug for WebUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("WebUrl").field(&self.href()).finish()
+    }
+}
+
+impl WebUrl {
+    /// Parses `input` (optionally against `base`) with the URL Standard.
+    ///
+    /// ```
+    /// let url = urlkey::WebUrl::parse("HTTP://Example.COM:80/a/../b", None).unwrap();
+    /// assert_eq!(url.href(), "http://example.com/b");
+    /// ```
+    pub fn parse(input: &str, base: Option<&str>) -> Result<WebUrl, KeyError> {
+        if let Some(e) = check_host_length(input) {
+            return Err(e);
+        }
+        match ada_url::Url::parse(input, base) {
+            Ok(inner) => Ok(WebUrl { inner }),
+            Err(_) => Err(classify_failure(input, base)),
+        }
+    }
+
+    /// The serialization (`href`).
+    pub fn href(&self) -> &str {
+        self.inner.href()
+    }
+    /// `protocol`: the scheme and `:`.
+    pub fn protocol(&self) -> &str {
+        self.inner.protocol()
+    }
+    /// The scheme, without `:`.
+    pub fn scheme(&self) -> &str {
+        let p = self.inner.protocol();
+        &p[..p.len().saturating_sub(1)]
+    }
+    /// `username`.
+    pub fn username(&self) -> &str {
+        self.inner.username()
+    }
+    /// `password`.
+    pub fn password(&self) -> &str {
+        self.inner.password()
+    }
+    /// `host`: hostname and, when not default, `:port`.
+    pub fn host(&self) -> &str {
+        self.inner.host()
+    }
+    /// `hostname`.
+    pub fn hostname(&self) -> &str {
+        self.inner.hostname()
+    }
+    /// `port`: empty when absent or default.
+    pub fn port(&self) -> &str {
+        self.inner.port()
+    }
+    /// `pathname`.
+    pub fn pathname(&self) -> &str {
+        self.inner.pathname()
+    }
+    /// `search`: `?` and the query, or empty when the query is null or empty.
+    pub fn search(&self) -> &str {
+        self.inner.search()
+    }
+    /// `hash`: `#` and the fragment, or empty when the fragment is null or empty.
+    pub fn hash(&self) -> &str {
+        self.inner.hash()
+    }
+    /// The origin's serialization (`null` for opaque origins).
+    pub fn origin(&self) -> String {
+        self.inner.origin()
+    }
+    /// True when the URL has a (possibly empty) host.
+    pub fn has_host(&self) -> bool {
+        self.inner.has_hostname()
+    }
+    /// The query without `?`, distinguishing a null query (`None`) from an empty one.
+    pub fn query(&self) -> Option<&str> {
+        let c = self.inner.components();
+        let href = self.inner.href();
+        c.search_start.map(|s| {
+            let s = s as usize + 1;
+            let end = c.hash_start.map_or(href.len(), |h| h as usize);
+            &href[s.min(end)..end]
+        })
+    }
+    /// The fragment without `#`, distinguishing a null fragment from an empty one.
+    pub fn fragment(&self) -> Option<&str> {
+        let c = self.inner.components();
+        let href = self.inner.href();
+        c.hash_start.map(|h| &href[h as usize + 1..])
+    }
+    /// True when the URL has an opaque path (`mailto:x`, `javascript:...`).
+    pub fn has_opaque_path(&self) -> bool {
+        !self.inner.has_hostname() && !self.inner.pathname().starts_with('/')
+    }
+    /// What kind of host this is.
+    pub fn host_kind(&self) -> HostKind {
+        if !self.inner.has_hostname() {
+            return HostKind::None;
+        }
+        if self.inner.has_empty_hostname() {
+            return HostKind::Empty;
+        }
+        match self.inner.host_type() {
+            ada_url::HostType::IPV4 => HostKind::Ipv4,
+            ada_url::HostType::IPV6 => HostKind::Ipv6,
+            ada_url::HostType::Domain => {
+                if text::is_special_scheme(self.scheme()) {
+                    HostKind::Domain
+                } else {
+                    HostKind::Opaque
+                }
+            }
+        }
+    }
+}
+
+/// Seed 001 hardening: a non-ASCII host over 4096 UTF-16 units fails with
+/// `web.invalid-host` before the parser runs IDNA on it.
+fn check_host_length(input: &str) -> Option<KeyError> {
+    if input.len() <= MAX_NON_ASCII_HOST_UTF16 || input.is_ascii() {
+        return None;
+    }
+    let (trimmed, _) = text::trim_c0_space(input);
+    let after_scheme = match text::leading_scheme(trimmed) {
+        Some(s) => &trimmed[s.len() + 1..],
+        None => trimmed,
+    };
+    let rest = after_scheme.trim_start_matches(['/', '\\']);
+    let end = rest.find(['/', '\\', '?', '#']).unwrap_or(rest.len());
+    let authority = &rest[..end];
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    if host.is_ascii() {
+        return None;
+    }
+    let units: usize = host.chars().map(char::len_utf16).sum();
+    (units > MAX_NON_ASCII_HOST_UTF16).then(|| {
+        KeyError::new(
+            ErrorCode::WebInvalidHost,
+            format!(
+                "the non-ASCII host is {units} UTF-16 units long; the limit is {MAX_NON_ASCII_HOST_UTF16}"
+            ),
+        )
+    })
+}
+
+/// The parser says only "failure"; find the part to blame so the error code is useful.
+/// Runs only on the failure path.
+fn classify_failure(input: &str, base: Option<&str>) -> KeyError {
+    let (trimmed, _) = text::trim_c0_space(input);
+    let cleaned: String = trimmed.chars().filter(|c| !matches!(c, '\t' | '\n' | '\r')).collect();
+    let Some(scheme) = text::leading_scheme(&cleaned) else {
+        let msg = if base.is_some() {
+            "not a valid URL, even against the base"
+        } else {
+            "not an absolute URL: no scheme (relative input needs a base)"
+        };
+        return KeyError::new(ErrorCode::WebInvalidUrl, msg);
+    };
+    let rest = &cleaned[scheme.len() + 1..];
+    let special = text::is_special_scheme(scheme);
+    let after = if special {
+        rest.trim_start_matches(['/', '\\'])
+    } else if let Some(r) = rest.strip_prefix("//") {
+        r
+    } else {
+        return KeyError::new(ErrorCode::WebInvalidUrl, "not a valid URL");
+    };
+    let end = after
+        .find(|c| c == '/' || c == '?' || c == '#' || (special && c == '\\'))
+        .unwrap_or(after.len());
+    let authority = &after[..end];
+    let hostport = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let (host, port) = split_host_port(hostport);
+    if host.is_empty() && special && !scheme.eq_ignore_ascii_case("file") {
+        return KeyError::new(ErrorCode::WebHostMissing, format!("a {scheme}: URL needs a host"));
+    }
+    if let Some(port) = port {
+        if !port.is_empty() && (!port.bytes().all(|b| b.is_ascii_digit()) || port.parse::<u32>().map_or(true, |p| p > 65535)) {
+            return KeyError::new(
+                ErrorCode::WebInvalidPort,
+                format!("the port {port:?} is not a number from 0 to 65535"),
+            );
+        }
+    }
+    KeyError::new(ErrorCode::WebInvalidHost, format!("the host {host:?} is not valid"))
+}
+
+/// Splits `host[:port]`, keeping a bracketed IPv6 literal whole.
+pub(crate) fn split_host_port(hostport: &str) -> (&str, Option<&str>) {
+    if hostport.starts_with('[') {
+        if let Some(close) = hostport.find(']') {
+            let rest = &hostport[close + 1..];
+            return (&hostport[..=close], rest.strip_prefix(':'));
+        }
+        return (hostport, None);
+    }
+    match hostport.rfind(':') {
+        Some(i) => (&hostport[..i], Some(&hostport[i + 1..])),
+        None => (hostport, None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code(input: &str) -> &'static str {
+        WebUrl::parse(input, None).unwrap_err().code.as_str()
+    }
+
+    #[test]
+    fn failures_are_classified() {
+        assert_eq!(code("https://"), "web.host-missing");
+        assert_eq!(code("http://?x"), "web.host-missing");
+        assert_eq!(code("https://a:99999/"), "web.invalid-port");
+        assert_eq!(code("https://a:x/"), "web.invalid-port");
+        assert_eq!(code("https://exa mple.com/"), "web.invalid-host");
+        assert_eq!(code("https://[::1/"), "web.invalid-host");
+        assert_eq!(code("/relative"), "web.invalid-url");
+        assert_eq!(code("example.com/x"), "web.invalid-url");
+    }
+
+    #[test]
+    fn long_non_ascii_host_is_refused_before_idna() {
+        let host = "é".repeat(MAX_NON_ASCII_HOST_UTF16 + 1);
+        let e = WebUrl::parse(&format!("https://{host}/"), None).unwrap_err();
+        assert_eq!(e.code, ErrorCode::WebInvalidHost);
+        assert!(e.message.contains("4097"), "{}", e.message);
+    }
+
+    #[test]
+    fn components() {
+        let u = WebUrl::parse("https://u:p@Example.com:8443/a?q#f", None).unwrap();
+        assert_eq!(u.scheme(), "https");
+        assert_eq!(u.hostname(), "example.com");
+        assert_eq!(u.port(), "8443");
+        assert_eq!(u.query(), Some("q"));
+        assert_eq!(u.fragment(), Some("f"));
+        assert_eq!(u.host_kind(), HostKind::Domain);
+        let u = WebUrl::parse("https://a/?#", None).unwrap();
+        assert_eq!(u.query(), Some(""));
+        assert_eq!(u.fragment(), Some(""));
+        let u = WebUrl::parse("mailto:x@y.z", None).unwrap();
+        assert!(u.has_opaque_path());
+        assert_eq!(u.host_kind(), HostKind::None);
+        assert_eq!(WebUrl::parse("http://10.0.0.1/", None).unwrap().host_kind(), HostKind::Ipv4);
+        assert_eq!(WebUrl::parse("foo://h/", None).unwrap().host_kind(), HostKind::Opaque);
+        assert_eq!(WebUrl::parse("file:///x", None).unwrap().host_kind(), HostKind::Empty);
+    }
+}
