@@ -95,12 +95,16 @@ impl ErrorCode {
     pub const fn description(self) -> &'static str {
         match self {
             ErrorCode::WebHostMissing => "a URL with a special scheme has no host",
-            ErrorCode::WebInvalidHost => "the host is not valid under the URL Standard's host parser",
+            ErrorCode::WebInvalidHost => {
+                "the host is not valid under the URL Standard's host parser"
+            }
             ErrorCode::WebInvalidPort => "the port is not a number from 0 to 65535",
             ErrorCode::WebInvalidUrl => "not a valid absolute URL under the URL Standard",
             ErrorCode::MapperWhitespace => "whitespace inside the URL after trimming",
             ErrorCode::MapperSchemeRelative => "scheme-relative input (starts with //)",
-            ErrorCode::MapperUnsupportedScheme => "not http or https, and not a path starting with /",
+            ErrorCode::MapperUnsupportedScheme => {
+                "not http or https, and not a path starting with /"
+            }
             ErrorCode::DocumentForbiddenCharacter => {
                 "whitespace, a control character or a backslash in the URL"
             }

@@ -14,13 +14,19 @@
 pub mod detect;
 pub mod error;
 pub mod offsets;
+pub mod outcome;
+pub mod policy;
 pub mod profile;
 pub mod psl;
 pub mod query;
 pub mod text;
+pub mod tracking;
 pub mod web;
 
 pub use error::{ErrorCode, KeyError};
+pub use outcome::{Component, Fact, Outcome, Status, Transformation};
+pub use policy::{Policy, PolicyError, PolicyInfo, PolicySet};
 pub use psl::PublicSuffixList;
-pub use query::parse_form;
+pub use query::{parse_form, query_pairs};
+pub use tracking::{TrackingRule, TrackingSet, REGISTRY};
 pub use web::{HostKind, WebUrl};

@@ -142,7 +142,9 @@ impl PublicSuffixList {
         }
         let lower = label.to_ascii_lowercase();
         match self.list.suffix(lower.as_bytes()) {
-            Some(s) => s.is_known() && s.typ() == Some(Type::Icann) && s.as_bytes() == lower.as_bytes(),
+            Some(s) => {
+                s.is_known() && s.typ() == Some(Type::Icann) && s.as_bytes() == lower.as_bytes()
+            }
             None => false,
         }
     }
@@ -169,8 +171,14 @@ mod tests {
         assert_eq!(au.section, Section::Icann);
         assert_eq!(au.registrable_domain.as_deref(), Some("example.com.au"));
         assert_eq!(psl.lookup("com.au").unwrap().registrable_domain, None);
-        assert_eq!(psl.lookup("x.unknowntld").unwrap().section, Section::Default);
-        assert_eq!(psl.registrable_domain("a.b.example.co.uk"), Some("example.co.uk"));
+        assert_eq!(
+            psl.lookup("x.unknowntld").unwrap().section,
+            Section::Default
+        );
+        assert_eq!(
+            psl.registrable_domain("a.b.example.co.uk"),
+            Some("example.co.uk")
+        );
         assert_eq!(psl.registrable_domain("localhost"), None);
         assert_eq!(psl.lookup("a..b"), None);
     }

@@ -67,16 +67,14 @@ fn form_decode(s: &str) -> Cow<'_, str> {
     while i < bytes.len() {
         match bytes[i] {
             b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => {
-                match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
-                    (Some(h), Some(l)) => {
-                        out.push(h << 4 | l);
-                        i += 3;
-                        continue;
-                    }
-                    _ => out.push(b'%'),
+            b'%' if i + 2 < bytes.len() => match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                (Some(h), Some(l)) => {
+                    out.push(h << 4 | l);
+                    i += 3;
+                    continue;
                 }
-            }
+                _ => out.push(b'%'),
+            },
             b => out.push(b),
         }
         i += 1;
@@ -92,4 +90,17 @@ pub(crate) fn hex(b: u8) -> Option<u8> {
         b'A'..=b'F' => Some(b - b'A' + 10),
         _ => None,
     }
+}
+
+/// Seed 002's `query_pairs(url)`: the URL's query as ordered (name, value) pairs,
+/// form-decoded (`+` is a space, `%2B` a plus), blank values and repeats kept. It
+/// inspects and never rewrites a key.
+///
+/// ```
+/// let pairs = urlkey::query_pairs("https://a.test/?x=&x=2&q=a+b").unwrap();
+/// assert_eq!(pairs, vec![("x".into(), "".into()), ("x".into(), "2".into()), ("q".into(), "a b".into())]);
+/// ```
+pub fn query_pairs(url: &str) -> Result<Vec<(String, String)>, crate::KeyError> {
+    let parsed = crate::WebUrl::parse(url, None)?;
+    Ok(parsed.query().map(parse_form).unwrap_or_default())
 }

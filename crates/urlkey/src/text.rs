@@ -74,7 +74,9 @@ pub fn written_scheme(text: &str) -> Option<&str> {
 
 /// True for the URL Standard's special schemes (ASCII case-insensitive).
 pub fn is_special_scheme(scheme: &str) -> bool {
-    SPECIAL_SCHEMES.iter().any(|s| s.eq_ignore_ascii_case(scheme))
+    SPECIAL_SCHEMES
+        .iter()
+        .any(|s| s.eq_ignore_ascii_case(scheme))
 }
 
 /// True for `http` and `https` (ASCII case-insensitive).

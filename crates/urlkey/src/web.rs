@@ -184,7 +184,10 @@ fn check_host_length(input: &str) -> Option<KeyError> {
 /// Runs only on the failure path.
 fn classify_failure(input: &str, base: Option<&str>) -> KeyError {
     let (trimmed, _) = text::trim_c0_space(input);
-    let cleaned: String = trimmed.chars().filter(|c| !matches!(c, '\t' | '\n' | '\r')).collect();
+    let cleaned: String = trimmed
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
     let Some(scheme) = text::leading_scheme(&cleaned) else {
         let msg = if base.is_some() {
             "not a valid URL, even against the base"
@@ -209,17 +212,26 @@ fn classify_failure(input: &str, base: Option<&str>) -> KeyError {
     let hostport = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
     let (host, port) = split_host_port(hostport);
     if host.is_empty() && special && !scheme.eq_ignore_ascii_case("file") {
-        return KeyError::new(ErrorCode::WebHostMissing, format!("a {scheme}: URL needs a host"));
+        return KeyError::new(
+            ErrorCode::WebHostMissing,
+            format!("a {scheme}: URL needs a host"),
+        );
     }
     if let Some(port) = port {
-        if !port.is_empty() && (!port.bytes().all(|b| b.is_ascii_digit()) || port.parse::<u32>().map_or(true, |p| p > 65535)) {
+        if !port.is_empty()
+            && (!port.bytes().all(|b| b.is_ascii_digit())
+                || port.parse::<u32>().map_or(true, |p| p > 65535))
+        {
             return KeyError::new(
                 ErrorCode::WebInvalidPort,
                 format!("the port {port:?} is not a number from 0 to 65535"),
             );
         }
     }
-    KeyError::new(ErrorCode::WebInvalidHost, format!("the host {host:?} is not valid"))
+    KeyError::new(
+        ErrorCode::WebInvalidHost,
+        format!("the host {host:?} is not valid"),
+    )
 }
 
 /// Splits `host[:port]`, keeping a bracketed IPv6 literal whole.
@@ -280,8 +292,17 @@ mod tests {
         let u = WebUrl::parse("mailto:x@y.z", None).unwrap();
         assert!(u.has_opaque_path());
         assert_eq!(u.host_kind(), HostKind::None);
-        assert_eq!(WebUrl::parse("http://10.0.0.1/", None).unwrap().host_kind(), HostKind::Ipv4);
-        assert_eq!(WebUrl::parse("foo://h/", None).unwrap().host_kind(), HostKind::Opaque);
-        assert_eq!(WebUrl::parse("file:///x", None).unwrap().host_kind(), HostKind::Empty);
+        assert_eq!(
+            WebUrl::parse("http://10.0.0.1/", None).unwrap().host_kind(),
+            HostKind::Ipv4
+        );
+        assert_eq!(
+            WebUrl::parse("foo://h/", None).unwrap().host_kind(),
+            HostKind::Opaque
+        );
+        assert_eq!(
+            WebUrl::parse("file:///x", None).unwrap().host_kind(),
+            HostKind::Empty
+        );
     }
 }

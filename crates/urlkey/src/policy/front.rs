@@ -1,0 +1,252 @@
+//! Front ends: how a policy turns trimmed text into [`Parts`], and what it refuses.
+
+use std::borrow::Cow;
+
+use crate::error::{ErrorCode, KeyError};
+use crate::text;
+use crate::web::{HostKind, WebUrl};
+
+use super::parts::Parts;
+
+/// Which schemes a WHATWG front end accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Schemes {
+    /// Any scheme the Standard parses.
+    Any,
+    /// Only http and https; others fail with this code.
+    Web(ErrorCode),
+}
+
+/// How text becomes parts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrontEnd {
+    /// The URL Standard's parser.
+    Whatwg {
+        /// Which schemes are accepted.
+        schemes: Schemes,
+        /// Assume `https://` when no scheme is written (seed 001's rule).
+        infer_scheme: bool,
+    },
+    /// `mapper@1` (seed 000): whitespace and non-HTTP schemes refused before parsing;
+    /// path-only input stays path-only.
+    Mapper,
+    /// `document@1` (seed 002): a component split, not the WHATWG parser.
+    Document,
+}
+
+/// The origin that `mapper@1` resolves path-only input against; never reported.
+pub const PLACEHOLDER_BASE: &str = "https://path-only.urlkey.invalid/";
+const PLACEHOLDER_HOST: &str = "path-only.urlkey.invalid";
+
+/// What the WHATWG front end needs to parse: the text (maybe with `https://` prepended)
+/// and whether the scheme was assumed. Kept apart so the caller owns the [`WebUrl`] the
+/// parts borrow from.
+pub fn whatwg_input(text: &str, infer_scheme: bool) -> (Cow<'_, str>, bool) {
+    if !infer_scheme {
+        return (Cow::Borrowed(text), false);
+    }
+    // The Standard removes tabs and newlines anywhere, so `ht\ttps://x` has a scheme.
+    let written = if text.contains(['\t', '\n', '\r']) {
+        let cleaned: String = text
+            .chars()
+            .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+            .collect();
+        text::written_scheme(&cleaned).is_some()
+    } else {
+        text::written_scheme(text).is_some()
+    };
+    if written {
+        return (Cow::Borrowed(text), false);
+    }
+    if text.starts_with("//") {
+        (Cow::Owned(format!("https:{text}")), true)
+    } else if text.starts_with('/') || text.is_empty() {
+        // A path alone names no site: left to fail as a relative URL.
+        (Cow::Borrowed(text), false)
+    } else {
+        (Cow::Owned(format!("https://{text}")), true)
+    }
+}
+
+/// Checks the scheme after a WHATWG parse.
+pub fn check_scheme(url: &WebUrl, schemes: Schemes) -> Result<(), KeyError> {
+    match schemes {
+        Schemes::Any => Ok(()),
+        Schemes::Web(code) if !text::is_web_scheme(url.scheme()) => Err(KeyError::new(
+            code,
+            format!("the scheme {:?} is not http or https", url.scheme()),
+        )),
+        Schemes::Web(_) => Ok(()),
+    }
+}
+
+/// Seed 000's checks before parsing. Returns the base to parse against (the placeholder
+/// for path-only input).
+pub fn mapper_precheck(text: &str) -> Result<Option<&'static str>, KeyError> {
+    if let Some((i, c)) = text.char_indices().find(|(_, c)| c.is_whitespace()) {
+        return Err(KeyError::new(
+            ErrorCode::MapperWhitespace,
+            format!("whitespace {c:?} at byte {i} inside the URL"),
+        ));
+    }
+    if text.starts_with("//") {
+        return Err(KeyError::new(
+            ErrorCode::MapperSchemeRelative,
+            "scheme-relative input (starts with //): the scheme is unknown",
+        ));
+    }
+    if text.starts_with('/') {
+        return Ok(Some(PLACEHOLDER_BASE));
+    }
+    match text::leading_scheme(text) {
+        Some(s) if text::is_web_scheme(s) => Ok(None),
+        Some(s) => Err(KeyError::new(
+            ErrorCode::MapperUnsupportedScheme,
+            format!("the scheme {s:?} is not http or https"),
+        )),
+        None => Err(KeyError::new(
+            ErrorCode::MapperUnsupportedScheme,
+            "no http:// or https:// scheme, and not a path starting with /",
+        )),
+    }
+}
+
+/// The parts of a parsed URL, borrowed from it.
+pub fn parts_from_url(url: &WebUrl, path_only: bool) -> Result<Parts<'_>, KeyError> {
+    if path_only && url.hostname() != PLACEHOLDER_HOST {
+        // `/\host/x` is scheme-relative under the Standard for special schemes.
+        return Err(KeyError::new(
+            ErrorCode::MapperSchemeRelative,
+            "the path reparses as scheme-relative (a backslash after the first /)",
+        ));
+    }
+    let href = url.href();
+    let userinfo: Cow<'_, str> = if url.password().is_empty() {
+        Cow::Borrowed(url.username())
+    } else {
+        // Username and password are adjacent in the serialization: borrow both at once.
+        let u = url.username();
+        let start = u.as_ptr() as usize - href.as_ptr() as usize;
+        let end = url.password().as_ptr() as usize - href.as_ptr() as usize + url.password().len();
+        Cow::Borrowed(&href[start..end])
+    };
+    let host_kind = url.host_kind();
+    let host = match host_kind {
+        HostKind::None => None,
+        _ => Some(Cow::Borrowed(url.hostname())),
+    };
+    Ok(Parts {
+        scheme: Cow::Borrowed(url.scheme()),
+        userinfo: if path_only {
+            Cow::Borrowed("")
+        } else {
+            userinfo
+        },
+        host: if path_only { None } else { host },
+        host_kind: if path_only { HostKind::None } else { host_kind },
+        port: Cow::Borrowed(url.port()),
+        path: Cow::Borrowed(url.pathname()),
+        query: url.query().map(Cow::Borrowed),
+        fragment: url.fragment().map(Cow::Borrowed),
+        opaque_path: url.has_opaque_path(),
+        path_only,
+    })
+}
+
+/// Seed 002's component split (`document@1`). Not the WHATWG parser: everything the
+/// rules below do not name stays byte for byte.
+pub fn document_parts(text: &str) -> Result<Parts<'_>, KeyError> {
+    if let Some((i, c)) = text
+        .char_indices()
+        .find(|&(_, c)| c.is_whitespace() || c.is_control() || c == '\\')
+    {
+        return Err(KeyError::new(
+            ErrorCode::DocumentForbiddenCharacter,
+            format!("forbidden character {c:?} at byte {i}"),
+        ));
+    }
+    let scheme = text::leading_scheme(text).filter(|s| text::is_web_scheme(s));
+    let Some(scheme) = scheme.filter(|s| text[s.len() + 1..].starts_with("//")) else {
+        return Err(KeyError::new(
+            ErrorCode::DocumentUnsupportedScheme,
+            "not an absolute http:// or https:// URL",
+        ));
+    };
+    let rest = &text[scheme.len() + 3..];
+    let auth_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let authority = &rest[..auth_end];
+    if authority.contains('@') {
+        return Err(KeyError::new(
+            ErrorCode::DocumentCredentials,
+            "credentials (@) in the authority are not accepted",
+        ));
+    }
+    let (host, port) = crate::web::split_host_port(authority);
+    let host_kind = if host.starts_with('[') {
+        let inner = host.strip_prefix('[').and_then(|h| h.strip_suffix(']'));
+        match inner {
+            Some(i)
+                if !i.is_empty()
+                    && i.bytes()
+                        .all(|b| b.is_ascii_hexdigit() || b == b':' || b == b'.') =>
+            {
+                HostKind::Ipv6
+            }
+            _ => {
+                return Err(KeyError::new(
+                    ErrorCode::DocumentInvalidHost,
+                    format!("{host:?} is not a bracketed IPv6 address"),
+                ))
+            }
+        }
+    } else if host.is_empty() || !host.is_ascii() || host.contains(['[', ']']) {
+        return Err(KeyError::new(
+            ErrorCode::DocumentInvalidHost,
+            format!("the host {host:?} must be non-empty ASCII"),
+        ));
+    } else {
+        HostKind::Domain
+    };
+    match port {
+        None => {}
+        Some("") => {
+            return Err(KeyError::new(
+                ErrorCode::DocumentEmptyPort,
+                "an explicit empty port (host:) is not accepted",
+            ))
+        }
+        Some(p)
+            if p.len() <= 5
+                && p.bytes().all(|b| b.is_ascii_digit())
+                && p.parse::<u32>().is_ok_and(|v| v <= 65535) => {}
+        Some(p) => return Err(bad_port(p)),
+    }
+    let after = &rest[auth_end..];
+    let (before_frag, fragment) = match after.split_once('#') {
+        Some((b, f)) => (b, Some(f)),
+        None => (after, None),
+    };
+    let (path, query) = match before_frag.split_once('?') {
+        Some((p, q)) => (p, Some(q)),
+        None => (before_frag, None),
+    };
+    Ok(Parts {
+        scheme: Cow::Borrowed(scheme),
+        userinfo: Cow::Borrowed(""),
+        host: Some(Cow::Borrowed(host)),
+        host_kind,
+        port: Cow::Borrowed(port.unwrap_or("")),
+        path: Cow::Borrowed(path),
+        query: query.map(Cow::Borrowed),
+        fragment: fragment.map(Cow::Borrowed),
+        opaque_path: false,
+        path_only: false,
+    })
+}
+
+fn bad_port(p: &str) -> KeyError {
+    KeyError::new(
+        ErrorCode::DocumentInvalidPort,
+        format!("the port {p:?} is not 1-5 digits from 0 to 65535"),
+    )
+}

@@ -1,0 +1,564 @@
+//! Policies: named, versioned, ordered lists of rules.
+//!
+//! A policy id is `name@version`, with options after `+` (`citation@1+keep-trailing-slash`);
+//! the id alone determines the output. The run is: trim the text (C0 controls and
+//! spaces, as the URL Standard does), a front end ([`FrontEnd`]) parses it into
+//! [`Parts`], the canonical rules run (the canonical form is taken), the key rules run,
+//! and the [`KeyForm`] writes the key.
+
+mod builtin;
+mod file;
+mod front;
+mod parts;
+mod rules;
+
+use std::sync::Arc;
+
+use crate::error::{ErrorCode, KeyError};
+use crate::outcome::{Component, Fact, Outcome};
+use crate::psl::PublicSuffixList;
+use crate::text;
+use crate::web::{HostKind, WebUrl};
+
+pub use builtin::BUILTIN_IDS;
+pub use front::{FrontEnd, Schemes, PLACEHOLDER_BASE};
+pub use parts::{Log, Parts};
+pub use rules::{Rule, SortOrder, TrailingSlash, DEFAULT_DOCUMENTS};
+
+/// The default limit on one input, in bytes (64 KiB).
+pub const DEFAULT_MAX_INPUT_BYTES: usize = 64 * 1024;
+
+/// How the key is written from the final parts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum KeyForm {
+    /// The canonical URL itself, credentials and all (`whatwg@1`).
+    Href,
+    /// `scheme://host[:port]path[?query]`, or `path[?query]` for path-only input.
+    Url,
+    /// Seed 001's key: no scheme for http(s), `scheme:[//]` otherwise; opaque paths as
+    /// `scheme:path`.
+    WebKey,
+}
+
+/// A policy's definition.
+#[derive(Debug, Clone)]
+pub struct PolicyDef {
+    /// `name@version[+option...]`.
+    pub id: String,
+    /// One line for `urlkey policies` and the web page.
+    pub description: String,
+    /// How text becomes parts.
+    pub front: FrontEnd,
+    /// The rules, in order.
+    pub rules: Vec<Rule>,
+    /// How the key is written.
+    pub key_form: KeyForm,
+    /// True when the policy resolves relative input against a base.
+    pub accepts_base: bool,
+}
+
+/// A policy that cannot be had, or a policy file that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PolicyError {
+    /// No policy has this id.
+    Unknown {
+        /// The id asked for.
+        id: String,
+        /// The ids there are.
+        known: Vec<String>,
+    },
+    /// An option after `+` that the policy does not have.
+    UnknownOption {
+        /// The id asked for.
+        id: String,
+        /// The option.
+        option: String,
+        /// The options there are.
+        allowed: Vec<String>,
+    },
+    /// A policy file that does not parse or names an unknown rule or parameter.
+    File {
+        /// Where (file name or `<policy file>`), and the line where known.
+        origin: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl std::fmt::Display for PolicyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PolicyError::Unknown { id, known } => write!(
+                f,
+                "unknown policy {id:?}; known policies: {} (define more with --policy-file)",
+                known.join(", ")
+            ),
+            PolicyError::UnknownOption {
+                id,
+                option,
+                allowed,
+            } => {
+                if allowed.is_empty() {
+                    write!(
+                        f,
+                        "policy {id:?}: option {option:?} is unknown; this policy takes no options"
+                    )
+                } else {
+                    write!(
+                        f,
+                        "policy {id:?}: option {option:?} is unknown; options: {}",
+                        allowed.join(", ")
+                    )
+                }
+            }
+            PolicyError::File { origin, message } => write!(f, "{origin}: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for PolicyError {}
+
+/// A policy ready to run. Cheap to clone; `Send + Sync`.
+///
+/// ```
+/// let policies = urlkey::PolicySet::builtin();
+/// let citation = policies.get("citation@1").unwrap();
+/// let o = citation.key("https://research.example.net/report/?gclid=example");
+/// assert_eq!(o.key.as_deref(), Some("https://research.example.net/report"));
+/// assert_eq!(o.rule_names(), ["remove-tracking-parameters", "remove-trailing-slash"]);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Policy {
+    def: Arc<PolicyDef>,
+    psl: PublicSuffixList,
+    psl_version: Arc<str>,
+    max_input_bytes: usize,
+}
+
+impl Policy {
+    /// The id, e.g. `citation@1`.
+    pub fn id(&self) -> &str {
+        &self.def.id
+    }
+
+    /// The one-line description.
+    pub fn description(&self) -> &str {
+        &self.def.description
+    }
+
+    /// The definition.
+    pub fn definition(&self) -> &PolicyDef {
+        &self.def
+    }
+
+    /// True when the policy resolves relative input against a base (`whatwg@1`).
+    pub fn accepts_base(&self) -> bool {
+        self.def.accepts_base
+    }
+
+    /// True when the policy reads the Public Suffix List.
+    pub fn uses_psl(&self) -> bool {
+        self.def
+            .rules
+            .iter()
+            .any(|r| matches!(r, Rule::RegistrableDomain))
+    }
+
+    /// Runs the policy on one observation. Never panics; bad input gives an invalid
+    /// outcome with a stable code.
+    pub fn key(&self, input: &str) -> Outcome {
+        self.key_with_base(input, None)
+    }
+
+    /// Runs the policy, resolving relative input against `base` when the policy
+    /// accepts one (others ignore it; the CLI refuses the combination).
+    pub fn key_with_base(&self, input: &str, base: Option<&str>) -> Outcome {
+        if input.len() > self.max_input_bytes {
+            return Outcome::invalid(KeyError::new(
+                ErrorCode::InputTooLong,
+                format!(
+                    "{} bytes; the limit is {}",
+                    input.len(),
+                    self.max_input_bytes
+                ),
+            ));
+        }
+        let (text, _) = text::trim_c0_space(input);
+        let base = if self.def.accepts_base { base } else { None };
+        match self.def.front {
+            FrontEnd::Whatwg {
+                schemes,
+                infer_scheme,
+            } => {
+                let (to_parse, assumed) = front::whatwg_input(text, infer_scheme);
+                let url = match WebUrl::parse(&to_parse, base) {
+                    Ok(u) => u,
+                    Err(e) => return Outcome::invalid(e),
+                };
+                if let Err(e) = front::check_scheme(&url, schemes) {
+                    return Outcome::invalid(e);
+                }
+                let mut log = Log {
+                    scheme_assumed: assumed,
+                    ..Log::default()
+                };
+                if assumed {
+                    log.record(
+                        "assume-https",
+                        Component::Scheme,
+                        String::new(),
+                        "https".into(),
+                    );
+                }
+                match front::parts_from_url(&url, false) {
+                    Ok(parts) => {
+                        if base.is_none() {
+                            record_parse_changes(text, !assumed, url.href(), &parts, &mut log);
+                        }
+                        self.finish(parts, log, Some(url.href()))
+                    }
+                    Err(e) => Outcome::invalid(e),
+                }
+            }
+            FrontEnd::Mapper => {
+                let base = match front::mapper_precheck(text) {
+                    Ok(b) => b,
+                    Err(e) => return Outcome::invalid(e),
+                };
+                let url = match WebUrl::parse(text, base) {
+                    Ok(u) => u,
+                    Err(e) => return Outcome::invalid(e),
+                };
+                let path_only = base.is_some();
+                match front::parts_from_url(&url, path_only) {
+                    Ok(parts) => {
+                        let mut log = Log::default();
+                        record_parse_changes(text, !path_only, url.href(), &parts, &mut log);
+                        self.finish(parts, log, (!path_only).then(|| url.href()))
+                    }
+                    Err(e) => Outcome::invalid(e),
+                }
+            }
+            FrontEnd::Document => match front::document_parts(text) {
+                Ok(parts) => self.finish(parts, Log::default(), None),
+                Err(e) => Outcome::invalid(e),
+            },
+        }
+    }
+
+    fn finish(&self, mut parts: Parts<'_>, mut log: Log, href: Option<&str>) -> Outcome {
+        let mut facts = initial_facts(&parts);
+        let psl = Some(&self.psl);
+        for rule in self.def.rules.iter().filter(|r| r.is_canonical()) {
+            rule.apply(&mut parts, &mut log, psl);
+        }
+        let canonical_changed = log.transformations.iter().any(|t| t.rule != "assume-https");
+        let canonical = match href {
+            Some(h) if !canonical_changed => h.to_string(),
+            _ => {
+                let mut s = String::with_capacity(href.map_or(64, str::len));
+                parts.write_url(&mut s, true, true);
+                s
+            }
+        };
+        for rule in self.def.rules.iter().filter(|r| !r.is_canonical()) {
+            rule.apply(&mut parts, &mut log, psl);
+        }
+        let key = match self.def.key_form {
+            KeyForm::Href => canonical.clone(),
+            KeyForm::Url => {
+                let mut s = String::with_capacity(canonical.len());
+                parts.write_url(&mut s, false, false);
+                s
+            }
+            KeyForm::WebKey => write_webkey(&parts),
+        };
+        if log.scheme_assumed {
+            facts.push(Fact::SchemeAssumed);
+        }
+        if !log.removed_params.is_empty() {
+            facts.push(Fact::TrackingParametersRemoved);
+        }
+        if log.fragment_removed {
+            facts.push(Fact::FragmentRemoved);
+        }
+        facts.sort();
+        Outcome {
+            host: parts
+                .host
+                .as_deref()
+                .filter(|h| !h.is_empty())
+                .map(str::to_string),
+            signature: Some(signature(&parts)),
+            key: Some(key),
+            canonical: Some(canonical),
+            error: None,
+            transformations: log.transformations,
+            removed_params: log.removed_params,
+            facts,
+            psl: log.used_psl.then(|| self.psl_version.clone()),
+        }
+    }
+}
+
+/// Records what the URL Standard's parser changed, component by component (`whatwg-parse`):
+/// case, IDNA, default ports, dot segments, percent-encoding. Text that the serializer
+/// reproduces exactly costs one comparison.
+fn record_parse_changes(
+    text: &str,
+    scheme_written: bool,
+    href: &str,
+    parts: &Parts<'_>,
+    log: &mut Log,
+) {
+    if text == href {
+        return;
+    }
+    let off = crate::offsets::offsets(text, scheme_written);
+    let piece = |span: Option<crate::offsets::ComponentSpan>| -> Option<String> {
+        span.map(|c| {
+            text[c.bytes.start..c.bytes.end]
+                .chars()
+                .filter(|ch| !matches!(ch, '\t' | '\n' | '\r'))
+                .collect()
+        })
+    };
+    const RULE: &str = "whatwg-parse";
+    if let Some(s) = piece(off.scheme) {
+        log.record(RULE, Component::Scheme, s, parts.scheme.to_string());
+    }
+    if let Some(u) = piece(off.userinfo) {
+        log.record(RULE, Component::Userinfo, u, parts.userinfo.to_string());
+    }
+    if let (Some(h), Some(ph)) = (piece(off.host), parts.host.as_deref()) {
+        log.record(RULE, Component::Host, h, ph.to_string());
+    }
+    if let Some(p) = piece(off.port) {
+        log.record(RULE, Component::Port, p, parts.port.to_string());
+    }
+    if let Some(p) = piece(off.path) {
+        log.record(RULE, Component::Path, p, parts.path.to_string());
+    }
+    let with = |d: char, s: Option<String>| s.map_or(String::new(), |s| format!("{d}{s}"));
+    log.record(
+        RULE,
+        Component::Query,
+        with('?', piece(off.query)),
+        parts.component_text(Component::Query),
+    );
+    log.record(
+        RULE,
+        Component::Fragment,
+        with('#', piece(off.fragment)),
+        parts.component_text(Component::Fragment),
+    );
+}
+
+fn initial_facts(p: &Parts<'_>) -> Vec<Fact> {
+    let mut facts = Vec::new();
+    if matches!(p.host_kind, HostKind::Ipv4 | HostKind::Ipv6) {
+        facts.push(Fact::IpHost);
+    }
+    if p.host_kind == HostKind::Domain {
+        if let Some(h) = &p.host {
+            if h.split('.')
+                .any(|l| l.len() >= 4 && l[..4].eq_ignore_ascii_case("xn--"))
+            {
+                facts.push(Fact::InternationalizedDomain);
+            }
+        }
+    }
+    if !p.path_only && !text::is_web_scheme(&p.scheme) {
+        facts.push(Fact::NonWebScheme);
+    }
+    if !p.userinfo.is_empty() {
+        facts.push(Fact::HasCredentials);
+    }
+    facts
+}
+
+/// Seed 001's key form.
+fn write_webkey(p: &Parts<'_>) -> String {
+    let mut out = String::with_capacity(p.path.len() + 32);
+    if p.opaque_path {
+        out.push_str(&p.scheme);
+        out.push(':');
+        out.push_str(&p.path);
+        return out;
+    }
+    let host = p.host.as_deref().unwrap_or("");
+    if !text::is_web_scheme(&p.scheme) {
+        out.push_str(&p.scheme);
+        out.push(':');
+        if !host.is_empty() {
+            out.push_str("//");
+        }
+    }
+    out.push_str(host);
+    if !p.port.is_empty() {
+        out.push(':');
+        out.push_str(&p.port);
+    }
+    out.push_str(&p.path);
+    if let Some(q) = &p.query {
+        out.push('?');
+        out.push_str(q);
+    }
+    out
+}
+
+/// The grouping signature: `host[:port]` + path + `?` + sorted distinct parameter names
+/// joined by `&` (seed 000). Values never enter it.
+fn signature(p: &Parts<'_>) -> String {
+    let mut s = String::with_capacity(p.path.len() + 32);
+    if p.opaque_path {
+        s.push_str(&p.scheme);
+        s.push(':');
+    } else if let Some(h) = &p.host {
+        s.push_str(h);
+        if !p.port.is_empty() {
+            s.push(':');
+            s.push_str(&p.port);
+        }
+    }
+    s.push_str(&p.path);
+    if let Some(q) = &p.query {
+        let mut names: Vec<&str> = crate::query::raw_params(q)
+            .filter(|r| !r.piece.is_empty())
+            .map(|r| r.name)
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        if !names.is_empty() {
+            s.push('?');
+            s.push_str(&names.join("&"));
+        }
+    }
+    s
+}
+
+/// Every policy a run can use: the builtins, policies loaded from files, and the Public
+/// Suffix List they read.
+#[derive(Debug, Clone)]
+pub struct PolicySet {
+    psl: PublicSuffixList,
+    custom: Vec<Arc<PolicyDef>>,
+    max_input_bytes: usize,
+}
+
+/// One line of `urlkey policies`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct PolicyInfo {
+    /// The id.
+    pub id: String,
+    /// The description.
+    pub description: String,
+    /// True for builtin policies.
+    pub builtin: bool,
+    /// True when it reads the Public Suffix List.
+    pub uses_psl: bool,
+}
+
+impl Default for PolicySet {
+    fn default() -> Self {
+        Self::builtin()
+    }
+}
+
+impl PolicySet {
+    /// The builtin policies with the embedded Public Suffix List.
+    pub fn builtin() -> Self {
+        PolicySet {
+            psl: PublicSuffixList::embedded(),
+            custom: Vec::new(),
+            max_input_bytes: DEFAULT_MAX_INPUT_BYTES,
+        }
+    }
+
+    /// Uses another Public Suffix List (`--psl FILE`).
+    pub fn with_psl(mut self, psl: PublicSuffixList) -> Self {
+        self.psl = psl;
+        self
+    }
+
+    /// Sets the limit on one input (`input.too-long` beyond it).
+    pub fn with_max_input_bytes(mut self, limit: usize) -> Self {
+        self.max_input_bytes = limit;
+        self
+    }
+
+    /// The Public Suffix List in use.
+    pub fn psl(&self) -> &PublicSuffixList {
+        &self.psl
+    }
+
+    /// Loads the policies of a TOML policy file (see `docs/policies.md`). `origin` names
+    /// the file in errors. Returns the ids added.
+    pub fn load_policy_file(
+        &mut self,
+        toml_text: &str,
+        origin: &str,
+    ) -> Result<Vec<String>, PolicyError> {
+        let defs = file::parse(toml_text, origin)?;
+        let mut ids = Vec::new();
+        for def in defs {
+            if builtin::builtin(&def.id).ok().flatten().is_some()
+                || self.custom.iter().any(|c| c.id == def.id)
+            {
+                return Err(PolicyError::File {
+                    origin: origin.to_string(),
+                    message: format!(
+                        "policy {:?} is already defined; give it another name or version",
+                        def.id
+                    ),
+                });
+            }
+            ids.push(def.id.clone());
+            self.custom.push(Arc::new(def));
+        }
+        Ok(ids)
+    }
+
+    /// The policy with this id.
+    pub fn get(&self, id: &str) -> Result<Policy, PolicyError> {
+        let def = match builtin::builtin(id)? {
+            Some(d) => Arc::new(d),
+            None => match self.custom.iter().find(|c| c.id == id) {
+                Some(c) => c.clone(),
+                None => {
+                    return Err(PolicyError::Unknown {
+                        id: id.to_string(),
+                        known: self.list().into_iter().map(|i| i.id).collect(),
+                    })
+                }
+            },
+        };
+        Ok(Policy {
+            def,
+            psl: self.psl.clone(),
+            psl_version: self.psl.version().into(),
+            max_input_bytes: self.max_input_bytes,
+        })
+    }
+
+    /// Every policy, builtins first.
+    pub fn list(&self) -> Vec<PolicyInfo> {
+        let mut out: Vec<PolicyInfo> = BUILTIN_IDS
+            .iter()
+            .filter_map(|id| builtin::builtin(id).ok().flatten())
+            .map(|d| info(&d, true))
+            .collect();
+        out.extend(self.custom.iter().map(|d| info(d, false)));
+        out
+    }
+}
+
+fn info(d: &PolicyDef, builtin: bool) -> PolicyInfo {
+    PolicyInfo {
+        id: d.id.clone(),
+        description: d.description.clone(),
+        builtin,
+        uses_psl: d.rules.iter().any(|r| matches!(r, Rule::RegistrableDomain)),
+    }
+}

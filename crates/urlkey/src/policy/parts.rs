@@ -1,0 +1,119 @@
+//! The components a policy works on. They borrow from the parsed URL and are copied
+//! only when a rule changes them, so a URL that no rule touches costs no allocation here.
+
+use std::borrow::Cow;
+
+use crate::outcome::{Component, Transformation};
+use crate::web::HostKind;
+
+/// A URL split into the components the rules read and rewrite.
+#[derive(Debug, Clone)]
+pub struct Parts<'a> {
+    /// Scheme, lowercase, without `:`. Empty for path-only input.
+    pub scheme: Cow<'a, str>,
+    /// `username[:password]`, empty when there are none.
+    pub userinfo: Cow<'a, str>,
+    /// The host; `None` when there is no authority.
+    pub host: Option<Cow<'a, str>>,
+    /// What kind of host.
+    pub host_kind: HostKind,
+    /// The port, empty when absent or the scheme's default.
+    pub port: Cow<'a, str>,
+    /// The path (an opaque path for `mailto:` and the like).
+    pub path: Cow<'a, str>,
+    /// The query without `?`; `None` when there is no `?`.
+    pub query: Option<Cow<'a, str>>,
+    /// The fragment without `#`; `None` when there is no `#`.
+    pub fragment: Option<Cow<'a, str>>,
+    /// True for an opaque path (no host, path not starting with `/`).
+    pub opaque_path: bool,
+    /// True for `mapper@1`'s path-only input, reported without an origin.
+    pub path_only: bool,
+}
+
+impl Parts<'_> {
+    /// The component's text as transformations report it (query and fragment with
+    /// their delimiter).
+    pub fn component_text(&self, c: Component) -> String {
+        match c {
+            Component::Scheme => self.scheme.to_string(),
+            Component::Userinfo => self.userinfo.to_string(),
+            Component::Host => self.host.as_deref().unwrap_or("").to_string(),
+            Component::Port => self.port.to_string(),
+            Component::Path => self.path.to_string(),
+            Component::Query => self
+                .query
+                .as_deref()
+                .map_or(String::new(), |q| format!("?{q}")),
+            Component::Fragment => self
+                .fragment
+                .as_deref()
+                .map_or(String::new(), |f| format!("#{f}")),
+        }
+    }
+
+    /// Writes the URL form: `scheme:[//[userinfo@]host[:port]]path[?query][#fragment]`,
+    /// or `path[?query][#fragment]` for path-only input.
+    pub fn write_url(&self, out: &mut String, with_userinfo: bool, with_fragment: bool) {
+        if !self.path_only {
+            out.push_str(&self.scheme);
+            out.push(':');
+        }
+        if let Some(host) = &self.host {
+            out.push_str("//");
+            if with_userinfo && !self.userinfo.is_empty() {
+                out.push_str(&self.userinfo);
+                out.push('@');
+            }
+            out.push_str(host);
+            if !self.port.is_empty() {
+                out.push(':');
+                out.push_str(&self.port);
+            }
+        } else if !self.path_only && !self.opaque_path && self.path.starts_with("//") {
+            // URL Standard, serializer step 3: a hostless path starting with "//" gets "/."
+            // so that it does not reparse as an authority.
+            out.push_str("/.");
+        }
+        out.push_str(&self.path);
+        if let Some(q) = &self.query {
+            out.push('?');
+            out.push_str(q);
+        }
+        if with_fragment {
+            if let Some(f) = &self.fragment {
+                out.push('#');
+                out.push_str(f);
+            }
+        }
+    }
+}
+
+/// Collects what rules do. Transformations are recorded only for real changes.
+#[derive(Debug, Default)]
+pub struct Log {
+    /// The changes, in order.
+    pub transformations: Vec<Transformation>,
+    /// Tracking parameter names removed.
+    pub removed_params: Vec<String>,
+    /// A fragment was removed.
+    pub fragment_removed: bool,
+    /// The scheme was assumed.
+    pub scheme_assumed: bool,
+    /// The policy used the Public Suffix List.
+    pub used_psl: bool,
+}
+
+impl Log {
+    /// Records a change of `c` by `rule` from `before` to `after`, if they differ.
+    pub fn record(&mut self, rule: &'static str, c: Component, before: String, after: String) {
+        if before != after {
+            self.transformations.push(Transformation {
+                rule,
+                component: c,
+                before,
+                after,
+            });
+        }
+    }
+}

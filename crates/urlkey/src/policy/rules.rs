@@ -1,0 +1,522 @@
+//! The rule catalogue. Each rule reads and rewrites [`Parts`] and records what it changed
+//! under its own name; `docs/policies.md` documents every rule under that name.
+
+use std::borrow::Cow;
+
+use crate::outcome::Component;
+use crate::psl::PublicSuffixList;
+use crate::query::{hex, raw_params, RawParam};
+use crate::tracking::TrackingSet;
+use crate::web::HostKind;
+
+use super::parts::{Log, Parts};
+
+/// How `sort-query` orders parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SortOrder {
+    /// By name, then by value, comparing the raw text byte by byte (`mapper@1`,
+    /// `citation@1`).
+    NameValue,
+    /// By the whole raw `name=value` piece, byte by byte (`webkey@1`).
+    Ordinal,
+}
+
+/// How `remove-trailing-slash` treats the root path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TrailingSlash {
+    /// A non-root path loses its final `/`; the root `/` stays (`citation@1`).
+    NonRoot,
+    /// Every final `/` goes, so `/` alone becomes empty (`webkey@1`).
+    All,
+}
+
+/// One rule of a policy.
+#[derive(Debug, Clone)]
+pub enum Rule {
+    /// Removes the tracking parameters of a set; their names go to `removed_params`.
+    RemoveTrackingParameters(TrackingSet),
+    /// Removes the fragment; with `keep_routes`, `#!` and `#/` fragments stay.
+    RemoveFragment {
+        /// Keep `#!...` and `#/...` (client-side routes).
+        keep_routes: bool,
+    },
+    /// Drops username and password from the key.
+    DropCredentials,
+    /// Collapses runs of `/` in the path to one.
+    CollapseSlashes,
+    /// Sorts the query parameters.
+    SortQuery(SortOrder),
+    /// Drops empty pieces (nothing between two `&`) from the query.
+    DropEmptyParameters,
+    /// A query left empty (`?` alone) disappears.
+    DropEmptyQuery,
+    /// Removes a trailing `/` from the path.
+    RemoveTrailingSlash(TrailingSlash),
+    /// Removes a leading `www.` label from a domain host.
+    StripWww,
+    /// Drops a root `.` at the end of a domain host.
+    StripRootDot,
+    /// Reduces a domain host to its registrable domain (Public Suffix List).
+    RegistrableDomain,
+    /// Decodes `%XX` escapes of unreserved characters and uppercases other escapes.
+    DecodeUnreserved,
+    /// Lowercases ASCII letters of the path (escapes keep their hex digits).
+    LowercasePath,
+    /// Drops a final default-document segment (`index.html`, `default.aspx`, ...).
+    DropDefaultDocument,
+    /// An opaque-path URL's key has no query.
+    DropOpaqueQuery,
+    /// Lowercases the scheme (`document@1`; the WHATWG parser already does).
+    LowercaseScheme,
+    /// Lowercases an ASCII host (`document@1`; no IDNA).
+    LowercaseHost,
+    /// Writes the port as its decimal value and drops the scheme's default port
+    /// (`document@1`; the WHATWG parser already does).
+    NormalizePort,
+    /// An empty path becomes `/`.
+    EmptyPathToRoot,
+}
+
+/// Final segments that `drop-default-document` removes (seed 001, key step 4).
+pub const DEFAULT_DOCUMENTS: [&str; 9] = [
+    "index.html",
+    "index.htm",
+    "index.php",
+    "index.asp",
+    "index.aspx",
+    "default.htm",
+    "default.html",
+    "default.asp",
+    "default.aspx",
+];
+
+impl Rule {
+    /// The rule's name in records and in `docs/policies.md`.
+    pub const fn name(&self) -> &'static str {
+        match self {
+            Rule::RemoveTrackingParameters(_) => "remove-tracking-parameters",
+            Rule::RemoveFragment { .. } => "remove-fragment",
+            Rule::DropCredentials => "drop-credentials",
+            Rule::CollapseSlashes => "collapse-slashes",
+            Rule::SortQuery(_) => "sort-query",
+            Rule::DropEmptyParameters => "drop-empty-parameters",
+            Rule::DropEmptyQuery => "drop-empty-query",
+            Rule::RemoveTrailingSlash(_) => "remove-trailing-slash",
+            Rule::StripWww => "strip-www",
+            Rule::StripRootDot => "strip-root-dot",
+            Rule::RegistrableDomain => "registrable-domain",
+            Rule::DecodeUnreserved => "decode-unreserved",
+            Rule::LowercasePath => "lowercase-path",
+            Rule::DropDefaultDocument => "drop-default-document",
+            Rule::DropOpaqueQuery => "drop-opaque-query",
+            Rule::LowercaseScheme => "lowercase-scheme",
+            Rule::LowercaseHost => "lowercase-host",
+            Rule::NormalizePort => "normalize-port",
+            Rule::EmptyPathToRoot => "empty-path-to-root",
+        }
+    }
+
+    /// True for rules that shape the canonical form (removals a reader of the URL would
+    /// expect gone); the others shape only the key.
+    pub const fn is_canonical(&self) -> bool {
+        matches!(
+            self,
+            Rule::RemoveTrackingParameters(_) | Rule::RemoveFragment { .. }
+        )
+    }
+
+    /// Applies the rule.
+    pub fn apply<'a>(&self, p: &mut Parts<'a>, log: &mut Log, psl: Option<&PublicSuffixList>) {
+        let name = self.name();
+        match self {
+            Rule::RemoveTrackingParameters(set) => remove_tracking(set, p, log),
+            Rule::RemoveFragment { keep_routes } => {
+                if let Some(f) = &p.fragment {
+                    if *keep_routes && (f.starts_with('!') || f.starts_with('/')) {
+                        return;
+                    }
+                    let before = format!("#{f}");
+                    p.fragment = None;
+                    log.fragment_removed = true;
+                    log.record(name, Component::Fragment, before, String::new());
+                }
+            }
+            Rule::DropCredentials => {
+                if !p.userinfo.is_empty() {
+                    let before = std::mem::take(&mut p.userinfo).into_owned();
+                    log.record(name, Component::Userinfo, before, String::new());
+                }
+            }
+            Rule::CollapseSlashes => {
+                if !p.opaque_path && p.path.contains("//") {
+                    let mut out = String::with_capacity(p.path.len());
+                    let mut prev_slash = false;
+                    for c in p.path.chars() {
+                        if c == '/' && prev_slash {
+                            continue;
+                        }
+                        prev_slash = c == '/';
+                        out.push(c);
+                    }
+                    replace(&mut p.path, out, name, Component::Path, log);
+                }
+            }
+            Rule::SortQuery(order) => {
+                if let Some(q) = &p.query {
+                    if let Some(sorted) = sort_query(q, *order) {
+                        replace_query(p, Some(sorted), name, log);
+                    }
+                }
+            }
+            Rule::DropEmptyParameters => {
+                if let Some(q) = &p.query {
+                    if q.split('&').any(str::is_empty) && !q.is_empty() {
+                        let kept: Vec<&str> = q.split('&').filter(|s| !s.is_empty()).collect();
+                        let joined = kept.join("&");
+                        let new = if joined.is_empty() {
+                            None
+                        } else {
+                            Some(joined)
+                        };
+                        replace_query(p, new, name, log);
+                    }
+                }
+            }
+            Rule::DropEmptyQuery => {
+                if p.query.as_deref() == Some("") {
+                    replace_query(p, None, name, log);
+                }
+            }
+            Rule::RemoveTrailingSlash(mode) => {
+                if p.opaque_path || !p.path.ends_with('/') {
+                    return;
+                }
+                if *mode == TrailingSlash::NonRoot && p.path.len() == 1 {
+                    return;
+                }
+                let trimmed = p.path[..p.path.len() - 1].to_string();
+                replace(&mut p.path, trimmed, name, Component::Path, log);
+            }
+            Rule::StripWww => {
+                if p.host_kind == HostKind::Domain {
+                    if let Some(h) = &p.host {
+                        if let Some(rest) = h.strip_prefix("www.") {
+                            if rest.contains('.') {
+                                let rest = rest.to_string();
+                                replace_host(p, rest, name, log);
+                            }
+                        }
+                    }
+                }
+            }
+            Rule::StripRootDot => {
+                if p.host_kind == HostKind::Domain {
+                    if let Some(h) = &p.host {
+                        if h.len() > 1 && h.ends_with('.') {
+                            let trimmed = h[..h.len() - 1].to_string();
+                            replace_host(p, trimmed, name, log);
+                        }
+                    }
+                }
+            }
+            Rule::RegistrableDomain => {
+                if p.host_kind != HostKind::Domain {
+                    return;
+                }
+                log.used_psl = true;
+                let Some(psl) = psl else { return };
+                if let Some(h) = &p.host {
+                    if let Some(rd) = psl.registrable_domain(h) {
+                        if rd.len() != h.len() {
+                            let rd = rd.to_string();
+                            replace_host(p, rd, name, log);
+                        }
+                    }
+                }
+            }
+            Rule::DecodeUnreserved => {
+                if let Some(new) = decode_unreserved(&p.path) {
+                    replace(&mut p.path, new, name, Component::Path, log);
+                }
+            }
+            Rule::LowercasePath => {
+                if let Some(new) = lowercase_outside_escapes(&p.path) {
+                    replace(&mut p.path, new, name, Component::Path, log);
+                }
+            }
+            Rule::DropDefaultDocument => {
+                if p.opaque_path {
+                    return;
+                }
+                let seg_start = p.path.rfind('/').map_or(0, |i| i + 1);
+                let seg = &p.path[seg_start..];
+                if DEFAULT_DOCUMENTS
+                    .iter()
+                    .any(|d| d.eq_ignore_ascii_case(seg))
+                {
+                    let new = p.path[..seg_start].to_string();
+                    replace(&mut p.path, new, name, Component::Path, log);
+                }
+            }
+            Rule::DropOpaqueQuery => {
+                if p.opaque_path && p.query.is_some() {
+                    replace_query(p, None, name, log);
+                }
+            }
+            Rule::LowercaseScheme => {
+                if p.scheme.bytes().any(|b| b.is_ascii_uppercase()) {
+                    let new = p.scheme.to_ascii_lowercase();
+                    replace(&mut p.scheme, new, name, Component::Scheme, log);
+                }
+            }
+            Rule::LowercaseHost => {
+                if let Some(h) = &p.host {
+                    if h.bytes().any(|b| b.is_ascii_uppercase()) {
+                        let new = h.to_ascii_lowercase();
+                        replace_host(p, new, name, log);
+                    }
+                }
+            }
+            Rule::NormalizePort => {
+                if p.port.is_empty() {
+                    return;
+                }
+                let Ok(value) = p.port.parse::<u32>() else {
+                    return;
+                };
+                let default = match p.scheme.to_ascii_lowercase().as_str() {
+                    "http" | "ws" => Some(80),
+                    "https" | "wss" => Some(443),
+                    "ftp" => Some(21),
+                    _ => None,
+                };
+                let new = if default == Some(value) {
+                    String::new()
+                } else {
+                    value.to_string()
+                };
+                if new != p.port {
+                    replace(&mut p.port, new, name, Component::Port, log);
+                }
+            }
+            Rule::EmptyPathToRoot => {
+                if !p.opaque_path && !p.path_only && p.path.is_empty() {
+                    replace(&mut p.path, "/".to_string(), name, Component::Path, log);
+                }
+            }
+        }
+    }
+}
+
+fn replace<'a>(
+    slot: &mut Cow<'a, str>,
+    new: String,
+    rule: &'static str,
+    c: Component,
+    log: &mut Log,
+) {
+    let before = std::mem::replace(slot, Cow::Owned(new));
+    log.record(rule, c, before.into_owned(), slot.to_string());
+}
+
+fn replace_host(p: &mut Parts<'_>, new: String, rule: &'static str, log: &mut Log) {
+    let before = p
+        .host
+        .replace(Cow::Owned(new))
+        .map(Cow::into_owned)
+        .unwrap_or_default();
+    let after = p.host.as_deref().unwrap_or("").to_string();
+    log.record(rule, Component::Host, before, after);
+}
+
+fn replace_query(p: &mut Parts<'_>, new: Option<String>, rule: &'static str, log: &mut Log) {
+    let before = p.component_text(Component::Query);
+    p.query = new.map(Cow::Owned);
+    let after = p.component_text(Component::Query);
+    log.record(rule, Component::Query, before, after);
+}
+
+fn remove_tracking(set: &TrackingSet, p: &mut Parts<'_>, log: &mut Log) {
+    let Some(q) = &p.query else { return };
+    if set.is_empty() || !raw_params(q).any(|r| set.matches(r.name)) {
+        return;
+    }
+    let mut kept: Vec<&str> = Vec::new();
+    for r in raw_params(q) {
+        if set.matches(r.name) {
+            log.removed_params.push(r.name.to_string());
+        } else {
+            kept.push(r.piece);
+        }
+    }
+    // A query that becomes empty disappears with its `?` (seed 001, canonical step 3).
+    let joined = kept.join("&");
+    let new = if kept.iter().all(|s| s.is_empty()) {
+        None
+    } else {
+        Some(joined)
+    };
+    replace_query(p, new, "remove-tracking-parameters", log);
+}
+
+/// The sorted query, or `None` when it is already in order.
+fn sort_query(q: &str, order: SortOrder) -> Option<String> {
+    let mut params: Vec<RawParam<'_>> = raw_params(q).collect();
+    let in_order = |a: &RawParam<'_>, b: &RawParam<'_>| match order {
+        SortOrder::NameValue => {
+            (a.name.as_bytes(), a.value.as_bytes()) <= (b.name.as_bytes(), b.value.as_bytes())
+        }
+        SortOrder::Ordinal => a.piece.as_bytes() <= b.piece.as_bytes(),
+    };
+    if params.windows(2).all(|w| in_order(&w[0], &w[1])) {
+        return None;
+    }
+    match order {
+        SortOrder::NameValue => params.sort_by(|a, b| {
+            (a.name.as_bytes(), a.value.as_bytes()).cmp(&(b.name.as_bytes(), b.value.as_bytes()))
+        }),
+        SortOrder::Ordinal => params.sort_by(|a, b| a.piece.as_bytes().cmp(b.piece.as_bytes())),
+    }
+    let mut out = String::with_capacity(q.len());
+    for (i, r) in params.iter().enumerate() {
+        if i > 0 {
+            out.push('&');
+        }
+        out.push_str(r.piece);
+    }
+    Some(out)
+}
+
+fn is_unreserved(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
+}
+
+/// Seed 001 key step 4: unreserved escapes decoded, other escapes' hex uppercased.
+fn decode_unreserved(path: &str) -> Option<String> {
+    let b = path.as_bytes();
+    let mut changed = false;
+    let mut i = 0;
+    while i + 2 < b.len() {
+        if b[i] == b'%' {
+            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
+                let v = h << 4 | l;
+                if is_unreserved(v)
+                    || b[i + 1].is_ascii_lowercase()
+                    || b[i + 2].is_ascii_lowercase()
+                {
+                    changed = true;
+                    break;
+                }
+            }
+        }
+        i += 1;
+    }
+    if !changed {
+        return None;
+    }
+    let mut out = String::with_capacity(path.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
+                let v = h << 4 | l;
+                if is_unreserved(v) {
+                    out.push(v as char);
+                } else {
+                    out.push('%');
+                    out.push(b[i + 1].to_ascii_uppercase() as char);
+                    out.push(b[i + 2].to_ascii_uppercase() as char);
+                }
+                i += 3;
+                continue;
+            }
+        }
+        // Copy one whole character (the path may hold non-ASCII text as written).
+        let ch_len = utf8_len(b[i]);
+        out.push_str(&path[i..i + ch_len]);
+        i += ch_len;
+    }
+    Some(out)
+}
+
+fn utf8_len(first: u8) -> usize {
+    match first {
+        0x00..=0x7f => 1,
+        0xc0..=0xdf => 2,
+        0xe0..=0xef => 3,
+        _ => 4,
+    }
+}
+
+/// ASCII letters lowercased, except the hex digits of `%XX` escapes (which
+/// `decode-unreserved` uppercases).
+fn lowercase_outside_escapes(path: &str) -> Option<String> {
+    let b = path.as_bytes();
+    let mut needs = false;
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() && hex(b[i + 1]).is_some() && hex(b[i + 2]).is_some() {
+            i += 3;
+            continue;
+        }
+        if b[i].is_ascii_uppercase() {
+            needs = true;
+            break;
+        }
+        i += 1;
+    }
+    if !needs {
+        return None;
+    }
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() && hex(b[i + 1]).is_some() && hex(b[i + 2]).is_some() {
+            out.extend_from_slice(&b[i..i + 3]);
+            i += 3;
+            continue;
+        }
+        out.push(b[i].to_ascii_lowercase());
+        i += 1;
+    }
+    // Only ASCII bytes changed, so the bytes are still UTF-8.
+    String::from_utf8(out).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sorting_by_name_value_differs_from_ordinal() {
+        assert_eq!(
+            sort_query("b=2&a=1", SortOrder::NameValue).as_deref(),
+            Some("a=1&b=2")
+        );
+        assert_eq!(sort_query("a=1&b=2", SortOrder::NameValue), None);
+        // '-' (0x2d) sorts before '=' (0x3d) as a whole piece, after it by name.
+        assert_eq!(
+            sort_query("a-b=2&a=1", SortOrder::NameValue),
+            Some("a=1&a-b=2".into())
+        );
+        assert_eq!(
+            sort_query("a=1&a-b=2", SortOrder::Ordinal),
+            Some("a-b=2&a=1".into())
+        );
+        assert_eq!(
+            sort_query("x=2&x=1&x", SortOrder::NameValue),
+            Some("x&x=1&x=2".into())
+        );
+    }
+
+    #[test]
+    fn decoding_and_lowercasing_paths() {
+        assert_eq!(decode_unreserved("/%41%2f%7e"), Some("/A%2F~".into()));
+        assert_eq!(decode_unreserved("/a%2Fb"), None);
+        assert_eq!(decode_unreserved("/é%41"), Some("/éA".into()));
+        assert_eq!(lowercase_outside_escapes("/A%2Fb"), Some("/a%2Fb".into()));
+        assert_eq!(lowercase_outside_escapes("/a%2F"), None);
+    }
+}

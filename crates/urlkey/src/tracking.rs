@@ -1,0 +1,201 @@
+//! The tracking-parameter registry: every name or prefix with the public page that
+//! documents it. A policy removes the parameters of one pinned [`TrackingSet`], so adding
+//! a name here never changes a released policy's output.
+
+/// How a registry entry matches a parameter name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MatchKind {
+    /// The whole name, ASCII case-insensitive.
+    Exact,
+    /// The start of the name, ASCII case-insensitive.
+    Prefix,
+}
+
+/// One registry entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct TrackingRule {
+    /// The name or prefix, lowercase.
+    pub pattern: &'static str,
+    /// Exact name or prefix.
+    pub kind: MatchKind,
+    /// The platform and page that documents it.
+    pub source: &'static str,
+    /// Which seed document put it on the list.
+    pub seed: &'static str,
+    /// True when `citation@1` (seed 004's analytics allowlist) removes it too.
+    pub citation: bool,
+}
+
+const GA4: &str = "Google Analytics 4, \"Collect campaign data with custom URLs\", support.google.com/analytics/answer/10917952";
+
+macro_rules! rule {
+    ($p:expr, $k:ident, $src:expr, $seed:expr, $cit:expr) => {
+        TrackingRule {
+            pattern: $p,
+            kind: MatchKind::$k,
+            source: $src,
+            seed: $seed,
+            citation: $cit,
+        }
+    };
+}
+
+/// The registry, version 1: seed 001's table (read 2026-11-05) and seed 004's additions.
+pub const REGISTRY: &[TrackingRule] = &[
+    rule!("utm_source", Exact, GA4, "001", true),
+    rule!("utm_medium", Exact, GA4, "001", true),
+    rule!("utm_campaign", Exact, GA4, "001", true),
+    rule!("utm_term", Exact, GA4, "001", true),
+    rule!("utm_content", Exact, GA4, "001", true),
+    rule!("utm_id", Exact, GA4, "001", true),
+    rule!("utm_source_platform", Exact, GA4, "001", true),
+    rule!("utm_creative_format", Exact, GA4, "001", true),
+    rule!("utm_marketing_tactic", Exact, GA4, "001", true),
+    rule!("gclid", Exact, "Google Ads, \"About auto-tagging\", support.google.com/google-ads/answer/3095550", "001", true),
+    rule!("gbraid", Exact, "Google Ads API, \"Upload click conversions\", developers.google.com/google-ads/api/docs/conversions/upload-clicks", "001", false),
+    rule!("wbraid", Exact, "Google Ads API, \"Upload click conversions\", developers.google.com/google-ads/api/docs/conversions/upload-clicks", "001", false),
+    rule!("msclkid", Exact, "Microsoft Advertising help, \"Auto-tagging of Microsoft Click ID (MSCLKID)\"", "001", true),
+    rule!("fbclid", Exact, "Meta, \"ClickID and the fbp and fbc Parameters\", developers.facebook.com/documentation/ads-commerce/conversions-api/parameters/fbp-and-fbc", "001", true),
+    rule!("ttclid", Exact, "TikTok Ads Manager, \"About TikTok Click ID\", ads.tiktok.com/resources/help/article/tiktok-click-id", "001", false),
+    rule!("twclid", Exact, "X Ads API, \"Web conversions\", docs.x.com/x-ads-api/measurement/web-conversions", "001", false),
+    rule!("li_fat_id", Exact, "LinkedIn Marketing API, \"Enabling first-party cookies\", learn.microsoft.com/en-us/linkedin/marketing/conversions/enabling-first-party-cookies", "001", false),
+    rule!("mc_cid", Exact, "Mailchimp developer documentation, \"E-commerce\", mailchimp.com/developer/marketing/docs/e-commerce/", "001", true),
+    rule!("mc_eid", Exact, "Mailchimp developer documentation, \"E-commerce\", mailchimp.com/developer/marketing/docs/e-commerce/", "001", true),
+    rule!("dclid", Exact, "Google Campaign Manager 360, \"About DCLID\", support.google.com/campaignmanager/answer/9182069 (seed 004's allowlist)", "004", true),
+    rule!("utm_", Prefix, "Seed 004's analytics allowlist (utm_*): GA4 campaign parameters, support.google.com/analytics/answer/10917952", "004", true),
+    rule!("_hs", Prefix, "Seed 004's analytics allowlist (_hs*): HubSpot, \"Track emails with UTM and _hsenc/_hsmi parameters\", knowledge.hubspot.com", "004", true),
+];
+
+/// A set of names and prefixes that a policy removes. Matching is ASCII
+/// case-insensitive, on the name as written (never percent-decoded).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TrackingSet {
+    names: Vec<Box<str>>,
+    prefixes: Vec<Box<str>>,
+    keep: Vec<Box<str>>,
+}
+
+impl TrackingSet {
+    /// Every entry of [`REGISTRY`] (`registry@1`): used by `mapper@1`, `webkey@1` and the
+    /// canonical form.
+    pub fn registry_v1() -> Self {
+        Self::from_rules(REGISTRY.iter())
+    }
+
+    /// Seed 004's analytics allowlist (`citation@1`): `utm_*`, `gclid`, `dclid`, `fbclid`,
+    /// `msclkid`, `mc_cid`, `mc_eid`, `_hs*`.
+    pub fn citation_v1() -> Self {
+        Self::from_rules(REGISTRY.iter().filter(|r| r.citation))
+    }
+
+    /// An empty set.
+    pub fn none() -> Self {
+        Self::default()
+    }
+
+    /// A named set: `registry@1`, `citation@1` or `none`.
+    pub fn named(name: &str) -> Option<Self> {
+        match name {
+            "registry@1" => Some(Self::registry_v1()),
+            "citation@1" => Some(Self::citation_v1()),
+            "none" => Some(Self::none()),
+            _ => None,
+        }
+    }
+
+    fn from_rules<'a>(rules: impl Iterator<Item = &'a TrackingRule>) -> Self {
+        let mut set = Self::default();
+        for r in rules {
+            match r.kind {
+                MatchKind::Exact => set.add_name(r.pattern),
+                MatchKind::Prefix => set.add_prefix(r.pattern),
+            }
+        }
+        set
+    }
+
+    /// Adds an exact name.
+    pub fn add_name(&mut self, name: &str) {
+        let name = name.to_ascii_lowercase().into_boxed_str();
+        if !self.names.contains(&name) {
+            self.names.push(name);
+        }
+    }
+
+    /// Adds a prefix.
+    pub fn add_prefix(&mut self, prefix: &str) {
+        let p = prefix.to_ascii_lowercase().into_boxed_str();
+        if !self.prefixes.contains(&p) {
+            self.prefixes.push(p);
+        }
+    }
+
+    /// Never removes `name`, even when a name or prefix of the set matches it.
+    pub fn keep(&mut self, name: &str) {
+        self.keep.push(name.to_ascii_lowercase().into_boxed_str());
+    }
+
+    /// True when `name` (as written) is a tracking parameter of this set.
+    #[inline]
+    pub fn matches(&self, name: &str) -> bool {
+        let b = name.as_bytes();
+        if self
+            .keep
+            .iter()
+            .any(|k| k.as_bytes().eq_ignore_ascii_case(b))
+        {
+            return false;
+        }
+        self.names
+            .iter()
+            .any(|n| n.len() == b.len() && n.as_bytes().eq_ignore_ascii_case(b))
+            || self
+                .prefixes
+                .iter()
+                .any(|p| b.len() >= p.len() && p.as_bytes().eq_ignore_ascii_case(&b[..p.len()]))
+    }
+
+    /// True when nothing is removed.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty() && self.prefixes.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registry_matches_case_insensitively_on_raw_names() {
+        let r = TrackingSet::registry_v1();
+        assert!(r.matches("utm_source"));
+        assert!(r.matches("UTM_Source"));
+        assert!(r.matches("utm_anything"));
+        assert!(r.matches("_hsenc"));
+        assert!(r.matches("gbraid"));
+        assert!(!r.matches("utm%5Fsource"), "names are not percent-decoded");
+        assert!(!r.matches("id"));
+        assert!(!r.matches("xutm_source"));
+    }
+
+    #[test]
+    fn citation_set_is_seed_004s_allowlist() {
+        let c = TrackingSet::citation_v1();
+        for n in [
+            "utm_x", "gclid", "dclid", "fbclid", "msclkid", "mc_cid", "mc_eid", "_hsmi",
+        ] {
+            assert!(c.matches(n), "{n}");
+        }
+        for n in ["gbraid", "wbraid", "ttclid", "twclid", "li_fat_id", "ref"] {
+            assert!(!c.matches(n), "{n}");
+        }
+    }
+
+    #[test]
+    fn every_entry_names_a_source() {
+        for r in REGISTRY {
+            assert!(!r.source.is_empty() && r.pattern == r.pattern.to_ascii_lowercase());
+        }
+    }
+}
