@@ -1,1 +1,74 @@
-fn main() {}
+//! `urlkey`: a thin binary over the `urlkey` library and its batch crate.
+//!
+//! Exit codes (docs/cli.md): 0 the run completed (invalid rows included); 1 an internal
+//! error; 2 a usage error; 3 an input could not be read; 4 the output could not be
+//! written; 5 a policy, policy file or suffix list could not be used.
+
+mod cmd;
+mod flags;
+
+use clap::Parser;
+
+/// Why a command stopped, and the exit code that says so.
+#[derive(Debug)]
+pub enum Failure {
+    /// Exit 1.
+    Internal(String),
+    /// Exit 2.
+    Usage(String),
+    /// Exit 3.
+    Input(String),
+    /// Exit 4.
+    Output(String),
+    /// Exit 5.
+    Policy(String),
+    /// Exit with this code, the message already printed.
+    Code(i32),
+}
+
+impl Failure {
+    fn exit_code(&self) -> i32 {
+        match self {
+            Failure::Internal(_) => 1,
+            Failure::Usage(_) => 2,
+            Failure::Input(_) => 3,
+            Failure::Output(_) => 4,
+            Failure::Policy(_) => 5,
+            Failure::Code(c) => *c,
+        }
+    }
+}
+
+/// Maps a write error; a closed pipe (`urlkey key | head`) is not a failure.
+pub fn output_error(e: std::io::Error) -> Failure {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        Failure::Code(0)
+    } else {
+        Failure::Output(format!("cannot write the output: {e}"))
+    }
+}
+
+fn main() {
+    let cli = flags::Cli::parse();
+    let result = match cli.command {
+        flags::Command::Key(a) => cmd::key::run(a),
+        flags::Command::Map(a) => cmd::map::run(a),
+        flags::Command::Inspect(a) => cmd::inspect::run(a),
+        flags::Command::Policies(a) => cmd::info::policies(a),
+        flags::Command::Rules(a) => cmd::info::rules(a),
+        flags::Command::Codes(a) => cmd::info::codes(a),
+    };
+    if let Err(f) = result {
+        match &f {
+            Failure::Internal(m)
+            | Failure::Usage(m)
+            | Failure::Input(m)
+            | Failure::Output(m)
+            | Failure::Policy(m) => {
+                eprintln!("urlkey: {m}")
+            }
+            Failure::Code(_) => {}
+        }
+        std::process::exit(f.exit_code());
+    }
+}

@@ -42,11 +42,13 @@ pub enum ErrorCode {
     InputInvalidUtf8,
     /// A structured input row (CSV/JSONL) has no usable URL field.
     InputMissingField,
+    /// A JSONL line that is not a JSON object.
+    InputInvalidJson,
 }
 
 impl ErrorCode {
     /// Every code, in documentation order.
-    pub const ALL: [ErrorCode; 18] = [
+    pub const ALL: [ErrorCode; 19] = [
         ErrorCode::WebHostMissing,
         ErrorCode::WebInvalidHost,
         ErrorCode::WebInvalidPort,
@@ -65,6 +67,7 @@ impl ErrorCode {
         ErrorCode::InputTooLong,
         ErrorCode::InputInvalidUtf8,
         ErrorCode::InputMissingField,
+        ErrorCode::InputInvalidJson,
     ];
 
     /// The stable code, e.g. `web.invalid-host`.
@@ -88,6 +91,7 @@ impl ErrorCode {
             ErrorCode::InputTooLong => "input.too-long",
             ErrorCode::InputInvalidUtf8 => "input.invalid-utf8",
             ErrorCode::InputMissingField => "input.missing-field",
+            ErrorCode::InputInvalidJson => "input.invalid-json",
         }
     }
 
@@ -118,6 +122,7 @@ impl ErrorCode {
             ErrorCode::InputTooLong => "the input line is longer than the limit",
             ErrorCode::InputInvalidUtf8 => "the input line is not valid UTF-8",
             ErrorCode::InputMissingField => "the input row has no value in the URL column or field",
+            ErrorCode::InputInvalidJson => "the JSONL line is not a JSON object",
         }
     }
 }

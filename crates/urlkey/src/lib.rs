@@ -13,6 +13,7 @@
 
 pub mod detect;
 pub mod error;
+pub mod inspect;
 pub mod offsets;
 pub mod outcome;
 pub mod policy;
@@ -24,6 +25,7 @@ pub mod tracking;
 pub mod web;
 
 pub use error::{ErrorCode, KeyError};
+pub use inspect::{inspect, Inspection, PolicyKey};
 pub use outcome::{Component, Fact, Outcome, Status, Transformation};
 pub use policy::{Policy, PolicyError, PolicyInfo, PolicySet};
 pub use psl::PublicSuffixList;

@@ -21,7 +21,7 @@ use crate::text;
 use crate::web::{HostKind, WebUrl};
 
 pub use builtin::BUILTIN_IDS;
-pub use front::{FrontEnd, Schemes, PLACEHOLDER_BASE};
+pub use front::{whatwg_input, FrontEnd, Schemes, PLACEHOLDER_BASE};
 pub use parts::{Log, Parts};
 pub use rules::{Rule, SortOrder, TrailingSlash, DEFAULT_DOCUMENTS};
 

@@ -1,0 +1,453 @@
+//! The grouping engine of `urlkey map` (seed 000): duplicates, variants and a
+//! classification for every record, with compact state per distinct key.
+//!
+//! Pass one runs the policy on every record and counts, per 128-bit fingerprint of the
+//! key, how many records share it and where the first one was; per fingerprint of the
+//! signature, how many distinct keys share it. Pass two runs the policy again and writes
+//! each row with those counts, in input order. Records are never held in memory.
+
+use std::collections::BTreeMap;
+use std::hash::{BuildHasher, Hasher};
+use std::io::Write;
+use std::time::Instant;
+
+use hashbrown::HashMap;
+use urlkey::{Outcome, Policy};
+
+use crate::input::{InputError, InputRecord, RecordSource, Skipped};
+use crate::output::{join_names, MapRow, RecordWriter, REVIEW};
+use crate::pipeline::{Pipeline, BATCH};
+
+/// A 128-bit fingerprint (XXH3-128).
+pub type Fingerprint = u128;
+
+/// The fingerprint of a key or signature.
+#[inline]
+pub fn fingerprint(text: &str) -> Fingerprint {
+    xxhash_rust::xxh3::xxh3_128(text.as_bytes())
+}
+
+/// The fingerprints are already uniform: hash tables use their low 64 bits as is.
+#[derive(Clone, Copy, Default)]
+pub struct FingerprintHasher(u64);
+
+impl Hasher for FingerprintHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut b = [0u8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            self.0 ^= u64::from_le_bytes(b);
+        }
+    }
+    fn write_u128(&mut self, v: u128) {
+        self.0 = v as u64;
+    }
+}
+
+impl BuildHasher for FingerprintHasher {
+    type Hasher = FingerprintHasher;
+    fn build_hasher(&self) -> FingerprintHasher {
+        FingerprintHasher(0)
+    }
+}
+
+#[derive(Clone, Copy)]
+struct KeyState {
+    count: u64,
+    first_line: u64,
+    signature: Fingerprint,
+}
+
+#[derive(Clone)]
+struct SigState {
+    distinct_keys: u64,
+    members: u64,
+    first_line: u64,
+    /// Only with `--groups`: the signature's text and up to five member lines.
+    detail: Option<Box<(String, Vec<u64>)>>,
+}
+
+/// How a record is classified (seed 000).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Classification {
+    /// The record produced no key.
+    Invalid,
+    /// Its signature group holds distinct keys: a person must decide.
+    Review,
+    /// Several records share its key and nothing else shares its signature.
+    Duplicate,
+    /// Alone.
+    Unique,
+}
+
+impl Classification {
+    /// The name in output.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Classification::Invalid => "invalid",
+            Classification::Review => "review",
+            Classification::Duplicate => "duplicate",
+            Classification::Unique => "unique",
+        }
+    }
+}
+
+/// Two different keys with one fingerprint (only detectable with `--verify-fingerprints`).
+#[derive(Debug)]
+pub struct FingerprintCollision {
+    /// The first key.
+    pub first: String,
+    /// The second key.
+    pub second: String,
+}
+
+/// Counts for the summary.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct MapSummary {
+    /// The policy used.
+    pub policy: String,
+    /// Lines read (records and skipped lines).
+    pub lines_read: u64,
+    /// Lines skipped.
+    pub skipped: Skipped,
+    /// Records (one per non-skipped line or row).
+    pub records: u64,
+    /// Records with a key.
+    pub valid: u64,
+    /// Records without a key.
+    pub invalid: u64,
+    /// Invalid records by error code.
+    pub invalid_by_code: BTreeMap<String, u64>,
+    /// Distinct keys.
+    pub distinct_keys: u64,
+    /// Distinct signatures.
+    pub signature_groups: u64,
+    /// Keys shared by more than one record in a signature group of one key.
+    pub duplicate_groups: u64,
+    /// Signature groups with more than one distinct key.
+    pub review_groups: u64,
+    /// Worker threads.
+    pub threads: usize,
+    /// Wall time.
+    pub elapsed_seconds: f64,
+    /// Lines per second.
+    pub lines_per_second: f64,
+}
+
+/// The state of pass one.
+pub struct Grouping {
+    keys: HashMap<Fingerprint, KeyState, FingerprintHasher>,
+    sigs: HashMap<Fingerprint, SigState, FingerprintHasher>,
+    verify: Option<HashMap<Fingerprint, Box<str>, FingerprintHasher>>,
+    keep_detail: bool,
+    /// Summary counts so far.
+    pub summary: MapSummary,
+}
+
+impl Grouping {
+    /// Empty state. `verify` keeps every key's text to prove fingerprints distinct;
+    /// `groups` keeps signature texts and sample lines for `--groups`.
+    pub fn new(policy: &str, verify: bool, groups: bool) -> Self {
+        Grouping {
+            keys: HashMap::with_hasher(FingerprintHasher(0)),
+            sigs: HashMap::with_hasher(FingerprintHasher(0)),
+            verify: verify.then(|| HashMap::with_hasher(FingerprintHasher(0))),
+            keep_detail: groups,
+            summary: MapSummary {
+                policy: policy.to_string(),
+                ..MapSummary::default()
+            },
+        }
+    }
+
+    /// Counts one record.
+    pub fn insert(&mut self, line: u64, o: &Outcome) -> Result<(), FingerprintCollision> {
+        self.summary.records += 1;
+        let (Some(key), Some(sig)) = (o.key.as_deref(), o.signature.as_deref()) else {
+            self.summary.invalid += 1;
+            let code = o.error.as_ref().map_or("unknown", |e| e.code.as_str());
+            *self
+                .summary
+                .invalid_by_code
+                .entry(code.to_string())
+                .or_default() += 1;
+            return Ok(());
+        };
+        self.summary.valid += 1;
+        let kf = fingerprint(key);
+        if let Some(v) = &mut self.verify {
+            let known = v.entry(kf).or_insert_with(|| key.into());
+            if &**known != key {
+                return Err(FingerprintCollision {
+                    first: known.to_string(),
+                    second: key.to_string(),
+                });
+            }
+        }
+        let keep_detail = self.keep_detail;
+        let sf = fingerprint(sig);
+        let sig_state = self.sigs.entry(sf).or_insert_with(|| SigState {
+            distinct_keys: 0,
+            members: 0,
+            first_line: line,
+            detail: keep_detail.then(|| Box::new((sig.to_string(), Vec::new()))),
+        });
+        sig_state.members += 1;
+        if let Some(d) = &mut sig_state.detail {
+            if d.1.len() < 5 {
+                d.1.push(line);
+            }
+        }
+        match self.keys.entry(kf) {
+            hashbrown::hash_map::Entry::Occupied(mut e) => e.get_mut().count += 1,
+            hashbrown::hash_map::Entry::Vacant(e) => {
+                e.insert(KeyState {
+                    count: 1,
+                    first_line: line,
+                    signature: sf,
+                });
+                sig_state.distinct_keys += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Fills in the group counts of the summary; call after pass one.
+    pub fn close(&mut self) {
+        self.summary.distinct_keys = self.keys.len() as u64;
+        self.summary.signature_groups = self.sigs.len() as u64;
+        self.summary.review_groups =
+            self.sigs.values().filter(|s| s.distinct_keys > 1).count() as u64;
+        self.summary.duplicate_groups = self
+            .keys
+            .values()
+            .filter(|k| {
+                k.count > 1
+                    && self
+                        .sigs
+                        .get(&k.signature)
+                        .is_some_and(|s| s.distinct_keys == 1)
+            })
+            .count() as u64;
+    }
+
+    /// The row of one record, after pass one.
+    pub fn row<'a>(&self, rec: &'a InputRecord, o: &'a Outcome, with_detail: bool) -> MapRow<'a> {
+        let (mut group, mut duplicate_of, mut duplicates, mut variants) = (None, None, None, None);
+        let classification = match (o.key.as_deref(), o.signature.as_deref()) {
+            (Some(key), Some(sig)) => {
+                let k = self.keys.get(&fingerprint(key)).copied();
+                let s = self.sigs.get(&fingerprint(sig));
+                let count = k.map_or(1, |k| k.count);
+                let distinct = s.map_or(1, |s| s.distinct_keys);
+                group = s.map(|s| s.first_line);
+                duplicate_of = k.map(|k| k.first_line).filter(|&l| l != rec.line);
+                duplicates = Some(count);
+                variants = Some(distinct);
+                if distinct > 1 {
+                    Classification::Review
+                } else if count > 1 {
+                    Classification::Duplicate
+                } else {
+                    Classification::Unique
+                }
+            }
+            _ => Classification::Invalid,
+        };
+        MapRow {
+            line: rec.line,
+            observed: &rec.observed,
+            status: if o.is_valid() { "ok" } else { "invalid" },
+            key: o.key.as_deref(),
+            signature: o.signature.as_deref(),
+            group,
+            duplicate_of,
+            duplicates,
+            variants,
+            classification: classification.as_str(),
+            removed_tracking: join_names(&o.removed_params),
+            error_code: o.error.as_ref().map(|e| e.code.as_str()),
+            error: o.error.as_ref().map(|e| e.message.as_str()),
+            review: REVIEW,
+            transformations: with_detail.then_some(&o.transformations[..]),
+            removed_params: with_detail.then_some(&o.removed_params[..]),
+            facts: with_detail.then_some(&o.facts[..]),
+        }
+    }
+
+    /// One row per signature group (needs `groups` at creation), ordered by group id.
+    pub fn group_rows(&self) -> Vec<GroupRow> {
+        let mut rows: Vec<GroupRow> = self
+            .sigs
+            .values()
+            .filter_map(|s| {
+                let d = s.detail.as_ref()?;
+                Some(GroupRow {
+                    group: s.first_line,
+                    signature: d.0.clone(),
+                    members: s.members,
+                    distinct_keys: s.distinct_keys,
+                    classification: if s.distinct_keys > 1 {
+                        "review"
+                    } else if s.members > 1 {
+                        "duplicate"
+                    } else {
+                        "unique"
+                    },
+                    sample_lines: d.1.clone(),
+                    review: REVIEW,
+                })
+            })
+            .collect();
+        rows.sort_by_key(|r| r.group);
+        rows
+    }
+}
+
+/// One row of `urlkey map --groups`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct GroupRow {
+    /// The group id (line of its first member).
+    pub group: u64,
+    /// The signature.
+    pub signature: String,
+    /// Records in the group.
+    pub members: u64,
+    /// Distinct keys in the group.
+    pub distinct_keys: u64,
+    /// `review`, `duplicate` or `unique`.
+    pub classification: &'static str,
+    /// Up to five member lines.
+    pub sample_lines: Vec<u64>,
+    /// Always `MANUAL REVIEW REQUIRED`.
+    pub review: &'static str,
+}
+
+/// Columns of `--groups` CSV/TSV.
+pub const GROUP_COLUMNS: [&str; 7] = [
+    "group",
+    "signature",
+    "members",
+    "distinct_keys",
+    "classification",
+    "sample_lines",
+    "review",
+];
+
+/// What can stop a map run.
+#[derive(Debug)]
+pub enum MapError {
+    /// The input could not be read.
+    Input(InputError),
+    /// Writing failed.
+    Output(std::io::Error),
+    /// `--verify-fingerprints` found two keys with one fingerprint.
+    Collision(FingerprintCollision),
+}
+
+impl std::fmt::Display for MapError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MapError::Input(e) => write!(f, "{e}"),
+            MapError::Output(e) => write!(f, "cannot write the output: {e}"),
+            MapError::Collision(c) => write!(
+                f,
+                "fingerprint collision: {:?} and {:?} share a 128-bit fingerprint; please report this input",
+                c.first, c.second
+            ),
+        }
+    }
+}
+impl std::error::Error for MapError {}
+
+/// Settings of one map run.
+pub struct MapRun<'p> {
+    /// The policy.
+    pub policy: &'p Policy,
+    /// Workers.
+    pub pipeline: &'p Pipeline,
+    /// Keep key texts to prove fingerprints distinct.
+    pub verify_fingerprints: bool,
+    /// One row per group instead of per record.
+    pub groups: bool,
+    /// Called after each batch with (lines read, bytes read), for progress.
+    pub progress: Option<&'p (dyn Fn(u64, u64) + Sync)>,
+}
+
+impl MapRun<'_> {
+    /// Runs both passes. `open` is called twice and must give the same records each time.
+    pub fn run<W: Write>(
+        &self,
+        open: &dyn Fn() -> Result<Box<dyn RecordSource>, InputError>,
+        writer: &mut RecordWriter<W>,
+    ) -> Result<MapSummary, MapError> {
+        let start = Instant::now();
+        let mut grouping = Grouping::new(self.policy.id(), self.verify_fingerprints, self.groups);
+        let mut batch: Vec<InputRecord> = Vec::with_capacity(BATCH);
+        // Pass one: count.
+        let mut src = open().map_err(MapError::Input)?;
+        loop {
+            batch.clear();
+            let more = src.next_batch(&mut batch, BATCH).map_err(MapError::Input)?;
+            let outcomes = self.pipeline.map(&batch, |r| outcome_of(self.policy, r));
+            for (r, o) in batch.iter().zip(&outcomes) {
+                grouping.insert(r.line, o).map_err(MapError::Collision)?;
+            }
+            if let Some(p) = self.progress {
+                p(src.lines_read(), src.bytes_read());
+            }
+            if !more {
+                break;
+            }
+        }
+        grouping.summary.lines_read = src.lines_read();
+        grouping.summary.skipped = src.skipped();
+        grouping.close();
+        drop(src);
+        if self.groups {
+            writer.start_map_groups().map_err(MapError::Output)?;
+            for g in grouping.group_rows() {
+                writer.write_group(&g).map_err(MapError::Output)?;
+            }
+        } else {
+            // Pass two: write.
+            writer.start_map().map_err(MapError::Output)?;
+            let mut src = open().map_err(MapError::Input)?;
+            let detail = writer.is_jsonl();
+            loop {
+                batch.clear();
+                let more = src.next_batch(&mut batch, BATCH).map_err(MapError::Input)?;
+                let outcomes = self.pipeline.map(&batch, |r| outcome_of(self.policy, r));
+                for (r, o) in batch.iter().zip(&outcomes) {
+                    writer
+                        .write_map(&grouping.row(r, o, detail))
+                        .map_err(MapError::Output)?;
+                }
+                if !more {
+                    break;
+                }
+            }
+        }
+        let mut summary = grouping.summary;
+        summary.threads = self.pipeline.threads();
+        summary.elapsed_seconds = start.elapsed().as_secs_f64();
+        summary.lines_per_second = if summary.elapsed_seconds > 0.0 {
+            summary.lines_read as f64 / summary.elapsed_seconds
+        } else {
+            0.0
+        };
+        Ok(summary)
+    }
+}
+
+/// The outcome of one input record: its reading problem, or the policy's outcome.
+pub fn outcome_of(policy: &Policy, r: &InputRecord) -> Outcome {
+    match &r.problem {
+        Some(p) => Outcome::invalid(p.clone()),
+        None => policy.key(&r.observed),
+    }
+}

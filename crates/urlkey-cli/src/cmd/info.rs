@@ -1,0 +1,89 @@
+//! `urlkey policies`, `urlkey rules`, `urlkey codes`.
+
+use std::io::Write;
+
+use crate::flags::{FormatArgs, PoliciesArgs};
+use crate::{output_error, Failure};
+
+fn json<T: serde::Serialize>(v: &T) -> Result<(), Failure> {
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, v).map_err(|e| Failure::Output(e.to_string()))?;
+    writeln!(out).map_err(output_error)
+}
+
+fn check(format: &str) -> Result<bool, Failure> {
+    match format {
+        "json" => Ok(true),
+        "text" => Ok(false),
+        f => Err(Failure::Usage(format!("--format {f:?}: use text or json"))),
+    }
+}
+
+pub fn policies(a: PoliciesArgs) -> Result<(), Failure> {
+    let set = super::policy_set(&a.source)?;
+    let list = set.list();
+    if check(&a.format)? {
+        return json(&serde_json::json!({"psl": set.psl().version(), "policies": list}));
+    }
+    let mut out = std::io::stdout().lock();
+    for p in &list {
+        writeln!(
+            out,
+            "{:<12} {:<8} {}",
+            p.id,
+            if p.builtin { "builtin" } else { "file" },
+            p.description
+        )
+        .map_err(output_error)?;
+    }
+    writeln!(out, "Public Suffix List: {}", set.psl().version()).map_err(output_error)
+}
+
+pub fn rules(a: FormatArgs) -> Result<(), Failure> {
+    if check(&a.format)? {
+        return json(&urlkey::REGISTRY);
+    }
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "{:<22} {:<7} {:<5} {:<10} source",
+        "name", "match", "seed", "citation@1"
+    )
+    .map_err(output_error)?;
+    for r in urlkey::REGISTRY {
+        let kind = match r.kind {
+            urlkey::tracking::MatchKind::Exact => "exact",
+            urlkey::tracking::MatchKind::Prefix => "prefix",
+        };
+        writeln!(
+            out,
+            "{:<22} {:<7} {:<5} {:<10} {}",
+            if kind == "prefix" {
+                format!("{}*", r.pattern)
+            } else {
+                r.pattern.to_string()
+            },
+            kind,
+            r.seed,
+            if r.citation { "yes" } else { "no" },
+            r.source
+        )
+        .map_err(output_error)?;
+    }
+    Ok(())
+}
+
+pub fn codes(a: FormatArgs) -> Result<(), Failure> {
+    let all: Vec<serde_json::Value> = urlkey::ErrorCode::ALL
+        .iter()
+        .map(|c| serde_json::json!({"code": c.as_str(), "description": c.description()}))
+        .collect();
+    if check(&a.format)? {
+        return json(&all);
+    }
+    let mut out = std::io::stdout().lock();
+    for c in urlkey::ErrorCode::ALL {
+        writeln!(out, "{:<30} {}", c.as_str(), c.description()).map_err(output_error)?;
+    }
+    Ok(())
+}

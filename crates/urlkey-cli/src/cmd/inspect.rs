@@ -1,0 +1,112 @@
+//! `urlkey inspect URL`.
+
+use std::io::Write;
+
+use crate::flags::InspectArgs;
+use crate::{output_error, Failure};
+
+pub fn run(a: InspectArgs) -> Result<(), Failure> {
+    let set = super::policy_set(&a.source)?;
+    let policy = set
+        .get(&a.policy)
+        .map_err(|e| Failure::Policy(e.to_string()))?;
+    let i = urlkey::inspect(&a.url, &set, &policy);
+    let mut out = std::io::stdout().lock();
+    match a.format.as_str() {
+        "json" => {
+            serde_json::to_writer_pretty(&mut out, &i)
+                .map_err(|e| Failure::Output(e.to_string()))?;
+            writeln!(out).map_err(output_error)
+        }
+        "text" => write_text(&mut out, &i).map_err(output_error),
+        f => Err(Failure::Usage(format!("--format {f:?}: use text or json"))),
+    }
+}
+
+fn write_text(out: &mut impl Write, i: &urlkey::Inspection) -> std::io::Result<()> {
+    let opt = |s: &Option<String>| s.clone().unwrap_or_else(|| "-".into());
+    writeln!(out, "input              {:?}", i.input)?;
+    match &i.error {
+        Some(e) => writeln!(out, "valid              no: {} ({})", e.code, e.message)?,
+        None => writeln!(out, "valid              yes")?,
+    }
+    writeln!(out, "href               {}", opt(&i.href))?;
+    writeln!(out, "canonical          {}", opt(&i.canonical))?;
+    writeln!(out, "is website         {}", i.is_website)?;
+    writeln!(out, "looks like web     {}", i.looks_like_web_address)?;
+    let facts: Vec<&str> = i.facts.iter().map(|f| f.as_str()).collect();
+    writeln!(
+        out,
+        "facts              {}",
+        if facts.is_empty() {
+            "-".into()
+        } else {
+            facts.join(", ")
+        }
+    )?;
+    match &i.profile {
+        Some(p) => writeln!(
+            out,
+            "profile            {} {}",
+            p.network.as_str(),
+            p.handle
+        )?,
+        None => writeln!(out, "profile            -")?,
+    }
+    writeln!(out, "registrable domain {}", opt(&i.registrable_domain))?;
+    writeln!(
+        out,
+        "public suffix      {}{}",
+        opt(&i.public_suffix),
+        i.suffix_section
+            .map(|s| format!(" ({s:?})").to_lowercase())
+            .unwrap_or_default()
+    )?;
+    writeln!(out, "psl                {}", i.psl)?;
+    writeln!(out, "offsets (bytes / utf-16)")?;
+    let spans = [
+        ("scheme", i.offsets.scheme),
+        ("userinfo", i.offsets.userinfo),
+        ("host", i.offsets.host),
+        ("port", i.offsets.port),
+        ("path", i.offsets.path),
+        ("query", i.offsets.query),
+        ("fragment", i.offsets.fragment),
+    ];
+    for (name, s) in spans {
+        if let Some(s) = s {
+            writeln!(
+                out,
+                "  {name:<9} {}..{} / {}..{}  {:?}",
+                s.bytes.start,
+                s.bytes.end,
+                s.utf16.start,
+                s.utf16.end,
+                &i.input[s.bytes.start..s.bytes.end]
+            )?;
+        }
+    }
+    writeln!(out, "query pairs")?;
+    for (n, v) in &i.query_pairs {
+        writeln!(out, "  {n:?} = {v:?}")?;
+    }
+    writeln!(out, "key ({})  {}", i.policy, opt(&i.key))?;
+    for t in &i.transformations {
+        writeln!(
+            out,
+            "  {:<26} {:<9} {:?} -> {:?}",
+            t.rule,
+            t.component.as_str(),
+            t.before,
+            t.after
+        )?;
+    }
+    writeln!(out, "keys under every policy")?;
+    for k in &i.keys {
+        match (&k.key, k.error_code) {
+            (Some(key), _) => writeln!(out, "  {:<12} {key}", k.policy)?,
+            (None, code) => writeln!(out, "  {:<12} invalid: {}", k.policy, code.unwrap_or("?"))?,
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,92 @@
+//! `urlkey key`: one record per input line, in input order.
+
+use std::time::Instant;
+
+use urlkey::Outcome;
+use urlkey_batch::input::{ChainSource, InputRecord, RecordSource};
+use urlkey_batch::map::outcome_of;
+use urlkey_batch::output::{KeyRecord, OutputFormat, RecordWriter};
+use urlkey_batch::pipeline::{Pipeline, BATCH};
+
+use crate::flags::KeyArgs;
+use crate::{output_error, Failure};
+
+pub fn run(a: KeyArgs) -> Result<(), Failure> {
+    let set = super::policy_set(&a.source)?;
+    let set = set.with_max_input_bytes(a.input.max_line_bytes);
+    let policy = set
+        .get(&a.policy)
+        .map_err(|e| Failure::Policy(e.to_string()))?;
+    if a.base.is_some() && !policy.accepts_base() {
+        return Err(Failure::Usage(format!(
+            "--base is used only by policies that resolve relative input (whatwg@1); {} does not",
+            policy.id()
+        )));
+    }
+    if let Some(b) = &a.base {
+        urlkey::WebUrl::parse(b, None)
+            .map_err(|e| Failure::Usage(format!("--base {b:?} is not a URL: {e}")))?;
+    }
+    let format = OutputFormat::parse(&a.format).ok_or_else(|| {
+        Failure::Usage(format!(
+            "--format {:?}: use jsonl, csv, tsv or key",
+            a.format
+        ))
+    })?;
+    let (sources, opts) = super::read_options(&a.input)?;
+    let pipeline = Pipeline::new(a.input.threads).map_err(Failure::Internal)?;
+    let bar = super::progress(a.input.quiet, super::total_bytes(&sources));
+    let mut src = ChainSource::new(sources, opts).map_err(|e| Failure::Input(e.to_string()))?;
+    let mut writer = RecordWriter::new(format, super::output(&a.input.output)?);
+    if matches!(format, OutputFormat::Csv | OutputFormat::Tsv) {
+        writer.start_key().map_err(output_error)?;
+    }
+    let start = Instant::now();
+    let (mut records, mut invalid) = (0u64, 0u64);
+    let mut batch: Vec<InputRecord> = Vec::with_capacity(BATCH);
+    let base = a.base.as_deref();
+    loop {
+        batch.clear();
+        let more = src
+            .next_batch(&mut batch, BATCH)
+            .map_err(|e| Failure::Input(e.to_string()))?;
+        let outcomes: Vec<Outcome> = pipeline.map(&batch, |r| match (&r.problem, base) {
+            (None, Some(b)) => policy.key_with_base(&r.observed, Some(b)),
+            _ => outcome_of(&policy, r),
+        });
+        for (r, o) in batch.iter().zip(&outcomes) {
+            records += 1;
+            invalid += u64::from(!o.is_valid());
+            writer
+                .write_key(&KeyRecord::new(r.line, &r.observed, policy.id(), o))
+                .map_err(output_error)?;
+        }
+        if let Some(b) = &bar {
+            b.set_position(src.bytes_read());
+            b.set_message(format!("{} lines", src.lines_read()));
+        }
+        if !more {
+            break;
+        }
+    }
+    writer.finish().map_err(output_error)?;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    if !a.input.quiet {
+        let s = src.skipped();
+        let secs = start.elapsed().as_secs_f64();
+        eprintln!(
+            "urlkey key: {records} records ({} ok, {invalid} invalid), {} lines skipped ({} blank, {} comment), policy {}, {:.3} s, {:.0} lines/s, {} thread(s)",
+            records - invalid,
+            s.blank + s.comment,
+            s.blank,
+            s.comment,
+            policy.id(),
+            secs,
+            if secs > 0.0 { src.lines_read() as f64 / secs } else { 0.0 },
+            pipeline.threads()
+        );
+    }
+    Ok(())
+}

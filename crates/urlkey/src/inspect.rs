@@ -1,0 +1,141 @@
+//! `urlkey inspect`: everything the library can say about one piece of text.
+
+use crate::error::KeyError;
+use crate::offsets::Offsets;
+use crate::outcome::{Fact, Transformation};
+use crate::policy::{Policy, PolicySet};
+use crate::profile::Profile;
+use crate::psl::Section;
+use crate::{text, WebUrl};
+
+/// The key of one policy, for side-by-side comparison.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct PolicyKey {
+    /// The policy id.
+    pub policy: String,
+    /// The key, when valid.
+    pub key: Option<String>,
+    /// The error code, when invalid.
+    pub error_code: Option<&'static str>,
+}
+
+/// What `inspect` reports.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Inspection {
+    /// The input as given.
+    pub input: String,
+    /// True when the text parses as a URL (with `https://` assumed when no scheme is written).
+    pub valid: bool,
+    /// Why it does not.
+    pub error: Option<KeyError>,
+    /// Seed 001's canonical form: the Standard's serialization less tracking parameters
+    /// and fragment.
+    pub canonical: Option<String>,
+    /// The Standard's serialization, untouched.
+    pub href: Option<String>,
+    /// True for http and https only.
+    pub is_website: bool,
+    /// Seed 001's detector: does the text look like a web address at all?
+    pub looks_like_web_address: bool,
+    /// Facts.
+    pub facts: Vec<Fact>,
+    /// A social-profile shape, if the address has one.
+    pub profile: Option<Profile>,
+    /// Spans of the components in the input as given.
+    pub offsets: Offsets,
+    /// The query as form-decoded pairs, in order.
+    pub query_pairs: Vec<(String, String)>,
+    /// The host's registrable domain (Public Suffix List).
+    pub registrable_domain: Option<String>,
+    /// The host's public suffix.
+    pub public_suffix: Option<String>,
+    /// The list section of that suffix.
+    pub suffix_section: Option<Section>,
+    /// The Public Suffix List version used.
+    pub psl: String,
+    /// The policy asked for.
+    pub policy: String,
+    /// Its key.
+    pub key: Option<String>,
+    /// Its transformations.
+    pub transformations: Vec<Transformation>,
+    /// The key under every policy of the set.
+    pub keys: Vec<PolicyKey>,
+}
+
+/// Inspects `input`: canonical form and facts as seed 001 defines them (`webkey@1`'s
+/// parse, scheme assumed when not written), and the key under `policy` and every other.
+///
+/// ```
+/// let set = urlkey::PolicySet::builtin();
+/// let webkey = set.get("webkey@1").unwrap();
+/// let i = urlkey::inspect("github.com/rust-lang?utm_source=x", &set, &webkey);
+/// assert_eq!(i.canonical.as_deref(), Some("https://github.com/rust-lang"));
+/// assert_eq!(i.profile.unwrap().handle, "rust-lang");
+/// assert_eq!(i.key.as_deref(), Some("github.com/rust-lang"));
+/// ```
+pub fn inspect(input: &str, set: &PolicySet, policy: &Policy) -> Inspection {
+    let seed = set.get("webkey@1").ok().map(|p| p.key(input));
+    let chosen = policy.key(input);
+    let (trimmed, _) = text::trim_c0_space(input);
+    let cleaned: String = trimmed
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    let written = text::written_scheme(&cleaned).is_some();
+    let (to_parse, _) = crate::policy::whatwg_input(trimmed, true);
+    let parsed = WebUrl::parse(&to_parse, None);
+    let psl = set.psl();
+    let mut out = Inspection {
+        input: input.to_string(),
+        valid: parsed.is_ok(),
+        error: parsed.as_ref().err().cloned(),
+        canonical: seed.as_ref().and_then(|o| o.canonical.clone()),
+        href: parsed.as_ref().ok().map(|u| u.href().to_string()),
+        is_website: false,
+        looks_like_web_address: crate::detect::looks_like_web_address(input, psl),
+        facts: seed.as_ref().map(|o| o.facts.clone()).unwrap_or_default(),
+        profile: None,
+        offsets: crate::offsets::offsets(input, written),
+        query_pairs: Vec::new(),
+        registrable_domain: None,
+        public_suffix: None,
+        suffix_section: None,
+        psl: psl.version().to_string(),
+        policy: policy.id().to_string(),
+        key: chosen.key.clone(),
+        transformations: chosen.transformations.clone(),
+        keys: set
+            .list()
+            .iter()
+            .filter_map(|info| set.get(&info.id).ok())
+            .map(|p| {
+                let o = p.key(input);
+                PolicyKey {
+                    policy: p.id().to_string(),
+                    key: o.key,
+                    error_code: o.error.map(|e| e.code.as_str()),
+                }
+            })
+            .collect(),
+    };
+    if let Ok(url) = &parsed {
+        out.is_website = text::is_web_scheme(url.scheme());
+        out.profile = crate::profile::profile_with_query(
+            url.scheme(),
+            url.hostname(),
+            url.pathname(),
+            url.query(),
+        );
+        out.query_pairs = url.query().map(crate::parse_form).unwrap_or_default();
+        if url.host_kind() == crate::HostKind::Domain {
+            let host = url.hostname().trim_end_matches('.');
+            if let Some(info) = psl.lookup(host) {
+                out.registrable_domain = info.registrable_domain;
+                out.public_suffix = Some(info.suffix);
+                out.suffix_section = Some(info.section);
+            }
+        }
+    }
+    out
+}
