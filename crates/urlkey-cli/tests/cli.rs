@@ -1,0 +1,324 @@
+//! The binary's contract, run as a user runs it.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_urlkey"))
+}
+
+fn run(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = bin()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let mut input = child.stdin.take().expect("stdin");
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let out = child.wait_with_output().expect("the binary finishes");
+    writer.join().expect("stdin writer");
+    out
+}
+
+fn ok(args: &[&str], stdin: &[u8]) -> String {
+    let out = run(args, stdin);
+    assert!(
+        out.status.success(),
+        "urlkey {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+fn corpus_dir() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets/ada-url-various-datasets");
+    assert!(
+        dir.is_dir(),
+        "the corpus is missing: expected {} (the shared/ folder beside the repository)",
+        dir.display()
+    );
+    dir
+}
+
+fn corpus_files() -> Vec<PathBuf> {
+    let d = corpus_dir();
+    ["others/kasztp.txt", "others/userbait.txt", "files/node_files.txt", "files/isaacs_files.txt"]
+        .iter()
+        .map(|f| d.join(f))
+        .collect()
+}
+
+const SEED_000: &str = "HTTP://Example.com:80/a//b?utm_source=x&id=7\n/main/scripts.html?script=One\n/main/scripts.html?script=Two\n/x?a=1&b=2\n/x?b=2&a=1\njavascript:alert(1)\n";
+
+#[test]
+fn seed_000_examples_through_map() {
+    let out = ok(&["map", "--quiet"], SEED_000.as_bytes());
+    let mut rdr = csv::ReaderBuilder::new().from_reader(out.as_bytes());
+    let headers = rdr.headers().expect("header").clone();
+    assert_eq!(
+        headers.iter().collect::<Vec<_>>(),
+        [
+            "line", "observed", "status", "key", "signature", "group", "duplicate_of", "duplicates", "variants",
+            "classification", "removed_tracking", "error_code", "error", "review"
+        ]
+    );
+    let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.expect("row")).collect();
+    let col = |r: &csv::StringRecord, name: &str| r[headers.iter().position(|h| h == name).expect("column")].to_string();
+    let classes: Vec<String> = rows.iter().map(|r| col(r, "classification")).collect();
+    assert_eq!(classes, ["unique", "review", "review", "duplicate", "duplicate", "invalid"]);
+    assert_eq!(col(&rows[0], "key"), "http://example.com/a/b?id=7");
+    assert_eq!(col(&rows[0], "removed_tracking"), "utm_source");
+    assert_eq!(col(&rows[4], "duplicate_of"), "4");
+    assert_eq!(col(&rows[2], "group"), "2");
+    assert_eq!(col(&rows[5], "error_code"), "mapper.unsupported-scheme");
+    assert!(rows.iter().all(|r| col(r, "review") == "MANUAL REVIEW REQUIRED"));
+}
+
+#[test]
+fn map_jsonl_has_the_csv_fields_and_the_details() {
+    let out = ok(&["map", "--quiet", "--format", "jsonl"], SEED_000.as_bytes());
+    let first: serde_json::Value = serde_json::from_str(out.lines().next().expect("a line")).expect("JSON");
+    for f in ["line", "observed", "status", "key", "signature", "group", "duplicate_of", "duplicates", "variants",
+        "classification", "removed_tracking", "error_code", "error", "review", "transformations", "removed_params", "facts"] {
+        assert!(first.get(f).is_some(), "missing {f}");
+    }
+    assert_eq!(first["removed_params"], serde_json::json!(["utm_source"]));
+}
+
+#[test]
+fn map_groups_and_summary() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let summary = dir.path().join("s.json");
+    let out = ok(&["map", "--quiet", "--groups", "--summary", summary.to_str().expect("path")], SEED_000.as_bytes());
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "group,signature,members,distinct_keys,classification,sample_lines,review");
+    assert!(lines.contains(&"2,/main/scripts.html?script,2,2,review,2;3,MANUAL REVIEW REQUIRED"), "{out}");
+    let s: serde_json::Value = serde_json::from_slice(&std::fs::read(&summary).expect("summary")).expect("JSON");
+    assert_eq!(s["records"], 6);
+    assert_eq!(s["valid"], 5);
+    assert_eq!(s["invalid_by_code"]["mapper.unsupported-scheme"], 1);
+    assert_eq!(s["distinct_keys"], 4);
+    assert_eq!(s["duplicate_groups"], 1);
+    assert_eq!(s["review_groups"], 1);
+}
+
+#[test]
+fn key_record_contract() {
+    let out = ok(&["key", "--quiet", "--policy", "citation@1"], b"# comment\n\nhttps://research.example.net/report/?gclid=example\nftp://x/\n");
+    let recs: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).expect("JSON")).collect();
+    assert_eq!(recs.len(), 2);
+    let first_line = out.lines().next().expect("a record");
+    let positions: Vec<usize> = ["line", "observed", "policy", "status", "key", "canonical", "error", "transformations", "removed_params", "facts", "psl"]
+        .iter()
+        .map(|f| first_line.find(&format!("\"{f}\":")).unwrap_or_else(|| panic!("missing {f}")))
+        .collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "fields in contract order: {first_line}");
+    assert_eq!(recs[0].as_object().expect("object").len(), 11);
+    assert_eq!(recs[0]["line"], 3);
+    assert_eq!(recs[0]["key"], "https://research.example.net/report");
+    assert_eq!(recs[0]["transformations"][0]["rule"], "remove-tracking-parameters");
+    assert_eq!(recs[1]["line"], 4);
+    assert_eq!(recs[1]["status"], "invalid");
+    assert_eq!(recs[1]["key"], serde_json::Value::Null);
+    assert_eq!(recs[1]["error"]["code"], "citation.unsupported-scheme");
+    let keys = ok(&["key", "--quiet", "--policy", "citation@1", "--format", "key"], b"https://a.example/x/\nnot a url\n");
+    assert_eq!(keys, "https://a.example/x\n\n");
+}
+
+#[test]
+fn summary_on_stderr_counts_skipped_lines() {
+    let out = run(&["key", "--policy", "whatwg@1"], b"# c\n\nhttps://a/\n");
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("1 records") && err.contains("2 lines skipped (1 blank, 1 comment)"), "{err}");
+}
+
+#[test]
+fn every_corpus_line_comes_out_exactly_once() {
+    let mut files: Vec<String> = corpus_files().iter().map(|p| p.display().to_string()).collect();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let hostile = dir.path().join("hostile.txt");
+    let mut h: Vec<u8> = Vec::new();
+    h.extend_from_slice(b"\xEF\xBB\xBFhttps://bom.example/\n"); // BOM at the start
+    h.extend_from_slice(b"https://a.example/\xFF\xFE\n"); // invalid UTF-8
+    h.extend_from_slice(b"https://nul.example/\x00x\n"); // NUL
+    h.extend_from_slice(b"https://"); // a 1 MB line
+    h.extend(std::iter::repeat_n(b'a', 1 << 20));
+    h.extend_from_slice(b"\r\n");
+    h.extend_from_slice(b"https://crlf.example/\r\nhttps://lf.example/\n\r\n");
+    h.extend_from_slice(b"   \t  \n"); // whitespace only: skipped as blank
+    h.extend_from_slice(b"\"https://quoted.example/\",x\n");
+    h.extend_from_slice(b"https://last.example/no-newline");
+    std::fs::write(&hostile, &h).expect("write");
+    files.push(hostile.display().to_string());
+    let mut args = vec!["key", "--quiet", "--policy", "mapper@1", "--format", "jsonl"];
+    args.extend(files.iter().map(String::as_str));
+    let out = ok(&args, b"");
+    let lines: Vec<u64> = out
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("JSON")["line"].as_u64().expect("line"))
+        .collect();
+    // Count the lines of each input the way the reader does: a final line without a
+    // newline still counts; blank and comment lines do not produce records.
+    let mut expected = 0u64;
+    let mut total_lines = 0u64;
+    for f in &files {
+        let bytes = std::fs::read(f).expect("read");
+        for line in bytes.split(|&b| b == b'\n') {
+            total_lines += 1;
+            let t = line.trim_ascii();
+            let t = t.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(t);
+            if !t.is_empty() && t[0] != b'#' {
+                expected += 1;
+            }
+        }
+        if bytes.ends_with(b"\n") {
+            total_lines -= 1; // split yields an empty piece after the final newline
+        }
+    }
+    assert_eq!(lines.len() as u64, expected, "one record per non-blank, non-comment line");
+    assert!(lines.windows(2).all(|w| w[0] < w[1]), "records in input order, each line once");
+    assert!(*lines.last().expect("records") <= total_lines);
+    assert!(expected > 109_000, "the whole corpus was read ({expected})");
+    let tail: Vec<serde_json::Value> = out.lines().rev().take(9).map(|l| serde_json::from_str(l).expect("JSON")).collect();
+    let codes: Vec<String> = tail.iter().rev().map(|r| r["error"]["code"].as_str().unwrap_or("").to_string()).collect();
+    assert!(codes.contains(&"input.invalid-utf8".to_string()), "{codes:?}");
+    assert!(codes.contains(&"input.too-long".to_string()), "{codes:?}");
+}
+
+#[test]
+fn output_is_identical_with_one_and_two_threads() {
+    let files: Vec<String> = corpus_files().iter().map(|p| p.display().to_string()).collect();
+    for cmd in [["key", "--policy", "webkey@1"], ["map", "--policy", "mapper@1"]] {
+        let mut a1: Vec<&str> = cmd.to_vec();
+        a1.extend(["--quiet", "--threads", "1"]);
+        a1.extend(files.iter().map(String::as_str));
+        let mut a2 = a1.clone();
+        a2[a1.iter().position(|a| *a == "1").expect("threads")] = "2";
+        let one = ok(&a1, b"");
+        let two = ok(&a2, b"");
+        assert!(one.len() > 1_000_000);
+        assert!(one == two, "{cmd:?}: output differs between 1 and 2 threads");
+    }
+}
+
+#[test]
+fn gzip_and_zstd_input_give_the_same_output() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let plain = std::fs::read(&corpus_files()[1]).expect("read");
+    let p = dir.path().join("u.txt");
+    std::fs::write(&p, &plain).expect("write");
+    let gz = dir.path().join("u.txt.gz");
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    enc.write_all(&plain).expect("gzip");
+    std::fs::write(&gz, enc.finish().expect("gzip")).expect("write");
+    let zst = dir.path().join("u.zst");
+    std::fs::write(&zst, zstd::encode_all(&plain[..], 3).expect("zstd")).expect("write");
+    let noext = dir.path().join("u-compressed");
+    std::fs::copy(&gz, &noext).expect("copy");
+    let base = ok(&["map", "--quiet", p.to_str().expect("path")], b"");
+    for f in [&gz, &zst, &noext] {
+        assert_eq!(ok(&["map", "--quiet", f.to_str().expect("path")], b""), base, "{}", f.display());
+    }
+}
+
+#[test]
+fn csv_and_jsonl_input() {
+    let csv_in = b"id,url\n1,https://a.example/x?utm_source=1\n2,\n3,\"https://b.example/\"\n";
+    let out = ok(&["key", "--quiet", "--input-format", "csv", "--column", "url", "--format", "csv"], csv_in);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 4, "{out}");
+    assert!(lines[1].starts_with("2,https://a.example/x?utm_source=1,citation@1,ok,https://a.example/x,"));
+    assert!(lines[2].starts_with("3,,citation@1,invalid,,,input.missing-field,"));
+    let jl = b"{\"url\":\"https://a.example/\"}\n{\"nourl\":1}\n";
+    let out = ok(&["key", "--quiet", "--input-format", "jsonl", "--field", "url", "--format", "key"], jl);
+    assert_eq!(out, "https://a.example/\n\n");
+}
+
+#[test]
+fn formulas_are_not_run_by_spreadsheets() {
+    let out = ok(&["map", "--quiet"], b"=HYPERLINK(\"http://evil.example\")\n");
+    assert!(out.contains("'=HYPERLINK"), "{out}");
+}
+
+#[test]
+fn exit_codes() {
+    let code = |args: &[&str]| run(args, b"").status.code();
+    assert_eq!(code(&["key", "--policy", "nope@1"]), Some(5));
+    assert_eq!(code(&["key", "--policy", "citation@1+nope"]), Some(5));
+    assert_eq!(code(&["key", "/nonexistent/file.txt"]), Some(3));
+    assert_eq!(code(&["key", "--format", "xml"]), Some(2));
+    assert_eq!(code(&["key", "--policy", "citation@1", "--base", "https://a/"]), Some(2));
+    assert_eq!(code(&["map", "--input-format", "csv", "--column", "url"]), Some(3));
+    assert_eq!(code(&["frobnicate"]), Some(2));
+    let out = run(&["key", "--policy", "citation@1", "/nonexistent/file.txt"], b"");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/file.txt: cannot open"));
+}
+
+#[test]
+fn base_is_honoured_by_whatwg() {
+    let out = ok(&["key", "--quiet", "--policy", "whatwg@1", "--base", "https://a.example/dir/", "--format", "key"], b"../x?y#z\n");
+    assert_eq!(out, "https://a.example/x?y#z\n");
+}
+
+#[test]
+fn policy_file_and_psl_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pf = dir.path().join("p.toml");
+    std::fs::write(
+        &pf,
+        "[[policy]]\nid = \"shop@1\"\nparser = \"whatwg\"\nschemes = \"web\"\nkey = \"url\"\nrules = [\n  { rule = \"strip-www\" },\n  { rule = \"remove-fragment\", keep_routes = true },\n]\n",
+    )
+    .expect("write");
+    let pfs = pf.to_str().expect("path");
+    let out = ok(&["key", "--quiet", "--policy-file", pfs, "--policy", "shop@1", "--format", "key"], b"https://www.example.com/#/route\n");
+    assert_eq!(out, "https://example.com/#/route\n".replace("/#/route", "/"), "route fragments are not part of the url key form");
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(&bad, "[[policy]]\nid = \"x@1\"\nparser = \"whatwg\"\nkey = \"url\"\nrules = [{ rule = \"frobnicate\" }]\n").expect("write");
+    let out = run(&["key", "--policy-file", bad.to_str().expect("path"), "--policy", "x@1"], b"");
+    assert_eq!(out.status.code(), Some(5));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.toml") && err.contains("line 5"), "{err}");
+    let psl = dir.path().join("psl.dat");
+    std::fs::write(&psl, "// VERSION: test-1\n// ===BEGIN ICANN DOMAINS===\nexample\n// ===END ICANN DOMAINS===\n").expect("write");
+    let out = ok(&["key", "--quiet", "--psl", psl.to_str().expect("path"), "--policy", "webkey@1"], b"https://a.b.c.example/\n");
+    let rec: serde_json::Value = serde_json::from_str(out.trim()).expect("JSON");
+    assert_eq!(rec["key"], "c.example");
+    assert_eq!(rec["psl"], "test-1");
+}
+
+#[test]
+fn inspect_json_fields() {
+    let out = ok(&["inspect", "--format", "json", "https://www.linkedin.com/in/alice?utm_source=x#top"], b"");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    for f in ["canonical", "facts", "is_website", "profile", "offsets", "query_pairs", "registrable_domain", "key", "keys"] {
+        assert!(v.get(f).is_some(), "missing {f}");
+    }
+    assert_eq!(v["canonical"], "https://www.linkedin.com/in/alice");
+    assert_eq!(v["profile"]["network"], "linkedin");
+    assert_eq!(v["key"], "linkedin.com/in/alice");
+    assert_eq!(v["registrable_domain"], "linkedin.com");
+    assert_eq!(v["offsets"]["host"]["bytes"]["start"], 8);
+    let text = ok(&["inspect", "example.com:8080/x"], b"");
+    assert!(text.contains("scheme-assumed"), "{text}");
+}
+
+#[test]
+fn policies_rules_codes() {
+    let p = ok(&["policies"], b"");
+    for id in ["whatwg@1", "mapper@1", "document@1", "citation@1", "webkey@1"] {
+        assert!(p.contains(id), "{p}");
+    }
+    assert!(p.contains("Public Suffix List: 2026-10-22_08-36-41_UTC"));
+    let r = ok(&["rules"], b"");
+    assert!(r.contains("gclid") && r.contains("support.google.com/google-ads/answer/3095550"));
+    let c = ok(&["codes", "--format", "json"], b"");
+    let v: serde_json::Value = serde_json::from_str(&c).expect("JSON");
+    assert!(v.as_array().expect("array").len() >= 19);
+}

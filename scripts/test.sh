@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Runs every test layer. A layer that cannot run fails the script: nothing is skipped silently.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== layer 1: Rust (unit, WPT conformance, golden fixtures, properties, CLI, ledger, web API)"
+cargo test --workspace
+
+echo "== layer 2: browser end-to-end (headless Chromium)"
+bash crates/urlkey-serve/e2e/run.sh
+
+echo "== all layers passed"
