@@ -12,6 +12,7 @@ mod front;
 mod parts;
 mod rules;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::error::{ErrorCode, KeyError};
@@ -316,43 +317,43 @@ fn record_parse_changes(
         return;
     }
     let off = crate::offsets::offsets(text, scheme_written);
-    let piece = |span: Option<crate::offsets::ComponentSpan>| -> Option<String> {
+    // Most components come through unchanged: compare borrowed text, allocate only for a change.
+    let piece = |span: Option<crate::offsets::ComponentSpan>| -> Option<Cow<'_, str>> {
         span.map(|c| {
-            text[c.bytes.start..c.bytes.end]
-                .chars()
-                .filter(|ch| !matches!(ch, '\t' | '\n' | '\r'))
-                .collect()
+            let raw = &text[c.bytes.start..c.bytes.end];
+            if raw.contains(['\t', '\n', '\r']) {
+                Cow::Owned(raw.chars().filter(|ch| !matches!(ch, '\t' | '\n' | '\r')).collect())
+            } else {
+                Cow::Borrowed(raw)
+            }
         })
     };
     const RULE: &str = "whatwg-parse";
-    if let Some(s) = piece(off.scheme) {
-        log.record(RULE, Component::Scheme, s, parts.scheme.to_string());
+    let mut note = |c: Component, before: Option<Cow<'_, str>>, after: &str| {
+        if let Some(b) = before {
+            if b != after {
+                log.record(RULE, c, b.into_owned(), after.to_string());
+            }
+        }
+    };
+    note(Component::Scheme, piece(off.scheme), &parts.scheme);
+    note(Component::Userinfo, piece(off.userinfo), &parts.userinfo);
+    if let Some(ph) = parts.host.as_deref() {
+        note(Component::Host, piece(off.host), ph);
     }
-    if let Some(u) = piece(off.userinfo) {
-        log.record(RULE, Component::Userinfo, u, parts.userinfo.to_string());
+    note(Component::Port, piece(off.port), &parts.port);
+    note(Component::Path, piece(off.path), &parts.path);
+    let query_in = piece(off.query);
+    let query_out = parts.query.as_deref();
+    if query_in.as_deref() != query_out {
+        let before = query_in.map_or(String::new(), |q| format!("?{q}"));
+        log.record(RULE, Component::Query, before, parts.component_text(Component::Query));
     }
-    if let (Some(h), Some(ph)) = (piece(off.host), parts.host.as_deref()) {
-        log.record(RULE, Component::Host, h, ph.to_string());
+    let frag_in = piece(off.fragment);
+    if frag_in.as_deref() != parts.fragment.as_deref() {
+        let before = frag_in.map_or(String::new(), |f| format!("#{f}"));
+        log.record(RULE, Component::Fragment, before, parts.component_text(Component::Fragment));
     }
-    if let Some(p) = piece(off.port) {
-        log.record(RULE, Component::Port, p, parts.port.to_string());
-    }
-    if let Some(p) = piece(off.path) {
-        log.record(RULE, Component::Path, p, parts.path.to_string());
-    }
-    let with = |d: char, s: Option<String>| s.map_or(String::new(), |s| format!("{d}{s}"));
-    log.record(
-        RULE,
-        Component::Query,
-        with('?', piece(off.query)),
-        parts.component_text(Component::Query),
-    );
-    log.record(
-        RULE,
-        Component::Fragment,
-        with('#', piece(off.fragment)),
-        parts.component_text(Component::Fragment),
-    );
 }
 
 fn initial_facts(p: &Parts<'_>) -> Vec<Fact> {
