@@ -37,7 +37,8 @@ fn ok(args: &[&str], stdin: &[u8]) -> String {
 }
 
 fn corpus_dir() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets/ada-url-various-datasets");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/datasets/ada-url-various-datasets");
     assert!(
         dir.is_dir(),
         "the corpus is missing: expected {} (the shared/ folder beside the repository)",
@@ -48,10 +49,15 @@ fn corpus_dir() -> PathBuf {
 
 fn corpus_files() -> Vec<PathBuf> {
     let d = corpus_dir();
-    ["others/kasztp.txt", "others/userbait.txt", "files/node_files.txt", "files/isaacs_files.txt"]
-        .iter()
-        .map(|f| d.join(f))
-        .collect()
+    [
+        "others/kasztp.txt",
+        "others/userbait.txt",
+        "files/node_files.txt",
+        "files/isaacs_files.txt",
+    ]
+    .iter()
+    .map(|f| d.join(f))
+    .collect()
 }
 
 const SEED_000: &str = "HTTP://Example.com:80/a//b?utm_source=x&id=7\n/main/scripts.html?script=One\n/main/scripts.html?script=Two\n/x?a=1&b=2\n/x?b=2&a=1\njavascript:alert(1)\n";
@@ -64,28 +70,75 @@ fn seed_000_examples_through_map() {
     assert_eq!(
         headers.iter().collect::<Vec<_>>(),
         [
-            "line", "observed", "status", "key", "signature", "group", "duplicate_of", "duplicates", "variants",
-            "classification", "removed_tracking", "error_code", "error", "review"
+            "line",
+            "observed",
+            "status",
+            "key",
+            "signature",
+            "group",
+            "duplicate_of",
+            "duplicates",
+            "variants",
+            "classification",
+            "removed_tracking",
+            "error_code",
+            "error",
+            "review"
         ]
     );
     let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.expect("row")).collect();
-    let col = |r: &csv::StringRecord, name: &str| r[headers.iter().position(|h| h == name).expect("column")].to_string();
+    let col = |r: &csv::StringRecord, name: &str| {
+        r[headers.iter().position(|h| h == name).expect("column")].to_string()
+    };
     let classes: Vec<String> = rows.iter().map(|r| col(r, "classification")).collect();
-    assert_eq!(classes, ["unique", "review", "review", "duplicate", "duplicate", "invalid"]);
+    assert_eq!(
+        classes,
+        [
+            "unique",
+            "review",
+            "review",
+            "duplicate",
+            "duplicate",
+            "invalid"
+        ]
+    );
     assert_eq!(col(&rows[0], "key"), "http://example.com/a/b?id=7");
     assert_eq!(col(&rows[0], "removed_tracking"), "utm_source");
     assert_eq!(col(&rows[4], "duplicate_of"), "4");
     assert_eq!(col(&rows[2], "group"), "2");
     assert_eq!(col(&rows[5], "error_code"), "mapper.unsupported-scheme");
-    assert!(rows.iter().all(|r| col(r, "review") == "MANUAL REVIEW REQUIRED"));
+    assert!(rows
+        .iter()
+        .all(|r| col(r, "review") == "MANUAL REVIEW REQUIRED"));
 }
 
 #[test]
 fn map_jsonl_has_the_csv_fields_and_the_details() {
-    let out = ok(&["map", "--quiet", "--format", "jsonl"], SEED_000.as_bytes());
-    let first: serde_json::Value = serde_json::from_str(out.lines().next().expect("a line")).expect("JSON");
-    for f in ["line", "observed", "status", "key", "signature", "group", "duplicate_of", "duplicates", "variants",
-        "classification", "removed_tracking", "error_code", "error", "review", "transformations", "removed_params", "facts"] {
+    let out = ok(
+        &["map", "--quiet", "--format", "jsonl"],
+        SEED_000.as_bytes(),
+    );
+    let first: serde_json::Value =
+        serde_json::from_str(out.lines().next().expect("a line")).expect("JSON");
+    for f in [
+        "line",
+        "observed",
+        "status",
+        "key",
+        "signature",
+        "group",
+        "duplicate_of",
+        "duplicates",
+        "variants",
+        "classification",
+        "removed_tracking",
+        "error_code",
+        "error",
+        "review",
+        "transformations",
+        "removed_params",
+        "facts",
+    ] {
         assert!(first.get(f).is_some(), "missing {f}");
     }
     assert_eq!(first["removed_params"], serde_json::json!(["utm_source"]));
@@ -95,11 +148,27 @@ fn map_jsonl_has_the_csv_fields_and_the_details() {
 fn map_groups_and_summary() {
     let dir = tempfile::tempdir().expect("tempdir");
     let summary = dir.path().join("s.json");
-    let out = ok(&["map", "--quiet", "--groups", "--summary", summary.to_str().expect("path")], SEED_000.as_bytes());
+    let out = ok(
+        &[
+            "map",
+            "--quiet",
+            "--groups",
+            "--summary",
+            summary.to_str().expect("path"),
+        ],
+        SEED_000.as_bytes(),
+    );
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines[0], "group,signature,members,distinct_keys,classification,sample_lines,review");
-    assert!(lines.contains(&"2,/main/scripts.html?script,2,2,review,2;3,MANUAL REVIEW REQUIRED"), "{out}");
-    let s: serde_json::Value = serde_json::from_slice(&std::fs::read(&summary).expect("summary")).expect("JSON");
+    assert_eq!(
+        lines[0],
+        "group,signature,members,distinct_keys,classification,sample_lines,review"
+    );
+    assert!(
+        lines.contains(&"2,/main/scripts.html?script,2,2,review,2;3,MANUAL REVIEW REQUIRED"),
+        "{out}"
+    );
+    let s: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&summary).expect("summary")).expect("JSON");
     assert_eq!(s["records"], 6);
     assert_eq!(s["valid"], 5);
     assert_eq!(s["invalid_by_code"]["mapper.unsupported-scheme"], 1);
@@ -110,24 +179,62 @@ fn map_groups_and_summary() {
 
 #[test]
 fn key_record_contract() {
-    let out = ok(&["key", "--quiet", "--policy", "citation@1"], b"# comment\n\nhttps://research.example.net/report/?gclid=example\nftp://x/\n");
-    let recs: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).expect("JSON")).collect();
+    let out = ok(
+        &["key", "--quiet", "--policy", "citation@1"],
+        b"# comment\n\nhttps://research.example.net/report/?gclid=example\nftp://x/\n",
+    );
+    let recs: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
     assert_eq!(recs.len(), 2);
     let first_line = out.lines().next().expect("a record");
-    let positions: Vec<usize> = ["line", "observed", "policy", "status", "key", "canonical", "error", "transformations", "removed_params", "facts", "psl"]
-        .iter()
-        .map(|f| first_line.find(&format!("\"{f}\":")).unwrap_or_else(|| panic!("missing {f}")))
-        .collect();
-    assert!(positions.windows(2).all(|w| w[0] < w[1]), "fields in contract order: {first_line}");
+    let positions: Vec<usize> = [
+        "line",
+        "observed",
+        "policy",
+        "status",
+        "key",
+        "canonical",
+        "error",
+        "transformations",
+        "removed_params",
+        "facts",
+        "psl",
+    ]
+    .iter()
+    .map(|f| {
+        first_line
+            .find(&format!("\"{f}\":"))
+            .unwrap_or_else(|| panic!("missing {f}"))
+    })
+    .collect();
+    assert!(
+        positions.windows(2).all(|w| w[0] < w[1]),
+        "fields in contract order: {first_line}"
+    );
     assert_eq!(recs[0].as_object().expect("object").len(), 11);
     assert_eq!(recs[0]["line"], 3);
     assert_eq!(recs[0]["key"], "https://research.example.net/report");
-    assert_eq!(recs[0]["transformations"][0]["rule"], "remove-tracking-parameters");
+    assert_eq!(
+        recs[0]["transformations"][0]["rule"],
+        "remove-tracking-parameters"
+    );
     assert_eq!(recs[1]["line"], 4);
     assert_eq!(recs[1]["status"], "invalid");
     assert_eq!(recs[1]["key"], serde_json::Value::Null);
     assert_eq!(recs[1]["error"]["code"], "citation.unsupported-scheme");
-    let keys = ok(&["key", "--quiet", "--policy", "citation@1", "--format", "key"], b"https://a.example/x/\nnot a url\n");
+    let keys = ok(
+        &[
+            "key",
+            "--quiet",
+            "--policy",
+            "citation@1",
+            "--format",
+            "key",
+        ],
+        b"https://a.example/x/\nnot a url\n",
+    );
     assert_eq!(keys, "https://a.example/x\n\n");
 }
 
@@ -136,12 +243,18 @@ fn summary_on_stderr_counts_skipped_lines() {
     let out = run(&["key", "--policy", "whatwg@1"], b"# c\n\nhttps://a/\n");
     assert!(out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("1 records") && err.contains("2 lines skipped (1 blank, 1 comment)"), "{err}");
+    assert!(
+        err.contains("1 records") && err.contains("2 lines skipped (1 blank, 1 comment)"),
+        "{err}"
+    );
 }
 
 #[test]
 fn every_corpus_line_comes_out_exactly_once() {
-    let mut files: Vec<String> = corpus_files().iter().map(|p| p.display().to_string()).collect();
+    let mut files: Vec<String> = corpus_files()
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
     let dir = tempfile::tempdir().expect("tempdir");
     let hostile = dir.path().join("hostile.txt");
     let mut h: Vec<u8> = Vec::new();
@@ -157,12 +270,18 @@ fn every_corpus_line_comes_out_exactly_once() {
     h.extend_from_slice(b"https://last.example/no-newline");
     std::fs::write(&hostile, &h).expect("write");
     files.push(hostile.display().to_string());
-    let mut args = vec!["key", "--quiet", "--policy", "mapper@1", "--format", "jsonl"];
+    let mut args = vec![
+        "key", "--quiet", "--policy", "mapper@1", "--format", "jsonl",
+    ];
     args.extend(files.iter().map(String::as_str));
     let out = ok(&args, b"");
     let lines: Vec<u64> = out
         .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("JSON")["line"].as_u64().expect("line"))
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).expect("JSON")["line"]
+                .as_u64()
+                .expect("line")
+        })
         .collect();
     // Count the lines of each input the way the reader does: a final line without a
     // newline still counts; blank and comment lines do not produce records.
@@ -182,20 +301,45 @@ fn every_corpus_line_comes_out_exactly_once() {
             total_lines -= 1; // split yields an empty piece after the final newline
         }
     }
-    assert_eq!(lines.len() as u64, expected, "one record per non-blank, non-comment line");
-    assert!(lines.windows(2).all(|w| w[0] < w[1]), "records in input order, each line once");
+    assert_eq!(
+        lines.len() as u64,
+        expected,
+        "one record per non-blank, non-comment line"
+    );
+    assert!(
+        lines.windows(2).all(|w| w[0] < w[1]),
+        "records in input order, each line once"
+    );
     assert!(*lines.last().expect("records") <= total_lines);
     assert!(expected > 109_000, "the whole corpus was read ({expected})");
-    let tail: Vec<serde_json::Value> = out.lines().rev().take(9).map(|l| serde_json::from_str(l).expect("JSON")).collect();
-    let codes: Vec<String> = tail.iter().rev().map(|r| r["error"]["code"].as_str().unwrap_or("").to_string()).collect();
-    assert!(codes.contains(&"input.invalid-utf8".to_string()), "{codes:?}");
+    let tail: Vec<serde_json::Value> = out
+        .lines()
+        .rev()
+        .take(9)
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    let codes: Vec<String> = tail
+        .iter()
+        .rev()
+        .map(|r| r["error"]["code"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert!(
+        codes.contains(&"input.invalid-utf8".to_string()),
+        "{codes:?}"
+    );
     assert!(codes.contains(&"input.too-long".to_string()), "{codes:?}");
 }
 
 #[test]
 fn output_is_identical_with_one_and_two_threads() {
-    let files: Vec<String> = corpus_files().iter().map(|p| p.display().to_string()).collect();
-    for cmd in [["key", "--policy", "webkey@1"], ["map", "--policy", "mapper@1"]] {
+    let files: Vec<String> = corpus_files()
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    for cmd in [
+        ["key", "--policy", "webkey@1"],
+        ["map", "--policy", "mapper@1"],
+    ] {
         let mut a1: Vec<&str> = cmd.to_vec();
         a1.extend(["--quiet", "--threads", "1"]);
         a1.extend(files.iter().map(String::as_str));
@@ -204,7 +348,10 @@ fn output_is_identical_with_one_and_two_threads() {
         let one = ok(&a1, b"");
         let two = ok(&a2, b"");
         assert!(one.len() > 1_000_000);
-        assert!(one == two, "{cmd:?}: output differs between 1 and 2 threads");
+        assert!(
+            one == two,
+            "{cmd:?}: output differs between 1 and 2 threads"
+        );
     }
 }
 
@@ -224,26 +371,59 @@ fn gzip_and_zstd_input_give_the_same_output() {
     std::fs::copy(&gz, &noext).expect("copy");
     let base = ok(&["map", "--quiet", p.to_str().expect("path")], b"");
     for f in [&gz, &zst, &noext] {
-        assert_eq!(ok(&["map", "--quiet", f.to_str().expect("path")], b""), base, "{}", f.display());
+        assert_eq!(
+            ok(&["map", "--quiet", f.to_str().expect("path")], b""),
+            base,
+            "{}",
+            f.display()
+        );
     }
 }
 
 #[test]
 fn csv_and_jsonl_input() {
     let csv_in = b"id,url\n1,https://a.example/x?utm_source=1\n2,\n3,\"https://b.example/\"\n";
-    let out = ok(&["key", "--quiet", "--input-format", "csv", "--column", "url", "--format", "csv"], csv_in);
+    let out = ok(
+        &[
+            "key",
+            "--quiet",
+            "--input-format",
+            "csv",
+            "--column",
+            "url",
+            "--format",
+            "csv",
+        ],
+        csv_in,
+    );
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 4, "{out}");
-    assert!(lines[1].starts_with("2,https://a.example/x?utm_source=1,citation@1,ok,https://a.example/x,"));
+    assert!(lines[1]
+        .starts_with("2,https://a.example/x?utm_source=1,citation@1,ok,https://a.example/x,"));
     assert!(lines[2].starts_with("3,,citation@1,invalid,,,input.missing-field,"));
     let jl = b"{\"url\":\"https://a.example/\"}\n{\"nourl\":1}\n";
-    let out = ok(&["key", "--quiet", "--input-format", "jsonl", "--field", "url", "--format", "key"], jl);
+    let out = ok(
+        &[
+            "key",
+            "--quiet",
+            "--input-format",
+            "jsonl",
+            "--field",
+            "url",
+            "--format",
+            "key",
+        ],
+        jl,
+    );
     assert_eq!(out, "https://a.example/\n\n");
 }
 
 #[test]
 fn formulas_are_not_run_by_spreadsheets() {
-    let out = ok(&["map", "--quiet"], b"=HYPERLINK(\"http://evil.example\")\n");
+    let out = ok(
+        &["map", "--quiet"],
+        b"=HYPERLINK(\"http://evil.example\")\n",
+    );
     assert!(out.contains("'=HYPERLINK"), "{out}");
 }
 
@@ -254,16 +434,37 @@ fn exit_codes() {
     assert_eq!(code(&["key", "--policy", "citation@1+nope"]), Some(5));
     assert_eq!(code(&["key", "/nonexistent/file.txt"]), Some(3));
     assert_eq!(code(&["key", "--format", "xml"]), Some(2));
-    assert_eq!(code(&["key", "--policy", "citation@1", "--base", "https://a/"]), Some(2));
-    assert_eq!(code(&["map", "--input-format", "csv", "--column", "url"]), Some(3));
+    assert_eq!(
+        code(&["key", "--policy", "citation@1", "--base", "https://a/"]),
+        Some(2)
+    );
+    assert_eq!(
+        code(&["map", "--input-format", "csv", "--column", "url"]),
+        Some(3)
+    );
     assert_eq!(code(&["frobnicate"]), Some(2));
-    let out = run(&["key", "--policy", "citation@1", "/nonexistent/file.txt"], b"");
+    let out = run(
+        &["key", "--policy", "citation@1", "/nonexistent/file.txt"],
+        b"",
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/file.txt: cannot open"));
 }
 
 #[test]
 fn base_is_honoured_by_whatwg() {
-    let out = ok(&["key", "--quiet", "--policy", "whatwg@1", "--base", "https://a.example/dir/", "--format", "key"], b"../x?y#z\n");
+    let out = ok(
+        &[
+            "key",
+            "--quiet",
+            "--policy",
+            "whatwg@1",
+            "--base",
+            "https://a.example/dir/",
+            "--format",
+            "key",
+        ],
+        b"../x?y#z\n",
+    );
     assert_eq!(out, "https://a.example/x?y#z\n");
 }
 
@@ -277,17 +478,56 @@ fn policy_file_and_psl_file() {
     )
     .expect("write");
     let pfs = pf.to_str().expect("path");
-    let out = ok(&["key", "--quiet", "--policy-file", pfs, "--policy", "shop@1", "--format", "key"], b"https://www.example.com/#/route\n");
-    assert_eq!(out, "https://example.com/#/route\n".replace("/#/route", "/"), "route fragments are not part of the url key form");
+    let out = ok(
+        &[
+            "key",
+            "--quiet",
+            "--policy-file",
+            pfs,
+            "--policy",
+            "shop@1",
+            "--format",
+            "key",
+        ],
+        b"https://www.example.com/#/route\n",
+    );
+    assert_eq!(
+        out,
+        "https://example.com/#/route\n".replace("/#/route", "/"),
+        "route fragments are not part of the url key form"
+    );
     let bad = dir.path().join("bad.toml");
     std::fs::write(&bad, "[[policy]]\nid = \"x@1\"\nparser = \"whatwg\"\nkey = \"url\"\nrules = [{ rule = \"frobnicate\" }]\n").expect("write");
-    let out = run(&["key", "--policy-file", bad.to_str().expect("path"), "--policy", "x@1"], b"");
+    let out = run(
+        &[
+            "key",
+            "--policy-file",
+            bad.to_str().expect("path"),
+            "--policy",
+            "x@1",
+        ],
+        b"",
+    );
     assert_eq!(out.status.code(), Some(5));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad.toml") && err.contains("line 5"), "{err}");
     let psl = dir.path().join("psl.dat");
-    std::fs::write(&psl, "// VERSION: test-1\n// ===BEGIN ICANN DOMAINS===\nexample\n// ===END ICANN DOMAINS===\n").expect("write");
-    let out = ok(&["key", "--quiet", "--psl", psl.to_str().expect("path"), "--policy", "webkey@1"], b"https://a.b.c.example/\n");
+    std::fs::write(
+        &psl,
+        "// VERSION: test-1\n// ===BEGIN ICANN DOMAINS===\nexample\n// ===END ICANN DOMAINS===\n",
+    )
+    .expect("write");
+    let out = ok(
+        &[
+            "key",
+            "--quiet",
+            "--psl",
+            psl.to_str().expect("path"),
+            "--policy",
+            "webkey@1",
+        ],
+        b"https://a.b.c.example/\n",
+    );
     let rec: serde_json::Value = serde_json::from_str(out.trim()).expect("JSON");
     assert_eq!(rec["key"], "c.example");
     assert_eq!(rec["psl"], "test-1");
@@ -295,9 +535,27 @@ fn policy_file_and_psl_file() {
 
 #[test]
 fn inspect_json_fields() {
-    let out = ok(&["inspect", "--format", "json", "https://www.linkedin.com/in/alice?utm_source=x#top"], b"");
+    let out = ok(
+        &[
+            "inspect",
+            "--format",
+            "json",
+            "https://www.linkedin.com/in/alice?utm_source=x#top",
+        ],
+        b"",
+    );
     let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
-    for f in ["canonical", "facts", "is_website", "profile", "offsets", "query_pairs", "registrable_domain", "key", "keys"] {
+    for f in [
+        "canonical",
+        "facts",
+        "is_website",
+        "profile",
+        "offsets",
+        "query_pairs",
+        "registrable_domain",
+        "key",
+        "keys",
+    ] {
         assert!(v.get(f).is_some(), "missing {f}");
     }
     assert_eq!(v["canonical"], "https://www.linkedin.com/in/alice");
@@ -312,7 +570,13 @@ fn inspect_json_fields() {
 #[test]
 fn policies_rules_codes() {
     let p = ok(&["policies"], b"");
-    for id in ["whatwg@1", "mapper@1", "document@1", "citation@1", "webkey@1"] {
+    for id in [
+        "whatwg@1",
+        "mapper@1",
+        "document@1",
+        "citation@1",
+        "webkey@1",
+    ] {
         assert!(p.contains(id), "{p}");
     }
     assert!(p.contains("Public Suffix List: 2026-10-22_08-36-41_UTC"));
@@ -321,4 +585,45 @@ fn policies_rules_codes() {
     let c = ok(&["codes", "--format", "json"], b"");
     let v: serde_json::Value = serde_json::from_str(&c).expect("JSON");
     assert!(v.as_array().expect("array").len() >= 19);
+}
+
+#[test]
+fn map_from_stdin_equals_map_from_file_and_writes_to_o() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = dir.path().join("in.txt");
+    std::fs::write(&input, SEED_000).expect("write");
+    let out_file = dir.path().join("out.csv");
+    let from_stdin = ok(
+        &["map", "--quiet", "--verify-fingerprints"],
+        SEED_000.as_bytes(),
+    );
+    let printed = ok(
+        &[
+            "map",
+            "--quiet",
+            "-o",
+            out_file.to_str().expect("path"),
+            input.to_str().expect("path"),
+        ],
+        b"",
+    );
+    assert_eq!(printed, "", "with -o nothing goes to standard output");
+    assert_eq!(
+        std::fs::read_to_string(&out_file).expect("output file"),
+        from_stdin
+    );
+}
+
+#[test]
+fn verify_fingerprints_gives_the_same_rows() {
+    let files: Vec<String> = corpus_files()
+        .iter()
+        .take(2)
+        .map(|p| p.display().to_string())
+        .collect();
+    let mut plain = vec!["map", "--quiet"];
+    plain.extend(files.iter().map(String::as_str));
+    let mut verified = plain.clone();
+    verified.push("--verify-fingerprints");
+    assert_eq!(ok(&plain, b""), ok(&verified, b""));
 }
