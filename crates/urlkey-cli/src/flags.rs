@@ -29,6 +29,8 @@ pub enum Command {
     Rules(FormatArgs),
     /// List the stable error codes.
     Codes(FormatArgs),
+    /// The citation audit ledger (SQLite): ingest, report, verify, export.
+    Ledger(urlkey_ledger::cli::LedgerArgs),
 }
 
 /// Where policies come from.

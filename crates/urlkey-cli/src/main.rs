@@ -57,6 +57,10 @@ fn main() {
         flags::Command::Policies(a) => cmd::info::policies(a),
         flags::Command::Rules(a) => cmd::info::rules(a),
         flags::Command::Codes(a) => cmd::info::codes(a),
+        flags::Command::Ledger(a) => urlkey_ledger::cli::run(a).map_err(|e| {
+            eprintln!("urlkey ledger: {e}");
+            Failure::Code(e.exit_code())
+        }),
     };
     if let Err(f) = result {
         match &f {

@@ -1,0 +1,255 @@
+//! The `urlkey ledger` subcommand: arguments (clap derive) and [`run`].
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Subcommand};
+
+use crate::db;
+use crate::error::{LedgerError, Result};
+use crate::export::{self, ExportFormat};
+use crate::ingest::{self, Defaults, InputFormat};
+use crate::norm::Normalizer;
+use crate::report::{self, GroupBy, ReportFormat, ReportOptions};
+use crate::verify::{self, FetchConfig, NetworkScope, VerifyOptions};
+
+/// `urlkey ledger [--db PATH] COMMAND`
+#[derive(Args, Debug, Clone)]
+pub struct LedgerArgs {
+    /// The ledger database (SQLite). Created by `init` and `ingest`.
+    #[arg(long, default_value = "urlkey-ledger.sqlite", global = true)]
+    pub db: PathBuf,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: LedgerCommand,
+}
+
+/// The ledger's commands.
+#[derive(Subcommand, Debug, Clone)]
+pub enum LedgerCommand {
+    /// Create the database (or bring its schema up to date).
+    Init,
+    /// Store the observations of CSV, TSV or JSONL files, one transaction per file.
+    ///
+    /// Columns: observation_id, prompt_id, prompt_version, answer_system, market,
+    /// collection, run_timestamp, observed_url. Each observed URL is kept exactly as read
+    /// and keyed with --policy; invalid URLs are stored with their error code.
+    Ingest {
+        /// The files (format by extension, else sniffed).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// The normalization policy that makes the keys.
+        #[arg(long, default_value = "citation@1")]
+        policy: String,
+        /// Read the files as this format instead of guessing.
+        #[arg(long, value_enum)]
+        input_format: Option<InputFormat>,
+        /// answer_system for rows that have none.
+        #[arg(long)]
+        answer_system: Option<String>,
+        /// prompt_version for rows that have none.
+        #[arg(long)]
+        prompt_version: Option<String>,
+        /// market for rows that have none.
+        #[arg(long)]
+        market: Option<String>,
+        /// run_timestamp (RFC 3339 or YYYY-MM-DD) for rows that have none.
+        #[arg(long)]
+        run_timestamp: Option<String>,
+        /// collection (the dated collection run) for rows that have none.
+        #[arg(long)]
+        collection: Option<String>,
+    },
+    /// Count observations, valid observations, unique URL keys and unique publisher
+    /// hostnames, with the top publishers' shares and the sample they describe.
+    Report {
+        /// Report each value of this column separately.
+        #[arg(long, value_enum)]
+        by: Option<GroupBy>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "table")]
+        format: ReportFormat,
+        /// How many top publishers to list (0 = all).
+        #[arg(long, default_value_t = 5)]
+        top: usize,
+        /// Only observations keyed with this policy (needed when the ledger holds several).
+        #[arg(long)]
+        policy: Option<String>,
+    },
+    /// Fetch the observed URL of each unverified key and record the result, hop by hop.
+    Verify {
+        /// Verify at most N keys.
+        #[arg(long)]
+        limit: Option<usize>,
+        /// Keys verified at once.
+        #[arg(long, default_value_t = 4)]
+        concurrency: usize,
+        /// Least milliseconds between two requests to the same host.
+        #[arg(long, default_value_t = 1000)]
+        per_host_delay: u64,
+        /// Seconds allowed for each request, connection to last byte read.
+        #[arg(long, default_value_t = 10.0)]
+        timeout: f64,
+        /// Also re-verify keys whose latest verification is older than this (30d, 12h, 90m).
+        #[arg(long)]
+        older_than: Option<String>,
+        /// Allow loopback, private, shared, link-local and reserved targets.
+        #[arg(long)]
+        allow_private_network: bool,
+        /// Allow loopback targets (127.0.0.0/8, ::1) only, e.g. a server on this machine.
+        #[arg(long)]
+        allow_loopback: bool,
+        /// List the keys that would be verified; fetch nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Write every observation with the latest verification of its key.
+    Export {
+        /// Output format.
+        #[arg(long, value_enum, default_value = "csv")]
+        format: ExportFormat,
+        /// Write here instead of standard output.
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+    },
+}
+
+/// Runs a ledger command, writing results to standard output and notes to standard error.
+pub fn run(args: LedgerArgs) -> Result<()> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let stderr = std::io::stderr();
+    let mut err = stderr.lock();
+    match run_with(args, &mut out, &mut err) {
+        Err(LedgerError::OutputClosed) => Ok(()),
+        other => other,
+    }
+}
+
+/// [`run`], with the output streams given (for tests and embedding).
+pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<()> {
+    match args.command {
+        LedgerCommand::Init => {
+            let conn = db::open(&args.db, true)?;
+            let v = db::user_version(&conn)?;
+            writeln!(
+                out,
+                "ledger ready: {} (schema version {v})",
+                args.db.display()
+            )?;
+        }
+        LedgerCommand::Ingest {
+            files,
+            policy,
+            input_format,
+            answer_system,
+            prompt_version,
+            market,
+            run_timestamp,
+            collection,
+        } => {
+            let norm = Normalizer::new(&policy).map_err(LedgerError::Usage)?;
+            if let Some(ts) = &run_timestamp {
+                crate::timefmt::parse_run_timestamp(ts)
+                    .map_err(|m| LedgerError::Usage(format!("--run-timestamp: {m}")))?;
+            }
+            let defaults = Defaults {
+                answer_system,
+                prompt_version,
+                market,
+                run_timestamp,
+                collection,
+            };
+            let mut conn = db::open(&args.db, true)?;
+            for f in &files {
+                let s = ingest::ingest_file(&mut conn, f, input_format, &defaults, &norm)?;
+                if !s.ignored_columns.is_empty() {
+                    writeln!(
+                        err,
+                        "note: {}: columns not read by the ledger: {}",
+                        s.path,
+                        s.ignored_columns.join(", ")
+                    )?;
+                }
+                writeln!(out, "{s}")?;
+            }
+        }
+        LedgerCommand::Report {
+            by,
+            format,
+            top,
+            policy,
+        } => {
+            let conn = db::open(&args.db, false)?;
+            report::write(&conn, &ReportOptions { by, top, policy }, format, out)?;
+        }
+        LedgerCommand::Verify {
+            limit,
+            concurrency,
+            per_host_delay,
+            timeout,
+            older_than,
+            allow_private_network,
+            allow_loopback,
+            dry_run,
+        } => {
+            if !(timeout.is_finite() && timeout > 0.0 && timeout <= 3600.0) {
+                return Err(LedgerError::Usage(format!(
+                    "--timeout {timeout}: give seconds between 0 and 3600, e.g. --timeout 10"
+                )));
+            }
+            if concurrency == 0 {
+                return Err(LedgerError::Usage(
+                    "--concurrency 0: give at least 1".to_string(),
+                ));
+            }
+            let older_than = older_than
+                .map(|t| crate::timefmt::parse_duration(&t))
+                .transpose()
+                .map_err(|m| LedgerError::Usage(format!("--older-than: {m}")))?;
+            let scope = if allow_private_network {
+                NetworkScope::AnyPrivate
+            } else if allow_loopback {
+                NetworkScope::PublicAndLoopback
+            } else {
+                NetworkScope::Public
+            };
+            let opts = VerifyOptions {
+                limit,
+                concurrency,
+                older_than,
+                dry_run,
+                fetch: FetchConfig {
+                    timeout: Duration::from_secs_f64(timeout),
+                    per_host_delay: Duration::from_millis(per_host_delay),
+                    scope,
+                    ..FetchConfig::default()
+                },
+            };
+            let mut conn = db::open(&args.db, false)?;
+            verify::run(&mut conn, &opts, out)?;
+        }
+        LedgerCommand::Export { format, output } => {
+            let conn = db::open(&args.db, false)?;
+            let n = match output {
+                Some(path) => {
+                    let file = std::fs::File::create(&path).map_err(|e| {
+                        LedgerError::Other(format!(
+                            "cannot create {}: {e}; check the path",
+                            path.display()
+                        ))
+                    })?;
+                    let mut w = std::io::BufWriter::new(file);
+                    let n = export::write(&conn, format, &mut w)?;
+                    w.flush()?;
+                    writeln!(err, "{n} observations written to {}", path.display())?;
+                    n
+                }
+                None => export::write(&conn, format, out)?,
+            };
+            let _ = n;
+        }
+    }
+    Ok(())
+}

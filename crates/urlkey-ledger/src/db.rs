@@ -1,0 +1,299 @@
+//! The SQLite store: connection settings, schema and migrations.
+//!
+//! The schema is versioned with `PRAGMA user_version`: migration N brings a database
+//! from version N-1 to N inside one transaction. A database written by a newer urlkey
+//! (a higher version than [`SCHEMA_VERSION`]) is refused rather than guessed at.
+
+use std::path::Path;
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags};
+
+use crate::error::{LedgerError, Result};
+
+/// The schema version this build writes.
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// Migration 1: observations, ingests, verifications, hops, and the audit view.
+const MIGRATION_1: &str = r#"
+-- One row per ingested file that added something.
+CREATE TABLE ingests (
+    ingest_id                    INTEGER PRIMARY KEY,
+    source_path                  TEXT NOT NULL,
+    source_xxh3_128              TEXT NOT NULL,
+    input_format                 TEXT NOT NULL CHECK (input_format IN ('csv', 'tsv', 'jsonl')),
+    normalization_policy_version TEXT NOT NULL,
+    ingested_at                  TEXT NOT NULL,
+    tool_version                 TEXT NOT NULL,
+    rows_read                    INTEGER NOT NULL,
+    rows_added                   INTEGER NOT NULL,
+    rows_unchanged               INTEGER NOT NULL
+) STRICT;
+
+-- One row per dated answer observation. Written once, never updated (see the trigger):
+-- the observed URL is the evidence and the key is reproducible from it and the policy id.
+CREATE TABLE observations (
+    observation_id               TEXT PRIMARY KEY NOT NULL CHECK (observation_id <> ''),
+    prompt_id                    TEXT,
+    prompt_version               TEXT NOT NULL,
+    answer_system                TEXT NOT NULL,
+    market                       TEXT NOT NULL,
+    collection                   TEXT,
+    run_timestamp                TEXT NOT NULL,  -- as written in the input
+    run_at                       TEXT NOT NULL,  -- the same instant, YYYY-MM-DDTHH:MM:SSZ (UTC)
+    observed_url                 TEXT NOT NULL,  -- exactly as read, never modified
+    normalization_policy_version TEXT NOT NULL,
+    normalized_key               TEXT,           -- NULL when the URL is invalid
+    canonical_form               TEXT,
+    publisher_hostname           TEXT,
+    transformations              TEXT NOT NULL,  -- JSON array of {rule, component, before, after}
+    removed_params               TEXT NOT NULL,  -- JSON array of names
+    error_code                   TEXT,           -- NULL when valid
+    error_message                TEXT,
+    ingest_id                    INTEGER NOT NULL REFERENCES ingests (ingest_id),
+    source_line                  INTEGER NOT NULL,
+    CHECK ((normalized_key IS NULL) = (error_code IS NOT NULL))
+) STRICT;
+
+CREATE INDEX observations_by_key
+    ON observations (normalization_policy_version, normalized_key);
+
+CREATE TRIGGER observations_are_immutable
+BEFORE UPDATE ON observations
+BEGIN
+    SELECT RAISE(ABORT, 'observations are immutable: the observed URL and its key are never rewritten');
+END;
+
+-- One row per verification of a key (a key is verified many times over its life).
+CREATE TABLE verifications (
+    verification_id              INTEGER PRIMARY KEY,
+    normalization_policy_version TEXT NOT NULL,
+    normalized_key               TEXT NOT NULL,
+    observation_id               TEXT NOT NULL REFERENCES observations (observation_id),
+    requested_url                TEXT NOT NULL,  -- the observed URL as fetched: no fragment, no userinfo
+    credentials_removed          INTEGER NOT NULL CHECK (credentials_removed IN (0, 1)),
+    started_at                   TEXT NOT NULL,
+    finished_at                  TEXT NOT NULL,
+    verification_status          TEXT NOT NULL
+        CHECK (verification_status IN ('verified', 'redirected', 'not-found', 'error', 'unresolved')),
+    reason                       TEXT NOT NULL,
+    detail                       TEXT,
+    final_url                    TEXT,           -- the URL of the last response received
+    final_http_status            INTEGER,
+    redirect_count               INTEGER NOT NULL,
+    canonical_html               TEXT,           -- <link rel=canonical> in the head, resolved
+    canonical_link_header        TEXT,           -- Link: <...>; rel="canonical", resolved
+    publisher_canonical          TEXT,           -- canonical_html, else canonical_link_header
+    body_bytes_read              INTEGER NOT NULL,
+    body_truncated               INTEGER NOT NULL CHECK (body_truncated IN (0, 1)),
+    user_agent                   TEXT NOT NULL,
+    network_scope                TEXT NOT NULL   -- public | public+loopback | any-private
+) STRICT;
+
+CREATE INDEX verifications_by_key
+    ON verifications (normalization_policy_version, normalized_key, verification_id);
+
+-- Every request of a verification, in order: the redirect chain hop by hop.
+CREATE TABLE verification_hops (
+    verification_id              INTEGER NOT NULL
+        REFERENCES verifications (verification_id) ON DELETE CASCADE,
+    hop                          INTEGER NOT NULL,  -- 0 = the observed URL
+    url                          TEXT NOT NULL,
+    started_at                   TEXT NOT NULL,
+    elapsed_ms                   INTEGER,
+    outcome                      TEXT NOT NULL,     -- response | refused | timeout | dns | connect | tls | error
+    remote_addr                  TEXT,              -- the address actually connected to
+    http_status                  INTEGER,
+    location                     TEXT,              -- the Location header as sent
+    next_url                     TEXT,              -- Location resolved against url
+    retry_after                  TEXT,
+    content_type                 TEXT,
+    detail                       TEXT,
+    PRIMARY KEY (verification_id, hop)
+) STRICT;
+
+-- The seed's minimum audit ledger, all of it, with the latest verification of each
+-- observation's key.
+CREATE VIEW audit_ledger AS
+SELECT
+    o.observation_id,
+    o.prompt_id,
+    o.prompt_version,
+    o.answer_system,
+    o.market,
+    o.collection,
+    o.run_timestamp,
+    o.observed_url,
+    o.normalization_policy_version,
+    o.normalized_key,
+    o.publisher_hostname,
+    o.transformations,
+    o.error_code,
+    CASE
+        WHEN o.normalized_key IS NULL THEN NULL
+        WHEN v.verification_id IS NULL THEN 'unverified'
+        ELSE v.verification_status
+    END AS verification_status,
+    v.final_url AS verified_final_url,
+    v.publisher_canonical,
+    v.final_http_status AS verification_http_status,
+    v.reason AS verification_reason,
+    v.finished_at AS verified_at,
+    v.observation_id AS verified_via_observation_id
+FROM observations AS o
+LEFT JOIN verifications AS v
+    ON v.verification_id = (
+        SELECT max(v2.verification_id)
+        FROM verifications AS v2
+        WHERE v2.normalization_policy_version = o.normalization_policy_version
+          AND v2.normalized_key = o.normalized_key
+    );
+"#;
+
+const MIGRATIONS: &[&str] = &[MIGRATION_1];
+
+/// Opens (and with `create`, creates) the ledger at `path`, sets WAL mode, foreign keys
+/// and a busy timeout, and brings the schema up to [`SCHEMA_VERSION`].
+pub fn open(path: &Path, create: bool) -> Result<Connection> {
+    if !create && !path.exists() {
+        return Err(LedgerError::Database(format!(
+            "there is no ledger at {}: create one with `urlkey ledger --db {} init`, or ingest \
+             a file into it, or pass the right --db",
+            path.display(),
+            path.display()
+        )));
+    }
+    let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    if create {
+        flags |= OpenFlags::SQLITE_OPEN_CREATE;
+    }
+    let conn = Connection::open_with_flags(path, flags)
+        .map_err(|e| LedgerError::db(&format!("cannot open {}", path.display()), e))?;
+    configure(&conn).map_err(|e| {
+        LedgerError::db(
+            &format!("cannot set up {} (is it an SQLite file?)", path.display()),
+            e,
+        )
+    })?;
+    migrate(&conn, path)?;
+    Ok(conn)
+}
+
+fn configure(conn: &Connection) -> rusqlite::Result<()> {
+    conn.busy_timeout(Duration::from_secs(10))?;
+    // journal_mode answers with the mode in force.
+    let _mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+    conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")?;
+    Ok(())
+}
+
+/// The schema version of an open database.
+pub fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.query_row("PRAGMA user_version", [], |r| r.get(0))
+}
+
+fn migrate(conn: &Connection, path: &Path) -> Result<()> {
+    let current = user_version(conn).map_err(|e| {
+        LedgerError::db(
+            &format!("cannot read the schema version of {}", path.display()),
+            e,
+        )
+    })?;
+    let known = i64::try_from(MIGRATIONS.len()).unwrap_or(i64::MAX);
+    if current > known {
+        return Err(LedgerError::Database(format!(
+            "{} has schema version {current}, newer than this urlkey understands ({known}): \
+             use a newer urlkey",
+            path.display()
+        )));
+    }
+    if current == 0 {
+        // A version-0 file must be empty: refuse to add tables to someone else's database.
+        let tables: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(|e| LedgerError::db("cannot inspect the database", e))?;
+        if tables > 0 {
+            return Err(LedgerError::Database(format!(
+                "{} is an SQLite database but not a urlkey ledger (it has tables and no \
+                 ledger schema version): choose another --db",
+                path.display()
+            )));
+        }
+    }
+    for (i, sql) in MIGRATIONS
+        .iter()
+        .enumerate()
+        .skip(usize::try_from(current).unwrap_or(0))
+    {
+        let version = i + 1;
+        let batch = format!("BEGIN IMMEDIATE;\n{sql}\nPRAGMA user_version = {version};\nCOMMIT;");
+        if let Err(e) = conn.execute_batch(&batch) {
+            let _ = conn.execute_batch("ROLLBACK");
+            return Err(LedgerError::db(
+                &format!("migration to schema version {version} failed"),
+                e,
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fresh_database_gets_the_schema_and_settings() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("l.sqlite");
+        let conn = open(&path, true).expect("open");
+        assert_eq!(user_version(&conn).expect("v"), SCHEMA_VERSION);
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .expect("mode");
+        assert_eq!(mode, "wal");
+        let fk: i64 = conn
+            .query_row("PRAGMA foreign_keys", [], |r| r.get(0))
+            .expect("fk");
+        assert_eq!(fk, 1);
+        drop(conn);
+        // Reopening does not migrate twice.
+        let conn = open(&path, false).expect("reopen");
+        assert_eq!(user_version(&conn).expect("v"), SCHEMA_VERSION);
+    }
+
+    #[test]
+    fn newer_schema_is_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("l.sqlite");
+        drop(open(&path, true).expect("open"));
+        let c = Connection::open(&path).expect("raw");
+        c.execute_batch("PRAGMA user_version = 99").expect("set");
+        drop(c);
+        let err = open(&path, false).expect_err("refused");
+        assert_eq!(err.exit_code(), 4);
+        assert!(err.to_string().contains("newer"));
+    }
+
+    #[test]
+    fn foreign_database_is_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("other.sqlite");
+        let c = Connection::open(&path).expect("raw");
+        c.execute_batch("CREATE TABLE t (x)").expect("create");
+        drop(c);
+        let err = open(&path, false).expect_err("refused");
+        assert!(err.to_string().contains("not a urlkey ledger"));
+    }
+
+    #[test]
+    fn missing_database_names_init() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let err = open(&dir.path().join("none.sqlite"), false).expect_err("missing");
+        assert!(err.to_string().contains("init"));
+    }
+}
