@@ -210,7 +210,14 @@ fn classify_failure(input: &str, base: Option<&str>) -> KeyError {
         .unwrap_or(after.len());
     let authority = &after[..end];
     let hostport = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    let (host, port) = split_host_port(hostport);
+    // The Standard's host state ends the host at the first ':' outside brackets.
+    let (host, port) = match split_host_port(hostport) {
+        (h, _) if h.starts_with('[') => split_host_port(hostport),
+        _ => match hostport.split_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (hostport, None),
+        },
+    };
     if host.is_empty() && special && !scheme.eq_ignore_ascii_case("file") {
         return KeyError::new(
             ErrorCode::WebHostMissing,
@@ -263,6 +270,7 @@ mod tests {
         assert_eq!(code("http://?x"), "web.host-missing");
         assert_eq!(code("https://a:99999/"), "web.invalid-port");
         assert_eq!(code("https://a:x/"), "web.invalid-port");
+        assert_eq!(code("https://example.com:443:443/"), "web.invalid-port");
         assert_eq!(code("https://exa mple.com/"), "web.invalid-host");
         assert_eq!(code("https://[::1/"), "web.invalid-host");
         assert_eq!(code("/relative"), "web.invalid-url");

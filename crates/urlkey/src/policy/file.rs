@@ -19,7 +19,7 @@ struct FileDoc {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct PolicySpec {
-    id: String,
+    id: toml::Spanned<String>,
     #[serde(default)]
     description: String,
     parser: ParserSpec,
@@ -100,19 +100,25 @@ enum RuleSpec {
     EmptyPathToRoot {},
 }
 
-/// Parses a policy file into definitions.
-pub fn parse(text: &str, origin: &str) -> Result<Vec<PolicyDef>, PolicyError> {
+/// Parses a policy file into definitions, each with the line of its `id`.
+pub fn parse(text: &str, origin: &str) -> Result<Vec<(PolicyDef, usize)>, PolicyError> {
     let err = |message: String| PolicyError::File {
         origin: origin.to_string(),
         message,
     };
     let doc: FileDoc = toml::from_str(text).map_err(|e| err(flatten(&e.to_string())))?;
-    let mut out = Vec::new();
+    let mut out: Vec<(PolicyDef, usize)> = Vec::new();
     for spec in doc.policy {
-        let line = line_of(text, &spec.id);
-        let at = |m: String| err(format!("policy {:?} (line {line}): {m}", spec.id));
-        if !valid_id(&spec.id) {
+        let line = line_at(text, spec.id.span().start);
+        let id = spec.id.into_inner();
+        let at = |m: String| err(format!("policy {id:?} (line {line}): {m}"));
+        if !valid_id(&id) {
             return Err(at("an id is name@version: lowercase letters, digits, '-', '_' or '.', then '@' and a whole number (options after '+' are for builtins)".into()));
+        }
+        if let Some((_, first)) = out.iter().find(|(d, _)| d.id == id) {
+            return Err(at(format!(
+                "the id is defined twice in this file (first at line {first})"
+            )));
         }
         if spec.parser != ParserSpec::Whatwg
             && (spec.schemes != SchemesSpec::Any || spec.infer_scheme)
@@ -123,7 +129,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Vec<PolicyDef>, PolicyError> {
         }
         let mut rules = Vec::with_capacity(spec.rules.len());
         for r in spec.rules {
-            rules.push(rule(r).map_err(at)?);
+            rules.push(rule(r, text, line).map_err(&at)?);
         }
         let front = match spec.parser {
             ParserSpec::Whatwg => FrontEnd::Whatwg {
@@ -136,23 +142,26 @@ pub fn parse(text: &str, origin: &str) -> Result<Vec<PolicyDef>, PolicyError> {
             ParserSpec::Mapper => FrontEnd::Mapper,
             ParserSpec::Document => FrontEnd::Document,
         };
-        out.push(PolicyDef {
+        let def = PolicyDef {
             description: if spec.description.is_empty() {
-                format!("{} (from {origin})", spec.id)
+                format!("{id} (from {origin})")
             } else {
                 spec.description
             },
-            id: spec.id,
+            id,
             accepts_base: false,
             front,
             rules,
             key_form: spec.key,
-        });
+        };
+        out.push((def, line));
     }
     Ok(out)
 }
 
-fn rule(r: RuleSpec) -> Result<Rule, String> {
+/// `policy_line` is the line of the policy's id: errors name the line of the offending
+/// value when it can be found after it (serde's tagged enums keep no spans).
+fn rule(r: RuleSpec, text: &str, policy_line: usize) -> Result<Rule, String> {
     Ok(match r {
         RuleSpec::RemoveTrackingParameters {
             list,
@@ -160,8 +169,14 @@ fn rule(r: RuleSpec) -> Result<Rule, String> {
             add_prefixes,
             keep_names,
         } => {
+            let list_line = text
+                .lines()
+                .enumerate()
+                .skip(policy_line.saturating_sub(1))
+                .find(|(_, l)| l.contains("list") && l.contains(list.as_str()))
+                .map_or(policy_line, |(i, _)| i + 1);
             let mut set = TrackingSet::named(&list).ok_or_else(|| {
-                format!("remove-tracking-parameters: unknown list {list:?}; lists: registry@1, citation@1, none")
+                format!("remove-tracking-parameters (line {list_line}): unknown list {list:?}; lists: registry@1, citation@1, none")
             })?;
             add_names.iter().for_each(|n| set.add_name(n));
             add_prefixes.iter().for_each(|n| set.add_prefix(n));
@@ -201,11 +216,13 @@ fn valid_id(id: &str) -> bool {
         && version.bytes().all(|b| b.is_ascii_digit())
 }
 
-fn line_of(text: &str, id: &str) -> usize {
-    let needle = format!("\"{id}\"");
-    text.lines()
-        .position(|l| l.contains(&needle))
-        .map_or(0, |i| i + 1)
+/// The 1-based line of a byte offset.
+fn line_at(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
 }
 
 fn flatten(s: &str) -> String {

@@ -120,15 +120,12 @@ pub fn parts_from_url(url: &WebUrl, path_only: bool) -> Result<Parts<'_>, KeyErr
             "the path reparses as scheme-relative (a backslash after the first /)",
         ));
     }
-    let href = url.href();
     let userinfo: Cow<'_, str> = if url.password().is_empty() {
         Cow::Borrowed(url.username())
     } else {
-        // Username and password are adjacent in the serialization: borrow both at once.
-        let u = url.username();
-        let start = u.as_ptr() as usize - href.as_ptr() as usize;
-        let end = url.password().as_ptr() as usize - href.as_ptr() as usize + url.password().len();
-        Cow::Borrowed(&href[start..end])
+        // `username:password`. Built rather than borrowed: an empty username
+        // (`https://:pw@host/`) is not a slice of the href, so no pointer arithmetic.
+        Cow::Owned(format!("{}:{}", url.username(), url.password()))
     };
     let host_kind = url.host_kind();
     let host = match host_kind {
@@ -158,7 +155,7 @@ pub fn parts_from_url(url: &WebUrl, path_only: bool) -> Result<Parts<'_>, KeyErr
 pub fn document_parts(text: &str) -> Result<Parts<'_>, KeyError> {
     if let Some((i, c)) = text
         .char_indices()
-        .find(|&(_, c)| c.is_whitespace() || c.is_control() || c == '\\')
+        .find(|&(_, c)| c.is_whitespace() || c <= '\u{1f}' || c == '\u{7f}' || c == '\\')
     {
         return Err(KeyError::new(
             ErrorCode::DocumentForbiddenCharacter,
@@ -181,17 +178,13 @@ pub fn document_parts(text: &str) -> Result<Parts<'_>, KeyError> {
             "credentials (@) in the authority are not accepted",
         ));
     }
-    let (host, port) = crate::web::split_host_port(authority);
+    let (host, port) = split_authority(authority);
     let host_kind = if host.starts_with('[') {
+        // Brackets hold exactly an IPv6 address (`split_authority` left anything after
+        // the `]` that is not `:port` in the host, so it fails here too).
         let inner = host.strip_prefix('[').and_then(|h| h.strip_suffix(']'));
         match inner {
-            Some(i)
-                if !i.is_empty()
-                    && i.bytes()
-                        .all(|b| b.is_ascii_hexdigit() || b == b':' || b == b'.') =>
-            {
-                HostKind::Ipv6
-            }
+            Some(i) if i.parse::<std::net::Ipv6Addr>().is_ok() => HostKind::Ipv6,
             _ => {
                 return Err(KeyError::new(
                     ErrorCode::DocumentInvalidHost,
@@ -242,6 +235,28 @@ pub fn document_parts(text: &str) -> Result<Parts<'_>, KeyError> {
         opaque_path: false,
         path_only: false,
     })
+}
+
+/// Splits `host[:port]` for `document@1`: a bracketed host ends at its first `]`, which
+/// must be followed by nothing or `:port` (else the whole text is returned as the host,
+/// and fails as one); any other host ends at the first `:`, so `a:1:2` has the port `1:2`.
+fn split_authority(authority: &str) -> (&str, Option<&str>) {
+    if authority.starts_with('[') {
+        if let Some(close) = authority.find(']') {
+            let rest = &authority[close + 1..];
+            if rest.is_empty() {
+                return (authority, None);
+            }
+            if let Some(port) = rest.strip_prefix(':') {
+                return (&authority[..=close], Some(port));
+            }
+        }
+        return (authority, None);
+    }
+    match authority.split_once(':') {
+        Some((h, p)) => (h, Some(p)),
+        None => (authority, None),
+    }
 }
 
 fn bad_port(p: &str) -> KeyError {

@@ -35,10 +35,11 @@ pub const DEFAULT_MAX_INPUT_BYTES: usize = 64 * 1024;
 pub enum KeyForm {
     /// The canonical URL itself, credentials and all (`whatwg@1`).
     Href,
-    /// `scheme://host[:port]path[?query]`, or `path[?query]` for path-only input.
+    /// `scheme://host[:port]path[?query]`, or `path[?query]` for path-only input
+    /// (with `userinfo@` and `#fragment` only when the policy's rules left them).
     Url,
     /// Seed 001's key: no scheme for http(s), `scheme:[//]` otherwise; opaque paths as
-    /// `scheme:path`.
+    /// `scheme:path` (with `userinfo@` and `#fragment` only when the rules left them).
     WebKey,
 }
 
@@ -269,8 +270,12 @@ impl Policy {
         let key = match self.def.key_form {
             KeyForm::Href => canonical.clone(),
             KeyForm::Url => {
+                // Everything the rules left, credentials and fragment included: a removal
+                // is a rule's recorded transformation, never the key form's silent choice
+                // (the builtins drop both with `drop-credentials` and `remove-fragment`;
+                // a policy file may keep `#!`/`#/` routes).
                 let mut s = String::with_capacity(canonical.len());
-                parts.write_url(&mut s, false, false);
+                parts.write_url(&mut s, true, true);
                 s
             }
             KeyForm::WebKey => write_webkey(&parts),
@@ -318,15 +323,10 @@ fn record_parse_changes(
     }
     let off = crate::offsets::offsets(text, scheme_written);
     // Most components come through unchanged: compare borrowed text, allocate only for a change.
+    // Tabs and newlines inside a component are shown as written, so their removal by the
+    // parser is recorded too.
     let piece = |span: Option<crate::offsets::ComponentSpan>| -> Option<Cow<'_, str>> {
-        span.map(|c| {
-            let raw = &text[c.bytes.start..c.bytes.end];
-            if raw.contains(['\t', '\n', '\r']) {
-                Cow::Owned(raw.chars().filter(|ch| !matches!(ch, '\t' | '\n' | '\r')).collect())
-            } else {
-                Cow::Borrowed(raw)
-            }
-        })
+        span.map(|c| Cow::Borrowed(&text[c.bytes.start..c.bytes.end]))
     };
     const RULE: &str = "whatwg-parse";
     let mut note = |c: Component, before: Option<Cow<'_, str>>, after: &str| {
@@ -347,12 +347,22 @@ fn record_parse_changes(
     let query_out = parts.query.as_deref();
     if query_in.as_deref() != query_out {
         let before = query_in.map_or(String::new(), |q| format!("?{q}"));
-        log.record(RULE, Component::Query, before, parts.component_text(Component::Query));
+        log.record(
+            RULE,
+            Component::Query,
+            before,
+            parts.component_text(Component::Query),
+        );
     }
     let frag_in = piece(off.fragment);
     if frag_in.as_deref() != parts.fragment.as_deref() {
         let before = frag_in.map_or(String::new(), |f| format!("#{f}"));
-        log.record(RULE, Component::Fragment, before, parts.component_text(Component::Fragment));
+        log.record(
+            RULE,
+            Component::Fragment,
+            before,
+            parts.component_text(Component::Fragment),
+        );
     }
 }
 
@@ -386,15 +396,26 @@ fn write_webkey(p: &Parts<'_>) -> String {
         out.push_str(&p.scheme);
         out.push(':');
         out.push_str(&p.path);
+        if let Some(q) = &p.query {
+            out.push('?');
+            out.push_str(q);
+        }
+        push_fragment(&mut out, p);
         return out;
     }
     let host = p.host.as_deref().unwrap_or("");
     if !text::is_web_scheme(&p.scheme) {
         out.push_str(&p.scheme);
         out.push(':');
-        if !host.is_empty() {
+        // "plus `//` when the address has a host": a host that is not null, the empty
+        // host of `file:///x` included (URL Standard, URL serializer step 2).
+        if p.host.is_some() {
             out.push_str("//");
         }
+    }
+    if !p.userinfo.is_empty() {
+        out.push_str(&p.userinfo);
+        out.push('@');
     }
     out.push_str(host);
     if !p.port.is_empty() {
@@ -406,7 +427,16 @@ fn write_webkey(p: &Parts<'_>) -> String {
         out.push('?');
         out.push_str(q);
     }
+    push_fragment(&mut out, p);
     out
+}
+
+/// A fragment the rules kept (`remove-fragment` with `keep_routes`).
+fn push_fragment(out: &mut String, p: &Parts<'_>) {
+    if let Some(f) = &p.fragment {
+        out.push('#');
+        out.push_str(f);
+    }
 }
 
 /// The grouping signature: `host[:port]` + path + `?` + sorted distinct parameter names
@@ -503,15 +533,15 @@ impl PolicySet {
     ) -> Result<Vec<String>, PolicyError> {
         let defs = file::parse(toml_text, origin)?;
         let mut ids = Vec::new();
-        for def in defs {
-            if builtin::builtin(&def.id).ok().flatten().is_some()
-                || self.custom.iter().any(|c| c.id == def.id)
-            {
+        for (def, line) in defs {
+            let builtin = builtin::builtin(&def.id).ok().flatten().is_some();
+            if builtin || self.custom.iter().any(|c| c.id == def.id) {
                 return Err(PolicyError::File {
                     origin: origin.to_string(),
                     message: format!(
-                        "policy {:?} is already defined; give it another name or version",
-                        def.id
+                        "policy {:?} (line {line}) is already defined{}; give it another name or version",
+                        def.id,
+                        if builtin { " (a builtin policy)" } else { " (by an earlier policy file)" }
                     ),
                 });
             }

@@ -53,7 +53,8 @@ impl Parts<'_> {
     }
 
     /// Writes the URL form: `scheme:[//[userinfo@]host[:port]]path[?query][#fragment]`,
-    /// or `path[?query][#fragment]` for path-only input.
+    /// or `path[?query][#fragment]` for path-only input; a hostless path that starts
+    /// with `//` is written `/.//...`.
     pub fn write_url(&self, out: &mut String, with_userinfo: bool, with_fragment: bool) {
         if !self.path_only {
             out.push_str(&self.scheme);
@@ -70,9 +71,10 @@ impl Parts<'_> {
                 out.push(':');
                 out.push_str(&self.port);
             }
-        } else if !self.path_only && !self.opaque_path && self.path.starts_with("//") {
+        } else if !self.opaque_path && self.path.starts_with("//") {
             // URL Standard, serializer step 3: a hostless path starting with "//" gets "/."
-            // so that it does not reparse as an authority.
+            // so that it does not reparse as an authority. Path-only text too: `//x`
+            // would read as scheme-relative, `/.//x` parses back to the path `//x`.
             out.push_str("/.");
         }
         out.push_str(&self.path);

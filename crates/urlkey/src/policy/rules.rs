@@ -60,13 +60,15 @@ pub enum Rule {
     StripRootDot,
     /// Reduces a domain host to its registrable domain (Public Suffix List).
     RegistrableDomain,
-    /// Decodes `%XX` escapes of unreserved characters and uppercases other escapes.
+    /// Decodes `%XX` escapes of unreserved characters and uppercases other escapes
+    /// (hierarchical paths only; an opaque path is left alone).
     DecodeUnreserved,
-    /// Lowercases ASCII letters of the path (escapes keep their hex digits).
+    /// Lowercases ASCII letters of the path (escapes keep their hex digits); an opaque
+    /// path is lowercased whole.
     LowercasePath,
     /// Drops a final default-document segment (`index.html`, `default.aspx`, ...).
     DropDefaultDocument,
-    /// An opaque-path URL's key has no query.
+    /// An opaque-path URL's key has no query (unless the opaque path is empty).
     DropOpaqueQuery,
     /// Lowercases the scheme (`document@1`; the WHATWG parser already does).
     LowercaseScheme,
@@ -237,11 +239,25 @@ impl Rule {
                 }
             }
             Rule::DecodeUnreserved => {
+                // An opaque path (`mailto:`) is only lowercased (seed 001, key step 7).
+                if p.opaque_path {
+                    return;
+                }
                 if let Some(new) = decode_unreserved(&p.path) {
                     replace(&mut p.path, new, name, Component::Path, log);
                 }
             }
             Rule::LowercasePath => {
+                // An opaque path is lowercased whole, escapes included (seed 001, key
+                // step 7); a hierarchical path keeps its escapes' hex digits, which
+                // `decode-unreserved` uppercases (step 4).
+                if p.opaque_path {
+                    if p.path.bytes().any(|b| b.is_ascii_uppercase()) {
+                        let new = p.path.to_ascii_lowercase();
+                        replace(&mut p.path, new, name, Component::Path, log);
+                    }
+                    return;
+                }
                 if let Some(new) = lowercase_outside_escapes(&p.path) {
                     replace(&mut p.path, new, name, Component::Path, log);
                 }
@@ -261,7 +277,9 @@ impl Rule {
                 }
             }
             Rule::DropOpaqueQuery => {
-                if p.opaque_path && p.query.is_some() {
+                // `magnet:?xt=...` has an empty opaque path: dropping its query would give
+                // every magnet link one key, so only a non-empty path stands for the URL.
+                if p.opaque_path && !p.path.is_empty() && p.query.is_some() {
                     replace_query(p, None, name, log);
                 }
             }

@@ -1,0 +1,498 @@
+//! Policy files (`--policy-file`, docs/policies.md "Your own policies"): the TOML examples
+//! in `tests/examples/`, checked against the builtins and their golden fixtures, and the
+//! errors a bad file gives (each names the line).
+
+use std::path::Path;
+
+use urlkey::{ErrorCode, Outcome, PolicySet};
+
+fn example(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/examples")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn with_file(name: &str) -> PolicySet {
+    let mut set = PolicySet::builtin();
+    set.load_policy_file(&example(name), name)
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    set
+}
+
+/// The golden fixture of a builtin: (input, expected) with expected `!code` or the key.
+fn golden(id: &str) -> Vec<(String, String)> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/golden/{id}.tsv"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .map(|l| {
+            let (i, e) = l.split_once('\t').unwrap();
+            let e = if e.starts_with('!') {
+                e.to_string()
+            } else {
+                unescape(e)
+            };
+            (unescape(i), e)
+        })
+        .collect()
+}
+
+/// The fixtures' escapes (see `tests/golden.rs`).
+fn unescape(s: &str) -> String {
+    let mut out = String::new();
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('t') => out.push('\t'),
+            Some('n') => out.push('\n'),
+            Some('r') => out.push('\r'),
+            Some('u') => {
+                let hex: String = chars.by_ref().skip(1).take_while(|&h| h != '}').collect();
+                out.push(char::from_u32(u32::from_str_radix(&hex, 16).unwrap()).unwrap());
+            }
+            Some(other) => out.push(other),
+            None => {}
+        }
+    }
+    out
+}
+
+/// A policy file's `schemes = "web"` reports `policy.unsupported-scheme`; the builtin
+/// `citation@1` reports its own code. Everything else must be identical.
+fn same_code(builtin: ErrorCode, file: ErrorCode) -> bool {
+    builtin == file
+        || (builtin == ErrorCode::CitationUnsupportedScheme
+            && file == ErrorCode::PolicyUnsupportedScheme)
+}
+
+fn render(o: &Outcome) -> String {
+    match (&o.key, &o.error) {
+        (Some(k), _) => k.clone(),
+        (None, Some(e)) => format!("!{}", e.code.as_str()),
+        (None, None) => unreachable!(),
+    }
+}
+
+/// Compares a file policy with a builtin on every input of the builtin's fixture: the
+/// whole outcome (key, canonical form, transformations, removed parameters, facts, PSL),
+/// and the fixture's expected column.
+fn assert_equivalent(set: &PolicySet, file_id: &str, builtin_id: &str) -> usize {
+    let file = set.get(file_id).unwrap();
+    let builtin = set.get(builtin_id).unwrap();
+    let mut bad = Vec::new();
+    let cases = golden(builtin_id);
+    for (input, expected) in &cases {
+        let (f, b) = (file.key(input), builtin.key(input));
+        let expected_f = match (&f.error, expected.strip_prefix('!')) {
+            (Some(e), Some(code))
+                if e.code == ErrorCode::PolicyUnsupportedScheme
+                    && code == "citation.unsupported-scheme" =>
+            {
+                expected.clone()
+            }
+            _ => render(&f),
+        };
+        if &expected_f != expected {
+            bad.push(format!(
+                "{input:?}: fixture {expected:?}, {file_id} {:?}",
+                render(&f)
+            ));
+        }
+        let codes_agree = match (&b.error, &f.error) {
+            (Some(be), Some(fe)) => same_code(be.code, fe.code),
+            (None, None) => true,
+            _ => false,
+        };
+        if !codes_agree
+            || f.key != b.key
+            || f.canonical != b.canonical
+            || f.transformations != b.transformations
+            || f.removed_params != b.removed_params
+            || f.facts != b.facts
+            || f.psl != b.psl
+        {
+            bad.push(format!(
+                "{input:?}:\n  {builtin_id} {b:?}\n  {file_id} {f:?}"
+            ));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{file_id} differs from {builtin_id} on {} input(s):\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
+    cases.len()
+}
+
+#[test]
+fn the_citation_file_gives_citation_keys_on_the_golden_inputs() {
+    let set = with_file("citation-equivalent.toml");
+    let n = assert_equivalent(&set, "my-citation@1", "citation@1");
+    assert!(n >= 150);
+    assert_equivalent(
+        &set,
+        "my-citation-keep-slash@1",
+        "citation@1+keep-trailing-slash",
+    );
+}
+
+#[test]
+fn the_catalogue_expresses_every_builtin() {
+    let set = with_file("builtins.toml");
+    for (file_id, builtin) in [
+        ("file-whatwg@1", "whatwg@1"),
+        ("file-mapper@1", "mapper@1"),
+        ("file-document@1", "document@1"),
+        ("file-citation@1", "citation@1"),
+        ("file-webkey@1", "webkey@1"),
+    ] {
+        assert_equivalent(&set, file_id, builtin);
+    }
+}
+
+fn key(set: &PolicySet, id: &str, input: &str) -> String {
+    render(&set.get(id).unwrap().key(input))
+}
+
+#[test]
+fn strip_www_example() {
+    let set = with_file("strip-www.toml");
+    let id = "citation-nowww@1";
+    assert_eq!(
+        key(&set, id, "https://WWW.Example.com/a/?utm_source=x"),
+        "https://example.com/a"
+    );
+    assert_eq!(
+        key(&set, id, "https://example.com/a"),
+        "https://example.com/a"
+    );
+    // One leading `www.` label, only when a name with a dot is left.
+    assert_eq!(
+        key(&set, id, "https://www.www.example.com/"),
+        "https://www.example.com/"
+    );
+    assert_eq!(key(&set, id, "https://www.com/"), "https://www.com/");
+    assert_eq!(
+        key(&set, id, "https://www2.example.com/"),
+        "https://www2.example.com/"
+    );
+    assert_eq!(
+        key(&set, id, "ftp://www.example.com/"),
+        "!policy.unsupported-scheme"
+    );
+    let o = set.get(id).unwrap().key("https://www.example.com/");
+    assert_eq!(o.rule_names(), ["strip-www"]);
+    assert_eq!(o.transformations[0].before, "www.example.com");
+    assert_eq!(o.transformations[0].after, "example.com");
+    // The canonical form keeps the host: strip-www shapes the key only.
+    assert_eq!(o.canonical.as_deref(), Some("https://www.example.com/"));
+}
+
+#[test]
+fn keep_routes_example_keeps_route_fragments_in_the_key() {
+    let set = with_file("spa-routes.toml");
+    let id = "spa@1";
+    assert_eq!(
+        key(&set, id, "https://app.example/#/inbox"),
+        "https://app.example/#/inbox"
+    );
+    assert_eq!(
+        key(&set, id, "https://app.example/x?b=1&a=2&utm_source=n#!/a/b"),
+        "https://app.example/x?a=2&b=1#!/a/b"
+    );
+    let o = set
+        .get(id)
+        .unwrap()
+        .key("https://app.example/doc#section-2");
+    assert_eq!(o.key.as_deref(), Some("https://app.example/doc"));
+    assert_eq!(o.rule_names(), ["remove-fragment"]);
+    let o = set.get(id).unwrap().key("https://app.example/#/inbox");
+    assert!(o.transformations.is_empty(), "{:?}", o.transformations);
+    assert_eq!(o.canonical.as_deref(), Some("https://app.example/#/inbox"));
+}
+
+#[test]
+fn tracking_example_adds_and_keeps_names() {
+    let set = with_file("tracking.toml");
+    let id = "shop@1";
+    let o = set.get(id).unwrap().key(
+        "https://shop.example/item?utm_id=7&UTM_source=a&ref=home&SOURCE=rss&Pk_campaign=x&mtm_kwd=y&referrer=z&gclid=1&id=3",
+    );
+    assert_eq!(
+        o.key.as_deref(),
+        Some("https://shop.example/item?id=3&referrer=z&utm_id=7")
+    );
+    assert_eq!(
+        o.removed_params,
+        [
+            "UTM_source",
+            "ref",
+            "SOURCE",
+            "Pk_campaign",
+            "mtm_kwd",
+            "gclid"
+        ]
+    );
+    // keep_names wins over the utm_ prefix; matching ignores ASCII case.
+    assert_eq!(
+        key(&set, id, "https://shop.example/?UTM_ID=1"),
+        "https://shop.example/?UTM_ID=1"
+    );
+    // The document parser with an application contract.
+    assert_eq!(
+        key(
+            &set,
+            "document-sorted@1",
+            "HTTPS://Shop.Example:443//a//B?z=1&a=2#f"
+        ),
+        "https://shop.example/a/B?a=2&z=1"
+    );
+    assert_eq!(
+        key(&set, "document-sorted@1", "https://user@shop.example/"),
+        "!document.credentials"
+    );
+}
+
+/// Loads `text` and returns the error message.
+fn load_error(text: &str) -> String {
+    let mut set = PolicySet::builtin();
+    match set.load_policy_file(text, "my.toml") {
+        Ok(ids) => panic!("loaded {ids:?}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+fn assert_names(msg: &str, parts: &[&str]) {
+    for p in parts {
+        assert!(msg.contains(p), "{p:?} not in the message: {msg}");
+    }
+}
+
+#[test]
+fn unknown_rule_names_the_line() {
+    let msg = load_error(
+        r#"[[policy]]
+id = "a@1"
+parser = "whatwg"
+key = "url"
+rules = [
+  { rule = "remove-fragment" },
+  { rule = "strip-wwww" },
+]
+"#,
+    );
+    assert_names(&msg, &["my.toml", "line 7", "strip-wwww", "strip-www"]);
+}
+
+#[test]
+fn unknown_parameter_names_the_line() {
+    let msg = load_error(
+        r#"[[policy]]
+id = "a@1"
+parser = "whatwg"
+key = "url"
+
+[[policy.rules]]
+rule = "remove-fragment"
+keep_route = true
+"#,
+    );
+    assert_names(&msg, &["my.toml", "line 6", "keep_route", "keep_routes"]);
+    let msg = load_error(
+        r#"[[policy]]
+id = "a@1"
+parser = "whatwg"
+key = "url"
+rules = [{ rule = "drop-credentials", keep = true }]
+"#,
+    );
+    assert_names(&msg, &["line 5", "keep"]);
+    let msg = load_error(
+        r#"[[policy]]
+id = "a@1"
+parser = "whatwg"
+keys = "url"
+"#,
+    );
+    assert_names(&msg, &["line 4", "keys"]);
+}
+
+#[test]
+fn bad_id_names_the_line() {
+    for (id, line) in [
+        ("Bad Id", "line 3"),
+        ("noversion", "line 3"),
+        ("a@1.0", "line 3"),
+        ("citation@1+x", "line 3"),
+    ] {
+        let msg = load_error(&format!(
+            "# a comment\n[[policy]]\nid = '{id}'\nparser = \"whatwg\"\nkey = \"url\"\n"
+        ));
+        assert_names(&msg, &["my.toml", line, id, "name@version"]);
+    }
+}
+
+#[test]
+fn duplicate_id_names_both_lines() {
+    let msg = load_error(
+        r#"[[policy]]
+id = "a@1"
+parser = "whatwg"
+key = "url"
+
+[[policy]]
+id = "a@1"
+parser = "mapper"
+key = "url"
+"#,
+    );
+    assert_names(&msg, &["my.toml", "line 7", "line 2", "a@1"]);
+    // A builtin id.
+    let msg = load_error("\n[[policy]]\nid = \"citation@1\"\nparser = \"whatwg\"\nkey = \"url\"\n");
+    assert_names(&msg, &["my.toml", "line 3", "citation@1", "builtin"]);
+    // An id that another file defined.
+    let mut set = PolicySet::builtin();
+    set.load_policy_file(
+        "[[policy]]\nid = \"b@1\"\nparser = \"whatwg\"\nkey = \"url\"\n",
+        "one.toml",
+    )
+    .unwrap();
+    let msg = set
+        .load_policy_file(
+            "[[policy]]\nid = \"b@1\"\nparser = \"whatwg\"\nkey = \"url\"\n",
+            "two.toml",
+        )
+        .unwrap_err()
+        .to_string();
+    assert_names(&msg, &["two.toml", "line 2", "b@1", "already defined"]);
+}
+
+#[test]
+fn unknown_list_names_the_line() {
+    let msg = load_error(
+        r#"[[policy]]
+id = "a@1"
+parser = "whatwg"
+key = "url"
+rules = [
+  { rule = "remove-fragment" },
+  { rule = "remove-tracking-parameters", list = "registry@2" },
+]
+"#,
+    );
+    assert_names(
+        &msg,
+        &[
+            "my.toml",
+            "line 7",
+            "registry@2",
+            "registry@1, citation@1, none",
+        ],
+    );
+}
+
+#[test]
+fn other_file_errors_name_the_line() {
+    let msg = load_error(
+        "[[policy]]\nid = \"a@1\"\nparser = \"mapper\"\nschemes = \"web\"\nkey = \"url\"\n",
+    );
+    assert_names(&msg, &["line 2", "apply only to parser"]);
+    let msg = load_error("[[policy]]\nid = \"a@1\"\nparser = \"regex\"\nkey = \"url\"\n");
+    assert_names(&msg, &["line 3", "regex"]);
+    let msg = load_error("[[policy]]\nid = \"a@1\"\nparser = \"whatwg\"\n");
+    assert_names(&msg, &["line 1", "key"]);
+}
+
+/// The key forms write what the rules leave: without `drop-credentials` the userinfo stays
+/// in the key (no silent removal); with it, the removal is a recorded transformation.
+#[test]
+fn key_forms_write_what_the_rules_leave() {
+    let mut set = PolicySet::builtin();
+    set.load_policy_file(
+        r#"
+[[policy]]
+id = "keep-all@1"
+parser = "whatwg"
+key = "url"
+
+[[policy]]
+id = "keep-all-webkey@1"
+parser = "whatwg"
+key = "web-key"
+"#,
+        "inline.toml",
+    )
+    .unwrap();
+    let o = set
+        .get("keep-all@1")
+        .unwrap()
+        .key("https://u:p@a.example/x?b#f");
+    assert_eq!(o.key.as_deref(), Some("https://u:p@a.example/x?b#f"));
+    assert!(o.transformations.is_empty());
+    let o = set
+        .get("keep-all-webkey@1")
+        .unwrap()
+        .key("https://u@a.example/x#f");
+    assert_eq!(o.key.as_deref(), Some("u@a.example/x#f"));
+    let o = set
+        .get("keep-all-webkey@1")
+        .unwrap()
+        .key("mailto:a@b.example#f");
+    assert_eq!(o.key.as_deref(), Some("mailto:a@b.example#f"));
+    let o = set
+        .get("citation@1")
+        .unwrap()
+        .key("https://u:p@a.example/x#f");
+    assert_eq!(o.key.as_deref(), Some("https://a.example/x"));
+    assert_eq!(o.rule_names(), ["remove-fragment", "drop-credentials"]);
+}
+
+/// The TOML blocks of `docs/policies.md` load, the complete example behaves as the page
+/// says, and the page's `citation@1` file gives `citation@1`'s keys on its fixture.
+#[test]
+fn the_examples_in_docs_policies_md_work() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/policies.md");
+    let doc = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let blocks: Vec<&str> = doc
+        .split("```toml\n")
+        .skip(1)
+        .map(|b| b.split("```").next().unwrap())
+        .collect();
+    assert_eq!(
+        blocks.len(),
+        2,
+        "docs/policies.md should hold two TOML examples"
+    );
+    let mut set = PolicySet::builtin();
+    for b in &blocks {
+        set.load_policy_file(b, "docs/policies.md").unwrap();
+    }
+    let id = "app-citation@1";
+    assert_eq!(
+        key(
+            &set,
+            id,
+            "https://WWW.app.example/a/?utm_id=4&ref=x&Source=y&pk_c=1&b=2#/inbox"
+        ),
+        "https://app.example/a?b=2&utm_id=4#/inbox"
+    );
+    assert_eq!(
+        key(&set, id, "https://app.example/a/#top"),
+        "https://app.example/a"
+    );
+    assert_eq!(
+        key(&set, id, "mailto:a@app.example"),
+        "!policy.unsupported-scheme"
+    );
+    assert_equivalent(&set, "my-citation@1", "citation@1");
+    // The page's copy is the example file's first policy.
+    assert!(example("citation-equivalent.toml").contains(
+        r#"{ rule = "remove-tracking-parameters", list = "none", add_names = ["gclid", "dclid", "fbclid", "msclkid", "mc_cid", "mc_eid"], add_prefixes = ["utm_", "_hs"] },"#
+    ));
+}
