@@ -136,7 +136,7 @@ impl Source {
     }
 
     /// The size in bytes, when known (for progress).
-    pub fn len(&self) -> Option<u64> {
+    pub fn byte_len(&self) -> Option<u64> {
         match self {
             Source::Stdin => None,
             Source::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
@@ -595,6 +595,95 @@ pub fn format_from_name(path: &Path) -> Option<InputFormat> {
     }
 }
 
+/// Several sources read as one input, in order; line numbers continue across them.
+pub struct ChainSource {
+    pending: std::collections::VecDeque<Source>,
+    opts: ReadOptions,
+    current: Option<Box<dyn RecordSource>>,
+    line_offset: u64,
+    bytes_done: u64,
+    skipped_done: Skipped,
+}
+
+impl ChainSource {
+    /// Opens the first source now (so a missing file is reported before any output) and
+    /// the others when reached. Every file is checked to exist up front.
+    pub fn new(sources: Vec<Source>, opts: ReadOptions) -> Result<Self, InputError> {
+        for s in &sources {
+            if let Source::File(p) = s {
+                if let Err(e) = std::fs::metadata(p) {
+                    return Err(InputError {
+                        message: format!("{}: cannot open: {e}", p.display()),
+                    });
+                }
+            }
+        }
+        let mut pending: std::collections::VecDeque<Source> = sources.into();
+        let current = match pending.pop_front() {
+            Some(s) => Some(open_records(&s, &opts)?),
+            None => None,
+        };
+        Ok(ChainSource {
+            pending,
+            opts,
+            current,
+            line_offset: 0,
+            bytes_done: 0,
+            skipped_done: Skipped::default(),
+        })
+    }
+}
+
+impl RecordSource for ChainSource {
+    fn next_batch(&mut self, out: &mut Vec<InputRecord>, max: usize) -> Result<bool, InputError> {
+        loop {
+            let Some(cur) = self.current.as_mut() else {
+                return Ok(false);
+            };
+            let start = out.len();
+            let more = cur.next_batch(out, max)?;
+            for r in &mut out[start..] {
+                r.line += self.line_offset;
+            }
+            if more {
+                return Ok(true);
+            }
+            self.line_offset += cur.lines_read();
+            self.bytes_done += cur.bytes_read();
+            let s = cur.skipped();
+            self.skipped_done.blank += s.blank;
+            self.skipped_done.comment += s.comment;
+            self.current = match self.pending.pop_front() {
+                Some(src) => Some(open_records(&src, &self.opts)?),
+                None => None,
+            };
+            if self.current.is_none() {
+                return Ok(false);
+            }
+            if out.len() - start > 0 {
+                return Ok(true);
+            }
+        }
+    }
+    fn skipped(&self) -> Skipped {
+        let s = self
+            .current
+            .as_ref()
+            .map(|c| c.skipped())
+            .unwrap_or_default();
+        Skipped {
+            blank: self.skipped_done.blank + s.blank,
+            comment: self.skipped_done.comment + s.comment,
+        }
+    }
+    fn lines_read(&self) -> u64 {
+        self.line_offset + self.current.as_ref().map_or(0, |c| c.lines_read())
+    }
+    fn bytes_read(&self) -> u64 {
+        self.bytes_done + self.current.as_ref().map_or(0, |c| c.bytes_read())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -712,94 +801,5 @@ mod tests {
             ]
         );
         assert_eq!(recs[0].observed, "https://a/");
-    }
-}
-
-/// Several sources read as one input, in order; line numbers continue across them.
-pub struct ChainSource {
-    pending: std::collections::VecDeque<Source>,
-    opts: ReadOptions,
-    current: Option<Box<dyn RecordSource>>,
-    line_offset: u64,
-    bytes_done: u64,
-    skipped_done: Skipped,
-}
-
-impl ChainSource {
-    /// Opens the first source now (so a missing file is reported before any output) and
-    /// the others when reached. Every file is checked to exist up front.
-    pub fn new(sources: Vec<Source>, opts: ReadOptions) -> Result<Self, InputError> {
-        for s in &sources {
-            if let Source::File(p) = s {
-                if let Err(e) = std::fs::metadata(p) {
-                    return Err(InputError {
-                        message: format!("{}: cannot open: {e}", p.display()),
-                    });
-                }
-            }
-        }
-        let mut pending: std::collections::VecDeque<Source> = sources.into();
-        let current = match pending.pop_front() {
-            Some(s) => Some(open_records(&s, &opts)?),
-            None => None,
-        };
-        Ok(ChainSource {
-            pending,
-            opts,
-            current,
-            line_offset: 0,
-            bytes_done: 0,
-            skipped_done: Skipped::default(),
-        })
-    }
-}
-
-impl RecordSource for ChainSource {
-    fn next_batch(&mut self, out: &mut Vec<InputRecord>, max: usize) -> Result<bool, InputError> {
-        loop {
-            let Some(cur) = self.current.as_mut() else {
-                return Ok(false);
-            };
-            let start = out.len();
-            let more = cur.next_batch(out, max)?;
-            for r in &mut out[start..] {
-                r.line += self.line_offset;
-            }
-            if more {
-                return Ok(true);
-            }
-            self.line_offset += cur.lines_read();
-            self.bytes_done += cur.bytes_read();
-            let s = cur.skipped();
-            self.skipped_done.blank += s.blank;
-            self.skipped_done.comment += s.comment;
-            self.current = match self.pending.pop_front() {
-                Some(src) => Some(open_records(&src, &self.opts)?),
-                None => None,
-            };
-            if self.current.is_none() {
-                return Ok(false);
-            }
-            if out.len() - start > 0 {
-                return Ok(true);
-            }
-        }
-    }
-    fn skipped(&self) -> Skipped {
-        let s = self
-            .current
-            .as_ref()
-            .map(|c| c.skipped())
-            .unwrap_or_default();
-        Skipped {
-            blank: self.skipped_done.blank + s.blank,
-            comment: self.skipped_done.comment + s.comment,
-        }
-    }
-    fn lines_read(&self) -> u64 {
-        self.line_offset + self.current.as_ref().map_or(0, |c| c.lines_read())
-    }
-    fn bytes_read(&self) -> u64 {
-        self.bytes_done + self.current.as_ref().map_or(0, |c| c.bytes_read())
     }
 }

@@ -31,6 +31,8 @@ pub enum Command {
     Codes(FormatArgs),
     /// The citation audit ledger (SQLite): ingest, report, verify, export.
     Ledger(urlkey_ledger::cli::LedgerArgs),
+    /// Serve the Mapper and the key inspector as a local web page.
+    Serve(urlkey_serve::ServeArgs),
 }
 
 /// Where policies come from.

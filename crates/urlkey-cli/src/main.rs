@@ -61,6 +61,7 @@ fn main() {
             eprintln!("urlkey ledger: {e}");
             Failure::Code(e.exit_code())
         }),
+        flags::Command::Serve(a) => urlkey_serve::run(a).map_err(Failure::Internal),
     };
     if let Err(f) = result {
         match &f {

@@ -584,7 +584,14 @@ mod documented {
         let parse: Vec<_> = o
             .transformations
             .iter()
-            .map(|t| (t.rule, t.component.as_str(), t.before.as_str(), t.after.as_str()))
+            .map(|t| {
+                (
+                    t.rule,
+                    t.component.as_str(),
+                    t.before.as_str(),
+                    t.after.as_str(),
+                )
+            })
             .collect();
         assert_eq!(
             parse,

@@ -26,7 +26,7 @@ pub fn run(a: MapArgs) -> Result<(), Failure> {
     };
     let (mut sources, opts) = super::read_options(&a.input)?;
     // The second pass rereads the input: standard input is kept in a spill file.
-    let _spill = if sources.iter().any(|s| *s == Source::Stdin) {
+    let _spill = if sources.contains(&Source::Stdin) {
         if sources.len() > 1 {
             return Err(Failure::Usage(
                 "standard input (-) cannot be combined with files in map".into(),

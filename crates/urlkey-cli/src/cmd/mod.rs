@@ -123,5 +123,5 @@ pub fn progress(quiet: bool, total_bytes: Option<u64>) -> Option<ProgressBar> {
 
 /// Total size of the sources, when every one is a file.
 pub fn total_bytes(sources: &[Source]) -> Option<u64> {
-    sources.iter().map(Source::len).sum()
+    sources.iter().map(Source::byte_len).sum()
 }

@@ -1,0 +1,281 @@
+// End-to-end test of `urlkey serve` in Debian's headless Chromium, driven by playwright-core.
+// Usage: node e2e.mjs BASE_URL URLKEY_BIN OUT_DIR BIG_FILE
+// Prints one line per check and writes OUT_DIR/e2e-result.json ({passed, failed, ...}).
+import { chromium } from 'playwright-core';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const [base, bin, outDir, bigFile] = process.argv.slice(2);
+if (!base || !bin || !outDir) {
+  console.error('usage: node e2e.mjs BASE_URL URLKEY_BIN OUT_DIR [BIG_FILE]');
+  process.exit(2);
+}
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const SAMPLE_LINES = [
+  'HTTP://Example.com:80/a//b?utm_source=x&id=7',
+  '/main/scripts.html?script=One',
+  '/main/scripts.html?script=Two',
+  '/x?a=1&b=2',
+  '/x?b=2&a=1',
+  'javascript:alert(1)',
+];
+const NOTICE = 'No URL is fetched. Every row requires manual review.';
+
+let passed = 0;
+let failed = 0;
+const timings = {};
+
+function check(name, ok, detail) {
+  if (ok) {
+    passed++;
+    console.log('ok    ' + name);
+  } else {
+    failed++;
+    console.log('FAIL  ' + name + (detail !== undefined ? ': ' + detail : ''));
+  }
+}
+
+async function step(name, fn) {
+  try {
+    await fn();
+  } catch (e) {
+    check(name, false, e && e.message ? e.message.split('\n')[0] : String(e));
+  }
+}
+
+// The CSV `urlkey map --format csv` writes for a file.
+function cliCsv(file, extra = []) {
+  return execFileSync(bin, ['map', '--format', 'csv', '--quiet', ...extra, file], {
+    maxBuffer: 1 << 30,
+  });
+}
+
+async function waitDone(page, timeout = 60000) {
+  await page.waitForFunction(() => document.documentElement.dataset.mapState === 'done' ||
+    document.documentElement.dataset.mapState === 'error', null, { timeout });
+  return page.evaluate(() => document.documentElement.dataset.mapState);
+}
+
+const userDataDir = mkdtempSync(join(tmpdir(), 'urlkey-e2e-chromium-'));
+let context;
+try {
+  context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    acceptDownloads: true,
+    viewport: { width: 1440, height: 1000 },
+    args: [
+      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+    ],
+  });
+} catch (e) {
+  check('chromium starts', false, e.message.split('\n')[0]);
+  writeFileSync(join(outDir, 'e2e-result.json'), JSON.stringify({ passed, failed, timings }));
+  process.exit(1);
+}
+check('chromium starts', true);
+
+const page = context.pages()[0] || await context.newPage();
+const foreign = [];
+const consoleErrors = [];
+page.on('request', (r) => {
+  const u = r.url();
+  if (!u.startsWith(base) && !u.startsWith('blob:') && !u.startsWith('data:')) foreign.push(u);
+});
+page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+page.on('pageerror', (e) => consoleErrors.push(String(e)));
+
+const sampleFile = join(outDir, 'sample.txt');
+
+try {
+  await step('page loads', async () => {
+    const res = await page.goto(base, { waitUntil: 'load' });
+    check('page loads', res.ok(), res.status());
+    const csp = res.headers()['content-security-policy'] || '';
+    check('strict CSP header', csp.includes("default-src 'self'") && csp.includes("frame-ancestors 'none'"), csp);
+  });
+
+  await step('notice always visible', async () => {
+    const notice = page.locator('#notice');
+    check('notice always visible', (await notice.isVisible()) && (await notice.textContent()).trim() === NOTICE,
+      await notice.textContent());
+  });
+
+  await step('policies listed with descriptions', async () => {
+    await page.waitForFunction(() => document.querySelectorAll('#policy option').length >= 2);
+    const ids = await page.$$eval('#policy option', (os) => os.map((o) => o.value));
+    const desc = await page.textContent('#policy-desc');
+    check('policies listed with descriptions', ids.includes('mapper@1') &&
+      (await page.inputValue('#policy')) === 'mapper@1' && desc.includes('Legacy URL Mapper'), ids.join(','));
+  });
+
+  await step('every control has a label', async () => {
+    const unlabeled = await page.$$eval('textarea, select, input', (els) =>
+      els.filter((e) => !(e.labels && e.labels.length) && !e.getAttribute('aria-label')).map((e) => e.id || e.name));
+    check('every control has a label', unlabeled.length === 0, unlabeled.join(','));
+  });
+
+  await step('load sample and run', async () => {
+    await page.getByRole('button', { name: 'Load sample' }).click();
+    const st = await waitDone(page);
+    check('load sample and run', st === 'done', st + ' ' + (await page.textContent('#status')));
+    writeFileSync(sampleFile, await page.inputValue('#text'));
+  });
+
+  await step('sample text is seed 000', async () => {
+    check('sample text is seed 000', readFileSync(sampleFile, 'utf8') === SAMPLE_LINES.join('\n') + '\n');
+  });
+
+  await step('summary counts', async () => {
+    const counts = {};
+    for (const k of ['records', 'valid', 'invalid', 'duplicate-groups', 'review-groups']) {
+      counts[k] = (await page.textContent('#count-' + k)).trim();
+    }
+    const want = { records: '6', valid: '5', invalid: '1', 'duplicate-groups': '1', 'review-groups': '1' };
+    check('summary counts', JSON.stringify(counts) === JSON.stringify(want), JSON.stringify(counts));
+  });
+
+  await step('classifications shown', async () => {
+    const shown = await page.$$eval('#rows tr.record', (trs) =>
+      trs.map((tr) => tr.dataset.line + ':' + tr.querySelector('.badge').textContent));
+    const want = ['1:unique', '2:review', '3:review', '4:duplicate', '5:duplicate', '6:invalid'];
+    check('classifications shown (grouped, seed 000)', JSON.stringify(shown) === JSON.stringify(want), shown.join(' '));
+    const heads = await page.$$eval('#rows tr.group-head', (trs) => trs.length);
+    check('group headers', heads === 4, heads);
+  });
+
+  await step('removed tracking parameter highlighted', async () => {
+    const marks = await page.$$eval('#rows tr[data-line="1"] mark.removed', (ms) => ms.map((m) => m.textContent));
+    const whole = await page.textContent('#rows tr[data-line="1"] code.observed');
+    check('removed tracking parameter highlighted', marks.length === 1 && marks[0] === 'utm_source=x' &&
+      whole === SAMPLE_LINES[0], JSON.stringify(marks));
+    const key = await page.textContent('#rows tr[data-line="1"] code.key');
+    check('key shown', key === 'http://example.com/a/b?id=7', key);
+  });
+
+  await step('invalid rows with their error', async () => {
+    const inv = await page.$$eval('#invalid-rows tr', (trs) => trs.map((tr) => tr.textContent));
+    check('invalid rows with their error', inv.length === 1 && inv[0].includes('javascript:alert(1)') &&
+      inv[0].includes('mapper.unsupported-scheme'), JSON.stringify(inv));
+  });
+
+  await step('filter by classification', async () => {
+    await page.check('input[name="cls"][value="review"]');
+    await page.waitForFunction(() => {
+      const b = Array.from(document.querySelectorAll('#rows tr.record .badge')).map((x) => x.textContent);
+      return b.length === 2 && b.every((t) => t === 'review');
+    }, null, { timeout: 10000 });
+    check('filter by classification', true);
+    await page.check('input[name="cls"][value="all"]');
+    await page.waitForFunction(() => document.querySelectorAll('#rows tr.record').length === 6, null, { timeout: 10000 });
+  });
+
+  await step('inspector by keyboard', async () => {
+    await page.focus('#rows tr[data-line="1"]');
+    await page.keyboard.press('ArrowDown');
+    const focused = await page.evaluate(() => document.activeElement.dataset.line);
+    check('arrow keys move between rows', focused === '2', focused);
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => /inspected/.test(document.getElementById('inspector-status').textContent),
+      null, { timeout: 10000 });
+    const keys = await page.$$eval('#inspector-body table', (ts) => {
+      const t = ts.find((x) => x.caption.textContent.includes('each policy'));
+      return Array.from(t.tBodies[0].rows).map((r) => [r.cells[0].textContent, r.cells[1].textContent]);
+    });
+    const mapper = keys.find((k) => k[0] === 'mapper@1');
+    check('inspector: key under every policy', keys.length >= 5 && mapper && mapper[1] === 'http://example.com/a/b?id=7',
+      JSON.stringify(keys));
+    const body = await page.textContent('#inspector-body');
+    check('inspector: facts, offsets, query pairs', body.includes('tracking-parameters-removed') &&
+      body.includes('param utm_source') && body.includes('Query pairs') && body.includes('example.com'),
+      body.slice(0, 200));
+  });
+
+  await step('screenshot', async () => {
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: join(outDir, 'serve.png'), fullPage: true });
+    check('screenshot saved', true);
+  });
+
+  await step('escape closes the inspector', async () => {
+    await page.keyboard.press('Escape');
+    const hidden = await page.locator('#inspector').isHidden();
+    const focused = await page.evaluate(() => document.activeElement.dataset.line);
+    check('escape closes the inspector and returns focus', hidden && focused === '1', focused);
+  });
+
+  await step('export CSV equals urlkey map', async () => {
+    const [dl] = await Promise.all([
+      page.waitForEvent('download', { timeout: 20000 }),
+      page.getByRole('button', { name: 'Export CSV' }).click(),
+    ]);
+    const got = readFileSync(await dl.path());
+    writeFileSync(join(outDir, 'sample-export.csv'), got);
+    const want = cliCsv(sampleFile);
+    check('export CSV equals `urlkey map --format csv` byte for byte', Buffer.compare(got, want) === 0,
+      got.length + ' vs ' + want.length + ' bytes');
+    check('export file name', dl.suggestedFilename() === 'urlkey-map.csv', dl.suggestedFilename());
+  });
+
+  await step('markup in URLs stays text', async () => {
+    const evil = 'https://a.example/<img src=x onerror="window.__xss=1">?q=<script>window.__xss=2</script>';
+    await page.fill('#text', evil + '\n');
+    await page.getByRole('button', { name: 'Run' }).click();
+    await waitDone(page);
+    const shown = await page.textContent('#rows tr[data-line="1"] code.observed');
+    const xss = await page.evaluate(() => window.__xss);
+    const imgs = await page.$$eval('#rows img, #rows script', (x) => x.length);
+    check('markup in URLs stays text', shown === evil && xss === undefined && imgs === 0, shown);
+  });
+
+  if (bigFile) {
+    await step('100,000 lines', async () => {
+      const lines = readFileSync(bigFile, 'utf8').split('\n').filter((l) => l !== '').length;
+      await page.setInputFiles('#file', bigFile);
+      await page.waitForFunction(() => !document.getElementById('file-preview').hidden, null, { timeout: 60000 });
+      const t0 = Date.now();
+      await page.getByRole('button', { name: 'Run' }).click();
+      const st = await waitDone(page, 180000);
+      await page.waitForSelector('#rows tr.record');
+      const ms = Date.now() - t0;
+      timings.run_100k_ms = ms;
+      const records = (await page.textContent('#count-records')).replace(/,/g, '');
+      const rows = await page.$$eval('#rows tr.record', (x) => x.length);
+      check('100,000 lines mapped and shown', st === 'done' && records === String(lines) && rows === 100,
+        'records ' + records + ', rows ' + rows + ', ' + st);
+      console.log('time to show ' + lines.toLocaleString('en-US') + ' lines (Run click to table shown): ' + ms + ' ms');
+
+      const t1 = Date.now();
+      await page.getByRole('button', { name: 'Next page' }).click();
+      await page.waitForFunction(() => /^Page 2 of/.test(document.getElementById('page-info').textContent), null, { timeout: 30000 });
+      timings.next_page_ms = Date.now() - t1;
+      console.log('next page of the 100,000-line result (cached): ' + timings.next_page_ms + ' ms');
+      check('next page is served from the cache', /cached/.test(await page.textContent('#status')),
+        await page.textContent('#status'));
+
+      const t2 = Date.now();
+      const [dl] = await Promise.all([
+        page.waitForEvent('download', { timeout: 120000 }),
+        page.getByRole('button', { name: 'Export CSV' }).click(),
+      ]);
+      const got = readFileSync(await dl.path());
+      timings.export_100k_ms = Date.now() - t2;
+      const want = cliCsv(bigFile);
+      check('100,000-line export equals `urlkey map --format csv`', Buffer.compare(got, want) === 0,
+        got.length + ' vs ' + want.length + ' bytes');
+      console.log('export CSV of 100,000 lines: ' + timings.export_100k_ms + ' ms, ' + got.length + ' bytes');
+    });
+  }
+
+  check('no request left the server', foreign.length === 0, foreign.slice(0, 5).join(' '));
+  check('no console errors (CSP violations included)', consoleErrors.length === 0, consoleErrors.slice(0, 5).join(' | '));
+} finally {
+  await context.close().catch(() => {});
+  rmSync(userDataDir, { recursive: true, force: true });
+  writeFileSync(join(outDir, 'e2e-result.json'), JSON.stringify({ passed, failed, timings }));
+}
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,159 @@
+//! API errors: an HTTP status and a body `{"error": {"code": "...", "message": "..."}}`.
+//! Codes are stable (documented in docs/cli.md); messages are for people.
+
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+
+/// Every error code the API answers with, its HTTP status, and when.
+pub const CODES: [(&str, u16, &str); 12] = [
+    (
+        "request.not-found",
+        404,
+        "no such path (the server answers only the page and /api/...)",
+    ),
+    (
+        "request.method-not-allowed",
+        405,
+        "the path exists but not with this method",
+    ),
+    (
+        "request.unsupported-media-type",
+        415,
+        "a POST body must be sent as Content-Type: application/json",
+    ),
+    (
+        "request.too-large",
+        413,
+        "the body is larger than --max-body-bytes",
+    ),
+    (
+        "request.body-unreadable",
+        400,
+        "the body could not be read to its end",
+    ),
+    ("request.invalid-json", 400, "the body is not JSON"),
+    (
+        "request.invalid-field",
+        400,
+        "a field is missing, unknown or of the wrong type",
+    ),
+    (
+        "request.invalid-option",
+        400,
+        "a field has a value outside what it accepts (input_format, page_size, ...)",
+    ),
+    ("policy.unknown", 400, "no policy has this id"),
+    (
+        "input.unreadable",
+        400,
+        "the text cannot be read in the given shape (e.g. no such CSV column)",
+    ),
+    (
+        "map.fingerprint-collision",
+        500,
+        "two keys share a 128-bit fingerprint (please report the input)",
+    ),
+    ("internal", 500, "a bug: the work stopped unexpectedly"),
+];
+
+/// One API error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    /// The HTTP status.
+    pub status: StatusCode,
+    /// The stable code (one of [`CODES`]).
+    pub code: &'static str,
+    /// What went wrong, for a person.
+    pub message: String,
+}
+
+impl ApiError {
+    /// An error with the status its code has in [`CODES`] (500 for an unknown code).
+    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
+        let status = CODES
+            .iter()
+            .find(|c| c.0 == code)
+            .and_then(|c| StatusCode::from_u16(c.1).ok())
+            .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        ApiError {
+            status,
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// A body that serde_json refused: bad syntax or a bad field.
+    pub fn from_json(e: &serde_json::Error) -> Self {
+        use serde_json::error::Category;
+        match e.classify() {
+            Category::Data => ApiError::new("request.invalid-field", e.to_string()),
+            Category::Syntax | Category::Eof | Category::Io => {
+                ApiError::new("request.invalid-json", format!("the body is not JSON: {e}"))
+            }
+        }
+    }
+
+    /// An internal failure.
+    pub fn internal(message: impl Into<String>) -> Self {
+        ApiError::new("internal", message)
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({}): {}", self.code, self.status, self.message)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = serde_json::json!({
+            "error": { "code": self.code, "message": self.message }
+        });
+        json_response(self.status, &body)
+    }
+}
+
+/// Serializes `value` as JSON with `<`, `>` and `&` written as `\u003c`, `\u003e` and
+/// `\u0026`: still the same JSON, but no byte of it can be read as markup.
+pub fn to_json<T: serde::Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, ApiError> {
+    let bytes = serde_json::to_vec(value).map_err(|e| ApiError::internal(e.to_string()))?;
+    Ok(escape_markup(bytes))
+}
+
+/// Rewrites `<`, `>` and `&` in serialized JSON as `\u` escapes. Outside strings JSON has
+/// none of them, so the result is the same JSON value.
+pub fn escape_markup(bytes: Vec<u8>) -> Vec<u8> {
+    if !bytes.iter().any(|b| matches!(b, b'<' | b'>' | b'&')) {
+        return bytes;
+    }
+    let mut out = Vec::with_capacity(bytes.len() + 64);
+    for b in bytes {
+        match b {
+            b'<' => out.extend_from_slice(b"\\u003c"),
+            b'>' => out.extend_from_slice(b"\\u003e"),
+            b'&' => out.extend_from_slice(b"\\u0026"),
+            _ => out.push(b),
+        }
+    }
+    out
+}
+
+/// A JSON response (serialization cannot fail for the types used; if it did, a fixed
+/// `internal` error is sent instead).
+pub fn json_response<T: serde::Serialize + ?Sized>(status: StatusCode, value: &T) -> Response {
+    match to_json(value) {
+        Ok(bytes) => (
+            status,
+            [(header::CONTENT_TYPE, "application/json; charset=utf-8")],
+            bytes,
+        )
+            .into_response(),
+        Err(_) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            [(header::CONTENT_TYPE, "application/json; charset=utf-8")],
+            r#"{"error":{"code":"internal","message":"the response could not be serialized"}}"#,
+        )
+            .into_response(),
+    }
+}
