@@ -9,4 +9,7 @@ cargo test --workspace
 echo "== layer 2: browser end-to-end (headless Chromium)"
 bash crates/urlkey-serve/e2e/run.sh
 
+echo "== layer 3: Python package, PySpark local[2], Parquet hand-off"
+bash scripts/test-python.sh
+
 echo "== all layers passed"

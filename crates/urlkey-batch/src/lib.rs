@@ -10,4 +10,5 @@
 pub mod input;
 pub mod map;
 pub mod output;
+pub mod parquet_out;
 pub mod pipeline;

@@ -19,16 +19,19 @@ pub enum OutputFormat {
     Tsv,
     /// The key alone, one per line (an empty line for an invalid record).
     Key,
+    /// An Apache Parquet file with the JSONL fields as columns (`crate::parquet_out`).
+    Parquet,
 }
 
 impl OutputFormat {
-    /// Parses `jsonl`, `csv`, `tsv` or `key`.
+    /// Parses `jsonl`, `csv`, `tsv`, `key` or `parquet`.
     pub fn parse(s: &str) -> Option<Self> {
         match s {
             "jsonl" | "json" | "ndjson" => Some(Self::Jsonl),
             "csv" => Some(Self::Csv),
             "tsv" => Some(Self::Tsv),
             "key" => Some(Self::Key),
+            "parquet" => Some(Self::Parquet),
             _ => None,
         }
     }
@@ -132,6 +135,7 @@ pub struct RecordWriter<W: Write> {
     raw: Option<W>,
     buf: Vec<u8>,
     header_written: bool,
+    parquet: Option<crate::parquet_out::ParquetSink>,
 }
 
 impl<W: Write> RecordWriter<W> {
@@ -153,6 +157,7 @@ impl<W: Write> RecordWriter<W> {
                 raw: None,
                 buf: Vec::new(),
                 header_written: false,
+                parquet: None,
             },
             _ => RecordWriter {
                 format,
@@ -160,6 +165,8 @@ impl<W: Write> RecordWriter<W> {
                 raw: Some(out),
                 buf: Vec::with_capacity(64 * 1024),
                 header_written: false,
+                parquet: (format == OutputFormat::Parquet)
+                    .then(crate::parquet_out::ParquetSink::new),
             },
         }
     }
@@ -176,22 +183,33 @@ impl<W: Write> RecordWriter<W> {
 
     /// Writes the header now (an empty input still gets one).
     pub fn start_key(&mut self) -> io::Result<()> {
+        if let Some(p) = &mut self.parquet {
+            p.start(crate::parquet_out::Table::Key)?;
+        }
         self.header(&KEY_COLUMNS)
     }
 
     /// Writes the header now (an empty input still gets one).
     pub fn start_map(&mut self) -> io::Result<()> {
+        if let Some(p) = &mut self.parquet {
+            p.start(crate::parquet_out::Table::Map)?;
+        }
         self.header(&MAP_COLUMNS)
     }
 
     /// Writes one `urlkey key` record.
     pub fn write_key(&mut self, r: &KeyRecord<'_>) -> io::Result<()> {
+        if let Some(p) = &mut self.parquet {
+            p.write_key(r, &mut self.buf)?;
+            return self.flush_buf(false);
+        }
         match self.format {
             OutputFormat::Jsonl => {
                 serde_json::to_writer(&mut self.buf, r).map_err(io::Error::other)?;
                 self.buf.push(b'\n');
                 self.flush_buf(false)
             }
+            OutputFormat::Parquet => Err(io::Error::other("the Parquet writer is closed")),
             OutputFormat::Key => {
                 self.buf.extend_from_slice(r.key.unwrap_or("").as_bytes());
                 self.buf.push(b'\n');
@@ -225,12 +243,17 @@ impl<W: Write> RecordWriter<W> {
 
     /// Writes one `urlkey map` row.
     pub fn write_map(&mut self, r: &MapRow<'_>) -> io::Result<()> {
+        if let Some(p) = &mut self.parquet {
+            p.write_map(r, &mut self.buf)?;
+            return self.flush_buf(false);
+        }
         match self.format {
             OutputFormat::Jsonl => {
                 serde_json::to_writer(&mut self.buf, r).map_err(io::Error::other)?;
                 self.buf.push(b'\n');
                 self.flush_buf(false)
             }
+            OutputFormat::Parquet => Err(io::Error::other("the Parquet writer is closed")),
             OutputFormat::Key => {
                 self.buf.extend_from_slice(r.key.unwrap_or("").as_bytes());
                 self.buf.push(b'\n');
@@ -260,18 +283,25 @@ impl<W: Write> RecordWriter<W> {
         }
     }
 
-    /// True for JSON Lines output.
+    /// True for JSON Lines output (and Parquet, whose rows carry the same fields).
     pub fn is_jsonl(&self) -> bool {
-        self.format == OutputFormat::Jsonl
+        matches!(self.format, OutputFormat::Jsonl | OutputFormat::Parquet)
     }
 
     /// Writes the `--groups` header now.
     pub fn start_map_groups(&mut self) -> io::Result<()> {
+        if let Some(p) = &mut self.parquet {
+            p.start(crate::parquet_out::Table::Groups)?;
+        }
         self.header(&crate::map::GROUP_COLUMNS)
     }
 
     /// Writes one `--groups` row.
     pub fn write_group(&mut self, g: &crate::map::GroupRow) -> io::Result<()> {
+        if let Some(p) = &mut self.parquet {
+            p.write_group(g, &mut self.buf)?;
+            return self.flush_buf(false);
+        }
         match self.format {
             OutputFormat::Csv | OutputFormat::Tsv => {
                 let lines = g
@@ -321,6 +351,9 @@ impl<W: Write> RecordWriter<W> {
 
     /// Flushes everything and returns the inner writer.
     pub fn finish(mut self) -> io::Result<W> {
+        if let Some(p) = self.parquet.take() {
+            p.finish(&mut self.buf)?;
+        }
         self.flush_buf(true)?;
         if let Some(mut w) = self.raw.take() {
             w.flush()?;

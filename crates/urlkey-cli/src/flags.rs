@@ -87,7 +87,7 @@ pub struct KeyArgs {
     /// Resolve relative input against this URL (whatwg@1 only).
     #[arg(long, value_name = "URL")]
     pub base: Option<String>,
-    /// Output: jsonl, csv, tsv or key (the key alone per line).
+    /// Output: jsonl, csv, tsv, key (the key alone per line) or parquet (needs -o FILE).
     #[arg(long, default_value = "jsonl")]
     pub format: String,
     /// Input and run settings.
@@ -104,7 +104,7 @@ pub struct MapArgs {
     /// Policies and the suffix list.
     #[command(flatten)]
     pub source: PolicySource,
-    /// Output: csv, jsonl or tsv.
+    /// Output: csv, jsonl, tsv or parquet (needs -o FILE).
     #[arg(long, default_value = "csv")]
     pub format: String,
     /// One row per signature group instead of one per record.

@@ -29,16 +29,24 @@ pub fn run(a: KeyArgs) -> Result<(), Failure> {
     }
     let format = OutputFormat::parse(&a.format).ok_or_else(|| {
         Failure::Usage(format!(
-            "--format {:?}: use jsonl, csv, tsv or key",
+            "--format {:?}: use jsonl, csv, tsv, key or parquet",
             a.format
         ))
     })?;
+    if format == OutputFormat::Parquet && a.input.output.is_none() {
+        return Err(Failure::Usage(
+            "--format parquet writes a file, not standard output: give -o FILE".into(),
+        ));
+    }
     let (sources, opts) = super::read_options(&a.input)?;
     let pipeline = Pipeline::new(a.input.threads).map_err(Failure::Internal)?;
     let bar = super::progress(a.input.quiet, super::total_bytes(&sources));
     let mut src = ChainSource::new(sources, opts).map_err(|e| Failure::Input(e.to_string()))?;
     let mut writer = RecordWriter::new(format, super::output(&a.input.output)?);
-    if matches!(format, OutputFormat::Csv | OutputFormat::Tsv) {
+    if matches!(
+        format,
+        OutputFormat::Csv | OutputFormat::Tsv | OutputFormat::Parquet
+    ) {
         writer.start_key().map_err(output_error)?;
     }
     let start = Instant::now();

@@ -16,14 +16,24 @@ pub fn run(a: MapArgs) -> Result<(), Failure> {
         .get(&a.policy)
         .map_err(|e| Failure::Policy(e.to_string()))?;
     let format = match OutputFormat::parse(&a.format) {
-        Some(f @ (OutputFormat::Csv | OutputFormat::Jsonl | OutputFormat::Tsv)) => f,
+        Some(
+            f @ (OutputFormat::Csv
+            | OutputFormat::Jsonl
+            | OutputFormat::Tsv
+            | OutputFormat::Parquet),
+        ) => f,
         _ => {
             return Err(Failure::Usage(format!(
-                "--format {:?}: use csv, jsonl or tsv",
+                "--format {:?}: use csv, jsonl, tsv or parquet",
                 a.format
             )))
         }
     };
+    if format == OutputFormat::Parquet && a.input.output.is_none() {
+        return Err(Failure::Usage(
+            "--format parquet writes a file, not standard output: give -o FILE".into(),
+        ));
+    }
     let (mut sources, opts) = super::read_options(&a.input)?;
     // The second pass rereads the input: standard input is kept in a spill file.
     let _spill = if sources.contains(&Source::Stdin) {

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The Python layer: builds and installs the `urlkey` Python package from this repository
+# (crates/urlkey-py, PyO3 + maturin) into a virtual environment, builds the release CLI, and
+# runs the pytest suite (Python API vs golden fixtures and the CLI, Parquet output, PySpark
+# local[2] vs `urlkey key` and `urlkey map`).
+#
+# Installs what it needs when missing: a venv under target/py-venv with maturin, pytest,
+# pyarrow, pandas (PySpark's mapInArrow imports it) and pyspark (Java 17 must be on PATH).
+# Anything that cannot be installed or built fails the script; nothing is skipped.
+# pytest's exit 5 (no tests collected) is a failure too.
+#
+# Environment: PYTHON (default python3) to create the venv; URLKEY_PY_VENV to use another
+# venv directory; extra arguments are passed to pytest (e.g. -k spark).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT="$PWD"
+
+PYTHON="${PYTHON:-python3}"
+VENV="${URLKEY_PY_VENV:-$ROOT/target/py-venv}"
+# Versions known to work together here (PySpark 4.x needs pandas < 3 and Java 17+).
+REQUIREMENTS=(
+  "maturin>=1.5,<2"
+  "pytest>=7"
+  "pyarrow>=14"
+  "pandas>=2.2,<3"
+  "pyspark>=3.5"
+)
+
+fail() {
+  echo "test-python: $*" >&2
+  exit 1
+}
+
+command -v "$PYTHON" >/dev/null || fail "no $PYTHON on PATH: Python 3.9+ is needed"
+command -v cargo >/dev/null || fail "no cargo on PATH: the Rust toolchain is needed to build the package"
+command -v java >/dev/null || fail "no java on PATH: PySpark needs Java 17 (apt-get install openjdk-17-jre-headless)"
+
+echo "== python: virtual environment $VENV"
+if [ ! -x "$VENV/bin/python" ]; then
+  "$PYTHON" -m venv "$VENV" || fail "cannot create a virtual environment with $PYTHON -m venv"
+fi
+VPY="$VENV/bin/python"
+# maturin (the build backend) and pytest run from the venv.
+export PATH="$VENV/bin:$PATH"
+if ! "$VPY" - "${REQUIREMENTS[@]}" <<'EOF'
+import sys
+from importlib import metadata
+try:
+    from packaging.requirements import Requirement
+except ImportError:
+    sys.exit(1)
+for spec in sys.argv[1:]:
+    r = Requirement(spec)
+    try:
+        v = metadata.version(r.name)
+    except metadata.PackageNotFoundError:
+        sys.exit(1)
+    if v not in r.specifier:
+        sys.exit(1)
+EOF
+then
+  echo "== python: installing ${REQUIREMENTS[*]}"
+  "$VPY" -m pip install --quiet --disable-pip-version-check packaging "${REQUIREMENTS[@]}" \
+    || fail "cannot install the test requirements with pip"
+fi
+
+echo "== python: building the release CLI (target/release/urlkey)"
+cargo build --release --quiet -p urlkey-cli || fail "cargo build --release -p urlkey-cli failed"
+
+echo "== python: building and installing the package from crates/urlkey-py"
+# The README's command, with the venv's maturin as build backend (no download).
+"$VPY" -m pip install --quiet --disable-pip-version-check --no-build-isolation \
+  --force-reinstall --no-deps ./crates/urlkey-py \
+  || fail "pip install ./crates/urlkey-py failed"
+(cd /tmp && "$VPY" -c "import urlkey, urlkey.spark; print('urlkey', urlkey.__version__, 'from', urlkey.__file__)") \
+  || fail "the installed package does not import"
+
+echo "== python: pytest"
+export URLKEY_BIN="$ROOT/target/release/urlkey"
+export PYSPARK_PYTHON="$VPY"
+export PYSPARK_DRIVER_PYTHON="$VPY"
+set +e
+(cd crates/urlkey-py && "$VPY" -m pytest -p no:cacheprovider tests "$@")
+status=$?
+set -e
+if [ "$status" -eq 5 ]; then
+  fail "pytest collected no tests (exit 5)"
+elif [ "$status" -ne 0 ]; then
+  fail "pytest failed (exit $status)"
+fi
+echo "== python: all tests passed"
