@@ -76,7 +76,7 @@ echo "== python: building and installing the package from crates/urlkey-py"
   || fail "the installed package does not import"
 
 echo "== python: pytest"
-export URLKEY_BIN="$ROOT/target/release/urlkey"
+export URLKEY_BIN="${CARGO_TARGET_DIR:-$ROOT/target}/release/urlkey"
 export PYSPARK_PYTHON="$VPY"
 export PYSPARK_DRIVER_PYTHON="$VPY"
 set +e

@@ -12,11 +12,14 @@ use std::io::Write;
 use std::time::Instant;
 
 use hashbrown::HashMap;
-use urlkey::{Outcome, Policy};
+use urlkey::{ErrorCode, Outcome, Policy};
 
 use crate::input::{InputError, InputRecord, RecordSource, Skipped};
 use crate::output::{join_names, MapRow, RecordWriter, REVIEW};
 use crate::pipeline::{Pipeline, BATCH};
+
+/// Records per unit of work handed to a worker thread.
+const CHUNK: usize = 512;
 
 /// A 128-bit fingerprint (XXH3-128).
 pub type Fingerprint = u128;
@@ -138,6 +141,37 @@ pub struct MapSummary {
     pub lines_per_second: f64,
 }
 
+/// What pass one keeps of a record, computed on a worker thread so that the thread that
+/// owns the tables only inserts.
+#[derive(Debug, Clone)]
+pub struct Counted {
+    line: u64,
+    fingerprints: Result<(Fingerprint, Fingerprint), Option<ErrorCode>>,
+    key: Option<Box<str>>,
+    signature: Option<Box<str>>,
+}
+
+impl Counted {
+    /// The fingerprints of a record's key and signature (or its error code); the key's
+    /// text only when `verify`, the signature's only when `groups`.
+    pub fn of(line: u64, o: &Outcome, verify: bool, groups: bool) -> Self {
+        match (o.key.as_deref(), o.signature.as_deref()) {
+            (Some(key), Some(sig)) => Counted {
+                line,
+                fingerprints: Ok((fingerprint(key), fingerprint(sig))),
+                key: verify.then(|| key.into()),
+                signature: groups.then(|| sig.into()),
+            },
+            _ => Counted {
+                line,
+                fingerprints: Err(o.error.as_ref().map(|e| e.code)),
+                key: None,
+                signature: None,
+            },
+        }
+    }
+}
+
 /// The state of pass one.
 pub struct Grouping {
     keys: HashMap<Fingerprint, KeyState, FingerprintHasher>,
@@ -166,35 +200,42 @@ impl Grouping {
 
     /// Counts one record.
     pub fn insert(&mut self, line: u64, o: &Outcome) -> Result<(), FingerprintCollision> {
+        let c = Counted::of(line, o, self.verify.is_some(), self.keep_detail);
+        self.insert_counted(c)
+    }
+
+    /// Counts one record whose fingerprints a worker computed ([`Counted::of`]).
+    pub fn insert_counted(&mut self, c: Counted) -> Result<(), FingerprintCollision> {
         self.summary.records += 1;
-        let (Some(key), Some(sig)) = (o.key.as_deref(), o.signature.as_deref()) else {
-            self.summary.invalid += 1;
-            let code = o.error.as_ref().map_or("unknown", |e| e.code.as_str());
-            *self
-                .summary
-                .invalid_by_code
-                .entry(code.to_string())
-                .or_default() += 1;
-            return Ok(());
+        let (kf, sf) = match c.fingerprints {
+            Ok(f) => f,
+            Err(code) => {
+                self.summary.invalid += 1;
+                let code = code.map_or("unknown", ErrorCode::as_str);
+                *self
+                    .summary
+                    .invalid_by_code
+                    .entry(code.to_string())
+                    .or_default() += 1;
+                return Ok(());
+            }
         };
         self.summary.valid += 1;
-        let kf = fingerprint(key);
-        if let Some(v) = &mut self.verify {
-            let known = v.entry(kf).or_insert_with(|| key.into());
-            if &**known != key {
+        if let (Some(v), Some(key)) = (&mut self.verify, c.key) {
+            let known = v.entry(kf).or_insert_with(|| key.clone());
+            if *known != key {
                 return Err(FingerprintCollision {
                     first: known.to_string(),
                     second: key.to_string(),
                 });
             }
         }
-        let keep_detail = self.keep_detail;
-        let sf = fingerprint(sig);
+        let line = c.line;
         let sig_state = self.sigs.entry(sf).or_insert_with(|| SigState {
             distinct_keys: 0,
             members: 0,
             first_line: line,
-            detail: keep_detail.then(|| Box::new((sig.to_string(), Vec::new()))),
+            detail: c.signature.map(|s| Box::new((s.into_string(), Vec::new()))),
         });
         sig_state.members += 1;
         if let Some(d) = &mut sig_state.detail {
@@ -393,9 +434,14 @@ impl MapRun<'_> {
         loop {
             batch.clear();
             let more = src.next_batch(&mut batch, BATCH).map_err(MapError::Input)?;
-            let outcomes = self.pipeline.map(&batch, |r| outcome_of(self.policy, r));
-            for (r, o) in batch.iter().zip(&outcomes) {
-                grouping.insert(r.line, o).map_err(MapError::Collision)?;
+            let (verify, groups) = (self.verify_fingerprints, self.groups);
+            let counted = self.pipeline.map_chunks(&batch, CHUNK, |recs| {
+                recs.iter()
+                    .map(|r| Counted::of(r.line, &outcome_of(self.policy, r), verify, groups))
+                    .collect::<Vec<_>>()
+            });
+            for c in counted.into_iter().flatten() {
+                grouping.insert_counted(c).map_err(MapError::Collision)?;
             }
             if let Some(p) = self.progress {
                 p(src.lines_read(), src.bytes_read());
@@ -421,11 +467,30 @@ impl MapRun<'_> {
             loop {
                 batch.clear();
                 let more = src.next_batch(&mut batch, BATCH).map_err(MapError::Input)?;
-                let outcomes = self.pipeline.map(&batch, |r| outcome_of(self.policy, r));
-                for (r, o) in batch.iter().zip(&outcomes) {
-                    writer
-                        .write_map(&grouping.row(r, o, detail))
-                        .map_err(MapError::Output)?;
+                if writer.supports_fragments() {
+                    // Rows are formatted by the workers; this thread only joins the bytes.
+                    let format = writer.format();
+                    let grouping = &grouping;
+                    let pieces = self.pipeline.map_chunks(&batch, CHUNK, |recs| {
+                        let mut w = RecordWriter::fragment(format);
+                        for r in recs {
+                            let o = outcome_of(self.policy, r);
+                            w.write_map(&grouping.row(r, &o, detail))?;
+                        }
+                        w.finish()
+                    });
+                    for p in pieces {
+                        writer
+                            .write_raw(&p.map_err(MapError::Output)?)
+                            .map_err(MapError::Output)?;
+                    }
+                } else {
+                    let outcomes = self.pipeline.map(&batch, |r| outcome_of(self.policy, r));
+                    for (r, o) in batch.iter().zip(&outcomes) {
+                        writer
+                            .write_map(&grouping.row(r, o, detail))
+                            .map_err(MapError::Output)?;
+                    }
                 }
                 if !more {
                     break;

@@ -131,11 +131,22 @@ pub const MAP_COLUMNS: [&str; 14] = [
 /// Writes records in one format.
 pub struct RecordWriter<W: Write> {
     format: OutputFormat,
-    csv: Option<csv::Writer<W>>,
+    /// CSV/TSV rows are encoded into memory and drained into `raw` with the other bytes.
+    csv: Option<csv::Writer<Vec<u8>>>,
     raw: Option<W>,
     buf: Vec<u8>,
     header_written: bool,
     parquet: Option<crate::parquet_out::ParquetSink>,
+}
+
+impl RecordWriter<Vec<u8>> {
+    /// A writer of part of the rows, into memory, without a header: worker threads format
+    /// their rows with it and the writing thread joins the bytes in input order.
+    pub fn fragment(format: OutputFormat) -> Self {
+        let mut w = RecordWriter::new(format, Vec::with_capacity(64 * 1024));
+        w.header_written = true;
+        w
+    }
 }
 
 impl<W: Write> RecordWriter<W> {
@@ -144,17 +155,8 @@ impl<W: Write> RecordWriter<W> {
         match format {
             OutputFormat::Csv | OutputFormat::Tsv => RecordWriter {
                 format,
-                csv: Some(
-                    csv::WriterBuilder::new()
-                        .delimiter(if format == OutputFormat::Csv {
-                            b','
-                        } else {
-                            b'\t'
-                        })
-                        .terminator(csv::Terminator::CRLF)
-                        .from_writer(out),
-                ),
-                raw: None,
+                csv: Some(csv_encoder(format, Vec::with_capacity(64 * 1024))),
+                raw: Some(out),
                 buf: Vec::new(),
                 header_written: false,
                 parquet: None,
@@ -169,6 +171,37 @@ impl<W: Write> RecordWriter<W> {
                     .then(crate::parquet_out::ParquetSink::new),
             },
         }
+    }
+
+    /// The output format.
+    pub fn format(&self) -> OutputFormat {
+        self.format
+    }
+
+    /// True when rows can be formatted in pieces by worker threads ([`RecordWriter::fragment`])
+    /// and joined with [`RecordWriter::write_raw`]: every text format; not Parquet.
+    pub fn supports_fragments(&self) -> bool {
+        self.format != OutputFormat::Parquet
+    }
+
+    /// Writes bytes that a [`RecordWriter::fragment`] of the same format produced.
+    pub fn write_raw(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.drain_csv()?;
+        self.buf.extend_from_slice(bytes);
+        self.flush_buf(false)
+    }
+
+    /// Moves the encoded CSV rows into the byte buffer, in order.
+    fn drain_csv(&mut self) -> io::Result<()> {
+        if let Some(w) = self.csv.take() {
+            let mut bytes = w
+                .into_inner()
+                .map_err(|e| io::Error::other(e.to_string()))?;
+            self.buf.extend_from_slice(&bytes);
+            bytes.clear();
+            self.csv = Some(csv_encoder(self.format, bytes));
+        }
+        Ok(())
     }
 
     fn header(&mut self, cols: &[&str]) -> io::Result<()> {
@@ -334,9 +367,18 @@ impl<W: Write> RecordWriter<W> {
 
     fn csv_write(&mut self, cells: &[&str]) -> io::Result<()> {
         match &mut self.csv {
-            Some(w) => w.write_record(cells).map_err(io::Error::other),
-            None => Err(io::Error::other("not a CSV writer")),
+            Some(w) => w.write_record(cells).map_err(io::Error::other)?,
+            None => return Err(io::Error::other("not a CSV writer")),
         }
+        if self
+            .csv
+            .as_ref()
+            .is_some_and(|w| w.get_ref().len() >= 60 * 1024)
+        {
+            self.drain_csv()?;
+            self.flush_buf(false)?;
+        }
+        Ok(())
     }
 
     fn flush_buf(&mut self, force: bool) -> io::Result<()> {
@@ -354,16 +396,28 @@ impl<W: Write> RecordWriter<W> {
         if let Some(p) = self.parquet.take() {
             p.finish(&mut self.buf)?;
         }
+        self.drain_csv()?;
         self.flush_buf(true)?;
-        if let Some(mut w) = self.raw.take() {
-            w.flush()?;
-            return Ok(w);
-        }
-        match self.csv.take() {
-            Some(w) => w.into_inner().map_err(|e| io::Error::other(e.to_string())),
+        match self.raw.take() {
+            Some(mut w) => {
+                w.flush()?;
+                Ok(w)
+            }
             None => Err(io::Error::other("writer already finished")),
         }
     }
+}
+
+/// RFC 4180 (CRLF) for CSV; the same quoting with tabs for TSV.
+fn csv_encoder(format: OutputFormat, into: Vec<u8>) -> csv::Writer<Vec<u8>> {
+    csv::WriterBuilder::new()
+        .delimiter(if format == OutputFormat::Tsv {
+            b'\t'
+        } else {
+            b','
+        })
+        .terminator(csv::Terminator::CRLF)
+        .from_writer(into)
 }
 
 fn join<'a>(items: impl Iterator<Item = &'a str>) -> String {

@@ -38,6 +38,20 @@ impl Pipeline {
         self.threads
     }
 
+    /// `f` over consecutive chunks of `items`, results in the same order: for work whose
+    /// result is per chunk (formatted bytes), so that the writing thread only joins them.
+    pub fn map_chunks<I: Sync, T: Send>(
+        &self,
+        items: &[I],
+        chunk: usize,
+        f: impl Fn(&[I]) -> T + Sync + Send,
+    ) -> Vec<T> {
+        match &self.pool {
+            None => items.chunks(chunk.max(1)).map(f).collect(),
+            Some(pool) => pool.install(|| items.par_chunks(chunk.max(1)).map(f).collect()),
+        }
+    }
+
     /// `f` over `items`, results in the same order.
     pub fn map<I: Sync, T: Send>(&self, items: &[I], f: impl Fn(&I) -> T + Sync + Send) -> Vec<T> {
         match &self.pool {

@@ -55,11 +55,24 @@ pub struct SuffixInfo {
 impl PublicSuffixList {
     /// The snapshot compiled into this build, parsed once per process.
     pub fn embedded() -> PublicSuffixList {
+        Self::embedded_static().clone()
+    }
+
+    /// The embedded snapshot, parsed on first use (about 10 ms), shared by every policy.
+    pub fn embedded_static() -> &'static PublicSuffixList {
         static LIST: OnceLock<PublicSuffixList> = OnceLock::new();
         LIST.get_or_init(|| {
             PublicSuffixList::parse(EMBEDDED).expect("the embedded Public Suffix List parses")
         })
-        .clone()
+    }
+
+    /// The embedded snapshot's version, read without parsing the list.
+    pub fn embedded_version() -> &'static str {
+        EMBEDDED
+            .lines()
+            .take(50)
+            .find_map(|l| l.strip_prefix("// VERSION:"))
+            .map_or("unversioned", str::trim)
     }
 
     /// Parses a list in the published format. The version is taken from its
@@ -164,6 +177,7 @@ mod tests {
     fn embedded_list_has_version_and_sections() {
         let psl = PublicSuffixList::embedded();
         assert_eq!(psl.version(), "2026-10-22_08-36-41_UTC");
+        assert_eq!(PublicSuffixList::embedded_version(), psl.version());
         let gh = psl.lookup("alice.github.io").unwrap();
         assert_eq!(gh.section, Section::Private);
         assert_eq!(gh.registrable_domain.as_deref(), Some("alice.github.io"));

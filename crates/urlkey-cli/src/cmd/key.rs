@@ -58,16 +58,38 @@ pub fn run(a: KeyArgs) -> Result<(), Failure> {
         let more = src
             .next_batch(&mut batch, BATCH)
             .map_err(|e| Failure::Input(e.to_string()))?;
-        let outcomes: Vec<Outcome> = pipeline.map(&batch, |r| match (&r.problem, base) {
+        let run = |r: &InputRecord| match (&r.problem, base) {
             (None, Some(b)) => policy.key_with_base(&r.observed, Some(b)),
             _ => outcome_of(&policy, r),
-        });
-        for (r, o) in batch.iter().zip(&outcomes) {
-            records += 1;
-            invalid += u64::from(!o.is_valid());
-            writer
-                .write_key(&KeyRecord::new(r.line, &r.observed, policy.id(), o))
-                .map_err(output_error)?;
+        };
+        if writer.supports_fragments() {
+            // Records are formatted by the workers; this thread only joins the bytes.
+            let format = writer.format();
+            let pieces = pipeline.map_chunks(&batch, 512, |recs| {
+                let mut w = RecordWriter::fragment(format);
+                let mut bad = 0u64;
+                for r in recs {
+                    let o = run(r);
+                    bad += u64::from(!o.is_valid());
+                    w.write_key(&KeyRecord::new(r.line, &r.observed, policy.id(), &o))?;
+                }
+                w.finish().map(|bytes| (bytes, bad))
+            });
+            for p in pieces {
+                let (bytes, bad) = p.map_err(output_error)?;
+                invalid += bad;
+                writer.write_raw(&bytes).map_err(output_error)?;
+            }
+            records += batch.len() as u64;
+        } else {
+            let outcomes: Vec<Outcome> = pipeline.map(&batch, run);
+            for (r, o) in batch.iter().zip(&outcomes) {
+                records += 1;
+                invalid += u64::from(!o.is_valid());
+                writer
+                    .write_key(&KeyRecord::new(r.line, &r.observed, policy.id(), o))
+                    .map_err(output_error)?;
+            }
         }
         if let Some(b) = &bar {
             b.set_position(src.bytes_read());

@@ -38,6 +38,27 @@ pub enum FrontEnd {
 pub const PLACEHOLDER_BASE: &str = "https://path-only.urlkey.invalid/";
 const PLACEHOLDER_HOST: &str = "path-only.urlkey.invalid";
 
+/// The first character matching `pred`. `ascii` must agree with `pred` on ASCII: bytes are
+/// scanned while the text is ASCII (nearly always), characters after the first other byte.
+fn find_char(
+    text: &str,
+    ascii: impl Fn(u8) -> bool,
+    pred: impl Fn(char) -> bool,
+) -> Option<(usize, char)> {
+    for (i, &b) in text.as_bytes().iter().enumerate() {
+        if b >= 0x80 {
+            return text[i..]
+                .char_indices()
+                .find(|&(_, c)| pred(c))
+                .map(|(j, c)| (i + j, c));
+        }
+        if ascii(b) {
+            return Some((i, char::from(b)));
+        }
+    }
+    None
+}
+
 /// What the WHATWG front end needs to parse: the text (maybe with `https://` prepended)
 /// and whether the scheme was assumed. Kept apart so the caller owns the [`WebUrl`] the
 /// parts borrow from.
@@ -46,7 +67,7 @@ pub fn whatwg_input(text: &str, infer_scheme: bool) -> (Cow<'_, str>, bool) {
         return (Cow::Borrowed(text), false);
     }
     // The Standard removes tabs and newlines anywhere, so `ht\ttps://x` has a scheme.
-    let written = if text.contains(['\t', '\n', '\r']) {
+    let written = if text.bytes().any(|b| matches!(b, b'\t' | b'\n' | b'\r')) {
         let cleaned: String = text
             .chars()
             .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
@@ -83,7 +104,7 @@ pub fn check_scheme(url: &WebUrl, schemes: Schemes) -> Result<(), KeyError> {
 /// Seed 000's checks before parsing. Returns the base to parse against (the placeholder
 /// for path-only input).
 pub fn mapper_precheck(text: &str) -> Result<Option<&'static str>, KeyError> {
-    if let Some((i, c)) = text.char_indices().find(|(_, c)| c.is_whitespace()) {
+    if let Some((i, c)) = find_char(text, |b| matches!(b, 9..=13 | 32), char::is_whitespace) {
         return Err(KeyError::new(
             ErrorCode::MapperWhitespace,
             format!("whitespace {c:?} at byte {i} inside the URL"),
@@ -153,10 +174,11 @@ pub fn parts_from_url(url: &WebUrl, path_only: bool) -> Result<Parts<'_>, KeyErr
 /// Seed 002's component split (`document@1`). Not the WHATWG parser: everything the
 /// rules below do not name stays byte for byte.
 pub fn document_parts(text: &str) -> Result<Parts<'_>, KeyError> {
-    if let Some((i, c)) = text
-        .char_indices()
-        .find(|&(_, c)| c.is_whitespace() || c <= '\u{1f}' || c == '\u{7f}' || c == '\\')
-    {
+    if let Some((i, c)) = find_char(
+        text,
+        |b| b <= 0x20 || b == 0x7f || b == b'\\',
+        |c| c.is_whitespace() || c <= '\u{1f}' || c == '\u{7f}' || c == '\\',
+    ) {
         return Err(KeyError::new(
             ErrorCode::DocumentForbiddenCharacter,
             format!("forbidden character {c:?} at byte {i}"),

@@ -133,8 +133,10 @@ impl std::error::Error for PolicyError {}
 #[derive(Debug, Clone)]
 pub struct Policy {
     def: Arc<PolicyDef>,
-    psl: PublicSuffixList,
+    /// A list given with `--psl`; `None` reads the embedded snapshot, parsed on first use.
+    psl: Option<PublicSuffixList>,
     psl_version: Arc<str>,
+    uses_psl: bool,
     max_input_bytes: usize,
 }
 
@@ -161,10 +163,7 @@ impl Policy {
 
     /// True when the policy reads the Public Suffix List.
     pub fn uses_psl(&self) -> bool {
-        self.def
-            .rules
-            .iter()
-            .any(|r| matches!(r, Rule::RegistrableDomain))
+        self.uses_psl
     }
 
     /// Runs the policy on one observation. Never panics; bad input gives an invalid
@@ -251,7 +250,12 @@ impl Policy {
 
     fn finish(&self, mut parts: Parts<'_>, mut log: Log, href: Option<&str>) -> Outcome {
         let mut facts = initial_facts(&parts);
-        let psl = Some(&self.psl);
+        // Parsing the embedded list costs ~10 ms: only policies that read it pay for it.
+        let psl = self.uses_psl.then(|| {
+            self.psl
+                .as_ref()
+                .unwrap_or_else(|| PublicSuffixList::embedded_static())
+        });
         for rule in self.def.rules.iter().filter(|r| r.is_canonical()) {
             rule.apply(&mut parts, &mut log, psl);
         }
@@ -473,7 +477,8 @@ fn signature(p: &Parts<'_>) -> String {
 /// Suffix List they read.
 #[derive(Debug, Clone)]
 pub struct PolicySet {
-    psl: PublicSuffixList,
+    /// Set by `with_psl`, or the embedded list once something asked for it.
+    psl: std::sync::OnceLock<PublicSuffixList>,
     custom: Vec<Arc<PolicyDef>>,
     max_input_bytes: usize,
 }
@@ -501,7 +506,7 @@ impl PolicySet {
     /// The builtin policies with the embedded Public Suffix List.
     pub fn builtin() -> Self {
         PolicySet {
-            psl: PublicSuffixList::embedded(),
+            psl: std::sync::OnceLock::new(),
             custom: Vec::new(),
             max_input_bytes: DEFAULT_MAX_INPUT_BYTES,
         }
@@ -509,7 +514,7 @@ impl PolicySet {
 
     /// Uses another Public Suffix List (`--psl FILE`).
     pub fn with_psl(mut self, psl: PublicSuffixList) -> Self {
-        self.psl = psl;
+        self.psl = std::sync::OnceLock::from(psl);
         self
     }
 
@@ -521,7 +526,7 @@ impl PolicySet {
 
     /// The Public Suffix List in use.
     pub fn psl(&self) -> &PublicSuffixList {
-        &self.psl
+        self.psl.get_or_init(PublicSuffixList::embedded)
     }
 
     /// Loads the policies of a TOML policy file (see `docs/policies.md`). `origin` names
@@ -566,9 +571,20 @@ impl PolicySet {
             },
         };
         Ok(Policy {
+            uses_psl: def
+                .rules
+                .iter()
+                .any(|r| matches!(r, Rule::RegistrableDomain)),
             def,
-            psl: self.psl.clone(),
-            psl_version: self.psl.version().into(),
+            psl_version: self
+                .psl
+                .get()
+                .map_or(
+                    PublicSuffixList::embedded_version(),
+                    PublicSuffixList::version,
+                )
+                .into(),
+            psl: self.psl.get().cloned(),
             max_input_bytes: self.max_input_bytes,
         })
     }
