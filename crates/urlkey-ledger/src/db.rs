@@ -14,6 +14,14 @@ use crate::error::{LedgerError, Result};
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = 1;
 
+/// How long a statement waits for a lock another connection holds (SQLite's busy
+/// timeout) before failing with "database is locked".
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long an ingest waits in all for the write lock, which another writer (an ingest
+/// of a large file, a verify run) may hold for longer than [`BUSY_TIMEOUT`].
+pub const WRITE_LOCK_WAIT: Duration = Duration::from_secs(600);
+
 /// Migration 1: observations, ingests, verifications, hops, and the audit view.
 const MIGRATION_1: &str = r#"
 -- One row per ingested file that added something.
@@ -180,7 +188,7 @@ pub fn open(path: &Path, create: bool) -> Result<Connection> {
 }
 
 fn configure(conn: &Connection) -> rusqlite::Result<()> {
-    conn.busy_timeout(Duration::from_secs(10))?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
     // journal_mode answers with the mode in force.
     let _mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
     conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")?;

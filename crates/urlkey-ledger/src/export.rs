@@ -41,6 +41,17 @@ pub const COLUMNS: [&str; 20] = [
     "verified_via_observation_id",
 ];
 
+/// A CSV text cell that opens as text in a spreadsheet: one whose first character would
+/// start a formula (`=`, `+`, `-`, `@`, tab, carriage return) gets a leading `'`, as
+/// `urlkey map`'s CSV does (OWASP's advice on CSV injection; observed URLs come from AI
+/// answers). JSONL is never altered.
+pub fn spreadsheet_safe(s: String) -> String {
+    match s.as_bytes().first() {
+        Some(b'=' | b'+' | b'-' | b'@' | b'\t' | b'\r') => format!("'{s}"),
+        _ => s,
+    }
+}
+
 /// Writes the export; returns the number of observations written.
 pub fn write(conn: &Connection, format: ExportFormat, out: &mut dyn Write) -> Result<usize> {
     let sql = format!(
@@ -67,7 +78,7 @@ pub fn write(conn: &Connection, format: ExportFormat, out: &mut dyn Write) -> Re
                         rusqlite::types::Value::Null => String::new(),
                         rusqlite::types::Value::Integer(x) => x.to_string(),
                         rusqlite::types::Value::Real(x) => x.to_string(),
-                        rusqlite::types::Value::Text(t) => t,
+                        rusqlite::types::Value::Text(t) => spreadsheet_safe(t),
                         rusqlite::types::Value::Blob(_) => String::new(),
                     });
                 }

@@ -176,9 +176,16 @@ pub fn ingest_file(
     }
 
     let hash = format!("{:032x}", xxhash_rust::xxh3::xxh3_128(bytes));
+    // Another writer may hold the write lock for longer than the busy timeout (an ingest
+    // of a large file takes that long): wait for it, up to WRITE_LOCK_WAIT, rather than
+    // fail with "database is locked". Once the lock is ours, the usual timeout is back.
+    conn.busy_timeout(crate::db::WRITE_LOCK_WAIT)
+        .map_err(|e| LedgerError::db("cannot set the busy timeout", e))?;
     let tx = conn
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(|e| LedgerError::db("cannot start the ingest transaction", e))?;
+    tx.busy_timeout(crate::db::BUSY_TIMEOUT)
+        .map_err(|e| LedgerError::db("cannot set the busy timeout", e))?;
     tx.execute(
         "INSERT INTO ingests (source_path, source_xxh3_128, input_format, \
          normalization_policy_version, ingested_at, tool_version, rows_read, rows_added, \

@@ -360,9 +360,11 @@ fn write_csv(opts: &ReportOptions, groups: &[Group], out: &mut dyn Write) -> Res
             .iter()
             .map(|t| format!("{} {} {:.4}", t.hostname, t.observations, t.share))
             .collect();
+        let value = crate::export::spreadsheet_safe(g.value.clone().unwrap_or_default());
+        let safe = |v: &[String]| crate::export::spreadsheet_safe(v.join("; "));
         w.write_record([
             opts.by.map(GroupBy::column).unwrap_or(""),
-            g.value.as_deref().unwrap_or(""),
+            &value,
             &m.observations.to_string(),
             &m.valid_observations.to_string(),
             &m.invalid_observations.to_string(),
@@ -372,9 +374,9 @@ fn write_csv(opts: &ReportOptions, groups: &[Group], out: &mut dyn Write) -> Res
             &top.map(|t| t.observations.to_string()).unwrap_or_default(),
             &top.map(|t| format!("{:.4}", t.share)).unwrap_or_default(),
             &all_top.join("; "),
-            &m.sample.prompt_versions.join("; "),
-            &m.sample.answer_systems.join("; "),
-            &m.sample.markets.join("; "),
+            &safe(&m.sample.prompt_versions),
+            &safe(&m.sample.answer_systems),
+            &safe(&m.sample.markets),
             m.sample.window.from.as_deref().unwrap_or(""),
             m.sample.window.to.as_deref().unwrap_or(""),
         ])

@@ -1,0 +1,210 @@
+//! The policy-file parser. Byte 0 even: the rest is TOML text as it is (arbitrary text);
+//! odd: the rest drives a structured generator that writes a well-formed policy file from
+//! the whole rule catalogue (any parser, key form, rule order and parameters), so the
+//! rules run in every combination. Properties: never a panic; an accepted file's ids all
+//! resolve; on each loaded policy, the outcome properties of `check_outcome` that hold
+//! for every policy (real transformations, idempotence).
+#![no_main]
+use arbitrary::{Arbitrary, Unstructured};
+use libfuzzer_sys::fuzz_target;
+use urlkey::PolicySet;
+
+#[derive(Arbitrary, Debug)]
+enum Parser {
+    Whatwg { web_only: bool, infer_scheme: bool },
+    Mapper,
+    Document,
+}
+
+#[derive(Arbitrary, Debug)]
+enum KeyForm {
+    Href,
+    Url,
+    WebKey,
+}
+
+#[derive(Arbitrary, Debug)]
+enum List {
+    Registry,
+    Citation,
+    None,
+}
+
+#[derive(Arbitrary, Debug)]
+enum RuleGen {
+    RemoveTrackingParameters {
+        list: List,
+        add_names: Vec<String>,
+        add_prefixes: Vec<String>,
+        keep_names: Vec<String>,
+    },
+    RemoveFragment(bool),
+    DropCredentials,
+    CollapseSlashes,
+    SortQuery(bool),
+    DropEmptyParameters,
+    DropEmptyQuery,
+    RemoveTrailingSlash(bool),
+    StripWww,
+    StripRootDot,
+    RegistrableDomain,
+    DecodeUnreserved,
+    LowercasePath,
+    DropDefaultDocument,
+    DropOpaqueQuery,
+    LowercaseScheme,
+    LowercaseHost,
+    NormalizePort,
+    EmptyPathToRoot,
+}
+
+#[derive(Arbitrary, Debug)]
+struct PolicyGen {
+    parser: Parser,
+    key: KeyForm,
+    rules: Vec<RuleGen>,
+    inputs: Vec<String>,
+}
+
+/// A TOML basic string: JSON's escapes are TOML's, except that TOML also forbids a raw DEL.
+fn q(s: &str) -> String {
+    serde_json::to_string(s)
+        .unwrap()
+        .replace('\u{7f}', "\\u007F")
+}
+
+fn list(v: &[String]) -> String {
+    let items: Vec<String> = v.iter().map(|s| q(s)).collect();
+    format!("[{}]", items.join(", "))
+}
+
+fn render(g: &PolicyGen) -> String {
+    let mut t = String::from("[[policy]]\nid = \"gen@1\"\n");
+    match &g.parser {
+        Parser::Whatwg {
+            web_only,
+            infer_scheme,
+        } => {
+            t.push_str("parser = \"whatwg\"\n");
+            if *web_only {
+                t.push_str("schemes = \"web\"\n");
+            }
+            if *infer_scheme {
+                t.push_str("infer_scheme = true\n");
+            }
+        }
+        Parser::Mapper => t.push_str("parser = \"mapper\"\n"),
+        Parser::Document => t.push_str("parser = \"document\"\n"),
+    }
+    t.push_str(match g.key {
+        KeyForm::Href => "key = \"href\"\n",
+        KeyForm::Url => "key = \"url\"\n",
+        KeyForm::WebKey => "key = \"web-key\"\n",
+    });
+    t.push_str("rules = [\n");
+    for r in &g.rules {
+        let line = match r {
+            RuleGen::RemoveTrackingParameters {
+                list: l,
+                add_names,
+                add_prefixes,
+                keep_names,
+            } => {
+                let l = match l {
+                    List::Registry => "registry@1",
+                    List::Citation => "citation@1",
+                    List::None => "none",
+                };
+                format!(
+                    "{{ rule = \"remove-tracking-parameters\", list = \"{l}\", add_names = {}, add_prefixes = {}, keep_names = {} }}",
+                    list(add_names),
+                    list(add_prefixes),
+                    list(keep_names)
+                )
+            }
+            RuleGen::RemoveFragment(k) => {
+                format!("{{ rule = \"remove-fragment\", keep_routes = {k} }}")
+            }
+            RuleGen::SortQuery(o) => format!(
+                "{{ rule = \"sort-query\", order = \"{}\" }}",
+                if *o { "ordinal" } else { "name-value" }
+            ),
+            RuleGen::RemoveTrailingSlash(all) => format!(
+                "{{ rule = \"remove-trailing-slash\", mode = \"{}\" }}",
+                if *all { "all" } else { "non-root" }
+            ),
+            other => {
+                let name = match other {
+                    RuleGen::DropCredentials => "drop-credentials",
+                    RuleGen::CollapseSlashes => "collapse-slashes",
+                    RuleGen::DropEmptyParameters => "drop-empty-parameters",
+                    RuleGen::DropEmptyQuery => "drop-empty-query",
+                    RuleGen::StripWww => "strip-www",
+                    RuleGen::StripRootDot => "strip-root-dot",
+                    RuleGen::RegistrableDomain => "registrable-domain",
+                    RuleGen::DecodeUnreserved => "decode-unreserved",
+                    RuleGen::LowercasePath => "lowercase-path",
+                    RuleGen::DropDefaultDocument => "drop-default-document",
+                    RuleGen::DropOpaqueQuery => "drop-opaque-query",
+                    RuleGen::LowercaseScheme => "lowercase-scheme",
+                    RuleGen::LowercaseHost => "lowercase-host",
+                    RuleGen::NormalizePort => "normalize-port",
+                    RuleGen::EmptyPathToRoot => "empty-path-to-root",
+                    _ => unreachable!(),
+                };
+                format!("{{ rule = \"{name}\" }}")
+            }
+        };
+        t.push_str("  ");
+        t.push_str(&line);
+        t.push_str(",\n");
+    }
+    t.push_str("]\n");
+    t
+}
+
+const PROBES: [&str; 6] = [
+    "HTTPS://user:pw@WWW.Example.co.uk.:443//A/./b/../Index.HTML/?utm_source=x&b=2&&a=1#/route",
+    "/x//y/?b=&a=1#f",
+    "mailto:A@B.example?subject=x",
+    "http://[::1]:0080/%7e%2f",
+    "example.com:8080/path/",
+    "file:///C:/x/..",
+];
+
+fn run(set: &PolicySet, ids: &[String], inputs: &[&str]) {
+    for id in ids {
+        let p = set
+            .get(id)
+            .unwrap_or_else(|e| panic!("loaded id {id:?} does not resolve: {e}"));
+        for x in inputs.iter().chain(PROBES.iter()) {
+            let o = p.key(x);
+            urlkey_fuzz::check_outcome(&p, x, &o);
+        }
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&mode, rest)) = data.split_first() else {
+        return;
+    };
+    let mut set = PolicySet::builtin();
+    if mode & 1 == 0 {
+        let text = urlkey_fuzz::text(rest);
+        if let Ok(ids) = set.load_policy_file(&text, "fuzz.toml") {
+            run(&set, &ids, &[]);
+        }
+    } else {
+        let mut u = Unstructured::new(rest);
+        let Ok(g) = PolicyGen::arbitrary(&mut u) else {
+            return;
+        };
+        let text = render(&g);
+        let ids = set
+            .load_policy_file(&text, "gen.toml")
+            .unwrap_or_else(|e| panic!("a well-formed generated file was refused: {e}\n{text}"));
+        assert_eq!(ids, ["gen@1"]);
+        let inputs: Vec<&str> = g.inputs.iter().map(String::as_str).collect();
+        run(&set, &ids, &inputs);
+    }
+});

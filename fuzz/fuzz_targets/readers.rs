@@ -1,0 +1,154 @@
+//! The line, CSV/TSV and JSONL readers on arbitrary bytes: never a panic; the line and
+//! JSONL readers give exactly one record per line that is neither blank nor a comment,
+//! with its 1-based line number; the CSV reader one record per CSV row after the header.
+//!
+//! Layout: byte 0 picks the format and the line limit, byte 1 the read buffer size,
+//! byte 2 the batch size; the rest is the input.
+#![no_main]
+use std::io::BufReader;
+
+use libfuzzer_sys::fuzz_target;
+use urlkey::ErrorCode;
+use urlkey_batch::input::{records_from, InputFormat, InputRecord, ReadOptions};
+
+/// What the line reader must give: (line number, bytes of the line) for each record,
+/// and the blank and comment counts.
+fn expected_lines(body: &[u8]) -> (Vec<(u64, Vec<u8>)>, u64, u64) {
+    let mut out = Vec::new();
+    let (mut blank, mut comment) = (0, 0);
+    let mut pieces: Vec<&[u8]> = body.split(|&b| b == b'\n').collect();
+    let ends_with_newline = body.last() == Some(&b'\n');
+    if ends_with_newline || body.is_empty() {
+        pieces.pop();
+    }
+    let n = pieces.len();
+    for (i, mut l) in pieces.into_iter().enumerate() {
+        let had_newline = i + 1 < n || ends_with_newline;
+        if had_newline {
+            l = l.strip_suffix(b"\r").unwrap_or(l);
+        }
+        if i == 0 {
+            l = l.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(l);
+        }
+        let t = l.trim_ascii();
+        if t.is_empty() {
+            blank += 1;
+        } else if t[0] == b'#' {
+            comment += 1;
+        } else {
+            out.push((i as u64 + 1, l.to_vec()));
+        }
+    }
+    (out, blank, comment)
+}
+
+fn read_all(body: &[u8], opts: &ReadOptions, cap: usize, batch: usize) -> Option<Vec<InputRecord>> {
+    let reader = Box::new(BufReader::with_capacity(
+        cap,
+        std::io::Cursor::new(body.to_vec()),
+    ));
+    let mut src = records_from(reader, "fuzz".into(), opts).ok()?;
+    let mut out = Vec::new();
+    loop {
+        let before = out.len();
+        match src.next_batch(&mut out, batch) {
+            Ok(more) => {
+                assert!(out.len() - before <= batch, "batch larger than asked");
+                if !more {
+                    break;
+                }
+            }
+            Err(_) => return None,
+        }
+    }
+    if opts.format == InputFormat::Lines || opts.format == InputFormat::Jsonl {
+        let (_, blank, comment) = expected_lines(body);
+        assert_eq!(src.skipped().blank, blank, "blank count");
+        assert_eq!(src.skipped().comment, comment, "comment count");
+        assert_eq!(src.bytes_read(), body.len() as u64, "bytes read");
+    }
+    Some(out)
+}
+
+fuzz_target!(|data: &[u8]| {
+    if data.len() < 3 {
+        return;
+    }
+    let format = match data[0] & 3 {
+        0 => InputFormat::Lines,
+        1 => InputFormat::Csv,
+        2 => InputFormat::Tsv,
+        _ => InputFormat::Jsonl,
+    };
+    let max = match (data[0] >> 2) & 3 {
+        0 => 4,
+        1 => 32,
+        2 => 300,
+        _ => urlkey_batch::input::DEFAULT_MAX_LINE_BYTES,
+    };
+    let column = if data[0] & 0x10 == 0 { "url" } else { "2" };
+    let cap = usize::from(data[1]).max(1);
+    let batch = usize::from(data[2] % 7) + 1;
+    let body = &data[3..];
+    let opts = ReadOptions {
+        format,
+        column: Some(column.into()),
+        field: Some("u".into()),
+        max_line_bytes: max,
+    };
+    let records = read_all(body, &opts, cap, batch);
+    match format {
+        InputFormat::Lines | InputFormat::Jsonl => {
+            let records = records.expect("the line and JSONL readers never fail on bytes");
+            let (expected, _, _) = expected_lines(body);
+            assert_eq!(records.len(), expected.len(), "one record per line");
+            for (r, (line, bytes)) in records.iter().zip(&expected) {
+                assert_eq!(r.line, *line, "line number");
+                if format == InputFormat::Jsonl {
+                    continue;
+                }
+                match (&r.problem, std::str::from_utf8(bytes)) {
+                    _ if bytes.len() > max => assert_eq!(
+                        r.problem.as_ref().map(|p| p.code),
+                        Some(ErrorCode::InputTooLong)
+                    ),
+                    (None, Ok(s)) => assert_eq!(r.observed, s),
+                    (Some(p), Err(_)) => assert_eq!(p.code, ErrorCode::InputInvalidUtf8),
+                    (p, s) => panic!("line {line}: problem {p:?} for {s:?}"),
+                }
+            }
+        }
+        InputFormat::Csv | InputFormat::Tsv => {
+            let Some(records) = records else { return };
+            // The csv crate's own count of rows after the header.
+            let mut rdr = csv::ReaderBuilder::new()
+                .delimiter(if format == InputFormat::Csv {
+                    b','
+                } else {
+                    b'\t'
+                })
+                .flexible(true)
+                .has_headers(true)
+                .from_reader(body);
+            let mut rec = csv::ByteRecord::new();
+            let mut n = 0;
+            while rdr.read_byte_record(&mut rec).unwrap() {
+                n += 1;
+            }
+            assert_eq!(records.len(), n, "one record per CSV row");
+            for r in &records {
+                if let Some(p) = &r.problem {
+                    assert!(
+                        matches!(
+                            p.code,
+                            ErrorCode::InputTooLong
+                                | ErrorCode::InputInvalidUtf8
+                                | ErrorCode::InputMissingField
+                        ),
+                        "{p:?}"
+                    );
+                }
+            }
+        }
+    }
+});

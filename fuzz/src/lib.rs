@@ -1,0 +1,192 @@
+//! Property checks shared by the fuzz targets. Each `check_*` panics (with the input in
+//! the message) when a property documented in `docs/policies.md`, `docs/cli.md` or
+//! `docs/ledger.md` does not hold; libFuzzer then saves the input under `artifacts/`.
+
+use std::sync::OnceLock;
+
+use urlkey::offsets::{ComponentSpan, Offsets};
+use urlkey::policy::{BUILTIN_IDS, PLACEHOLDER_BASE};
+use urlkey::{Fact, Outcome, Policy, PolicySet};
+
+/// The text a target runs on: the bytes as they are when they are UTF-8, else lossily
+/// decoded (U+FFFD for each invalid sequence), as a reader of the input would see them.
+pub fn text(data: &[u8]) -> std::borrow::Cow<'_, str> {
+    String::from_utf8_lossy(data)
+}
+
+/// Every builtin policy and the one builtin option, built once.
+pub fn builtins() -> &'static (PolicySet, Vec<Policy>) {
+    static SET: OnceLock<(PolicySet, Vec<Policy>)> = OnceLock::new();
+    SET.get_or_init(|| {
+        let set = PolicySet::builtin();
+        let mut ids: Vec<String> = BUILTIN_IDS.iter().map(|s| s.to_string()).collect();
+        ids.push("citation@1+keep-trailing-slash".into());
+        let ps = ids.iter().map(|id| set.get(id).unwrap()).collect();
+        (set, ps)
+    })
+}
+
+fn policy(id: &str) -> &'static Policy {
+    builtins().1.iter().find(|p| p.id() == id).unwrap()
+}
+
+/// The properties of one outcome of `p` on `x`:
+/// - a valid outcome has a key and a canonical form, an invalid one an error and neither;
+/// - every transformation changed its component (`before != after`);
+/// - idempotence: `key(canonical(x)) == key(x)`;
+/// - keys that promise a URL are URLs: `whatwg@1` gives back the keys of `whatwg@1`,
+///   `citation@1` (and its option) and `mapper@1` unchanged (path-only `mapper@1` keys
+///   against the placeholder base); `document@1` gives back its own keys.
+pub fn check_outcome(p: &Policy, x: &str, o: &Outcome) {
+    let id = p.id();
+    for t in &o.transformations {
+        assert_ne!(
+            t.before, t.after,
+            "{id}: {x:?}: transformation {} of {:?} changed nothing",
+            t.rule, t.component
+        );
+    }
+    assert!(
+        o.facts.windows(2).all(|w| w[0] < w[1]),
+        "{id}: {x:?}: facts not sorted and distinct: {:?}",
+        o.facts
+    );
+    let has = |f: Fact| o.facts.contains(&f);
+    let rule = |r: &str| o.transformations.iter().any(|t| t.rule == r);
+    assert_eq!(
+        has(Fact::TrackingParametersRemoved),
+        !o.removed_params.is_empty(),
+        "{id}: {x:?}: tracking fact and removed_params disagree"
+    );
+    assert_eq!(
+        rule("remove-tracking-parameters"),
+        !o.removed_params.is_empty(),
+        "{id}: {x:?}: tracking transformation and removed_params disagree"
+    );
+    assert_eq!(
+        has(Fact::FragmentRemoved),
+        rule("remove-fragment"),
+        "{id}: {x:?}: fragment fact and transformation disagree"
+    );
+    let Some(key) = &o.key else {
+        assert!(o.error.is_some(), "{id}: {x:?}: no key and no error");
+        assert!(o.canonical.is_none(), "{id}: {x:?}: canonical without key");
+        return;
+    };
+    assert!(o.error.is_none(), "{id}: {x:?}: a key and an error");
+    assert!(
+        o.signature.is_some(),
+        "{id}: {x:?}: valid without a signature"
+    );
+    let canonical = o
+        .canonical
+        .as_deref()
+        .unwrap_or_else(|| panic!("{id}: {x:?}: valid without a canonical form"));
+    let again = p.key(canonical);
+    assert_eq!(
+        again.key.as_deref(),
+        Some(key.as_str()),
+        "{id}: idempotence: {x:?} -> canonical {canonical:?} -> {:?} (error {:?})",
+        again.key,
+        again.error.as_ref().map(|e| e.code.as_str())
+    );
+    let whatwg = policy("whatwg@1");
+    match id {
+        "whatwg@1" | "citation@1" | "citation@1+keep-trailing-slash" | "mapper@1" => {
+            let path_only = id == "mapper@1" && key.starts_with('/');
+            let (back, expected) = if path_only {
+                (
+                    whatwg.key_with_base(key, Some(PLACEHOLDER_BASE)),
+                    format!("https://path-only.urlkey.invalid{key}"),
+                )
+            } else {
+                (whatwg.key(key), key.clone())
+            };
+            assert_eq!(
+                back.key.as_deref(),
+                Some(expected.as_str()),
+                "{id}: {x:?} -> key {key:?}, which whatwg@1 does not give back (error {:?})",
+                back.error.as_ref().map(|e| e.code.as_str())
+            );
+        }
+        "document@1" => {
+            let again = p.key(key);
+            assert_eq!(
+                again.key.as_deref(),
+                Some(key.as_str()),
+                "document@1: {x:?} -> key {key:?} is not a fixed point"
+            );
+        }
+        _ => {}
+    }
+}
+
+/// Runs every builtin policy on `x` and checks [`check_outcome`].
+pub fn check_all_policies(x: &str) {
+    for p in &builtins().1 {
+        let o = p.key(x);
+        check_outcome(p, x, &o);
+    }
+}
+
+/// A span is within `input`, on char boundaries, `start <= end`, and its UTF-16 offsets
+/// are the UTF-16 lengths of the byte prefixes.
+pub fn check_span(input: &str, what: &str, c: &ComponentSpan) {
+    let b = c.bytes;
+    assert!(
+        b.start <= b.end && b.end <= input.len(),
+        "{what}: {b:?} out of {} bytes of {input:?}",
+        input.len()
+    );
+    assert!(
+        input.is_char_boundary(b.start) && input.is_char_boundary(b.end),
+        "{what}: {b:?} not on char boundaries of {input:?}"
+    );
+    let u16_of = |n: usize| input[..n].encode_utf16().count();
+    assert_eq!(
+        (c.utf16.start, c.utf16.end),
+        (u16_of(b.start), u16_of(b.end)),
+        "{what}: UTF-16 offsets of {input:?} do not match bytes {b:?}"
+    );
+}
+
+/// Every span is valid ([`check_span`]), the components are in input order without
+/// overlap, the query's pieces lie inside the query, in order, and are never empty.
+pub fn check_offsets(input: &str, o: &Offsets) {
+    let comps = [
+        ("scheme", &o.scheme),
+        ("userinfo", &o.userinfo),
+        ("host", &o.host),
+        ("port", &o.port),
+        ("path", &o.path),
+        ("query", &o.query),
+        ("fragment", &o.fragment),
+    ];
+    let mut prev_end = 0;
+    let mut prev = "start";
+    for (name, c) in comps {
+        let Some(c) = c else { continue };
+        check_span(input, name, c);
+        assert!(
+            c.bytes.start >= prev_end,
+            "{name} {:?} starts before the end of {prev} ({prev_end}) in {input:?}",
+            c.bytes
+        );
+        prev_end = c.bytes.end;
+        prev = name;
+    }
+    assert!(o.path.is_some(), "no path span for {input:?}");
+    let mut prev_end = o.query.map_or(0, |q| q.bytes.start);
+    for p in &o.params {
+        check_span(input, "param", &p.span);
+        let q = o.query.expect("params without a query");
+        assert!(
+            p.span.bytes.start >= prev_end && p.span.bytes.end <= q.bytes.end,
+            "param {:?} outside the query {:?} or out of order in {input:?}",
+            p.span.bytes,
+            q.bytes
+        );
+        assert!(p.span.bytes.start < p.span.bytes.end, "empty param span");
+        prev_end = p.span.bytes.end;
+    }
+}
