@@ -1,7 +1,7 @@
 //! `urlkey-bench`: the macro benchmark, the input generator and a profiling driver.
 //!
 //! ```text
-//! urlkey-bench macro [--rounds N] [--set all|web|file] [--data DIR] [--no-proto]
+//! urlkey-bench macro [--rounds N] [--set all|web|file] [--data DIR] [--no-outcome] [--proto]
 //! urlkey-bench gen --lines N --distinct M [--seed S] [--review-share PCT] [--review-size K] [--no-noise]
 //! urlkey-bench run --subject ID [--limit N] [--repeat R] [--set all|web|file] [--data DIR] [--allocs]
 //! urlkey-bench ladder --policy ID [--rounds N] [--set all|web|file] [--data DIR]
@@ -24,13 +24,13 @@ use urlkey_bench::gen::{self, GenOptions};
 static GLOBAL: CountingAlloc = CountingAlloc;
 
 const USAGE: &str = "usage:
-  urlkey-bench macro [--rounds N] [--set all|web|file] [--data DIR] [--no-proto]
+  urlkey-bench macro [--rounds N] [--set all|web|file] [--data DIR] [--no-outcome] [--proto]
   urlkey-bench gen --lines N --distinct M [--seed S] [--review-share PCT] [--review-size K] [--no-noise]
   urlkey-bench run --subject ID [--limit N] [--repeat R] [--set all|web|file] [--data DIR] [--allocs]
   urlkey-bench ladder --policy citation@1|mapper@1|webkey@1|document@1 [--rounds N] [--set all|web|file] [--data DIR]
   urlkey-bench proto-key --policy citation@1|document@1 FILE
 
-subjects: ada (parse + href), hash (xxh3 of each line), a policy id (citation@1, ...),\nproto-citation or proto-document (the lean-path prototypes), ladder:<policy>:<step>";
+subjects: ada (parse + href), hash (xxh3 of each line), a policy id (citation@1, ...),\nkey_into:<policy> (the lean key path), proto-citation or proto-document (the lean-path prototypes), ladder:<policy>:<step>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -118,8 +118,10 @@ enum Subject {
     Hash,
     /// `ada_url::Url::parse(s, None)` then `.href()`: the floor.
     Ada,
-    /// A urlkey policy's `key`.
+    /// A urlkey policy's `key` (the full `Outcome`).
     Policy(urlkey::Policy),
+    /// A urlkey policy's lean key path, `key_into` a reused buffer.
+    KeyInto(urlkey::Policy),
     /// The lean-path prototype of `citation@1` (`urlkey_bench::proto`).
     ProtoCitation(std::cell::RefCell<urlkey_bench::proto::LeanCitation>),
     /// The lean-path prototype of `document@1`.
@@ -133,6 +135,10 @@ impl Subject {
             "ada" => Ok(Subject::Ada),
             "proto-citation" => Ok(Subject::ProtoCitation(Default::default())),
             "proto-document" => Ok(Subject::ProtoDocument(Default::default())),
+            _ if id.starts_with("key_into:") => urlkey::PolicySet::builtin()
+                .get(&id["key_into:".len()..])
+                .map(Subject::KeyInto)
+                .map_err(|e| e.to_string()),
             _ if id.starts_with("ladder:") => {
                 // ladder:<builtin>:<k>: step k of that builtin's ladder.
                 let mut it = id.splitn(3, ':').skip(1);
@@ -157,7 +163,8 @@ impl Subject {
         match self {
             Subject::Hash => "read+xxh3 (floor of I/O)".into(),
             Subject::Ada => "ada parse+href (baseline)".into(),
-            Subject::Policy(p) => p.id().to_string(),
+            Subject::Policy(p) => format!("{} key (Outcome)", p.id()),
+            Subject::KeyInto(p) => format!("{} key_into (lean)", p.id()),
             Subject::ProtoCitation(_) => "prototype: citation@1 lean key path".into(),
             Subject::ProtoDocument(_) => "prototype: document@1 lean key path".into(),
         }
@@ -185,6 +192,13 @@ impl Subject {
                 for l in lines {
                     let o = p.key(black_box(l.as_str()));
                     ok += u64::from(black_box(&o).key.is_some());
+                }
+            }
+            Subject::KeyInto(p) => {
+                let mut out = String::with_capacity(256);
+                for l in lines {
+                    let r = p.key_into(black_box(l.as_str()), &mut out);
+                    ok += u64::from(black_box(r).is_ok());
                 }
             }
             Subject::ProtoCitation(p) => {
@@ -255,15 +269,22 @@ fn summarize(secs: &[Vec<f64>], i: usize, base: usize, n: usize) -> (f64, f64, f
 }
 
 fn macro_bench(args: &[String]) -> Result<(), String> {
-    let flags = Flags::new(args, &["--rounds", "--set", "--data"], &["--no-proto"])?;
+    let flags = Flags::new(
+        args,
+        &["--rounds", "--set", "--data"],
+        &["--proto", "--no-outcome"],
+    )?;
     let rounds = flags.num("--rounds", 7)?.max(1) as usize;
     let lines = load(&flags)?;
     let n = lines.len();
     let mut subjects = vec![Subject::Hash, Subject::Ada];
     for id in urlkey::policy::BUILTIN_IDS {
-        subjects.push(Subject::from_id(id)?);
+        subjects.push(Subject::from_id(&format!("key_into:{id}"))?);
+        if !flags.has("--no-outcome") {
+            subjects.push(Subject::from_id(id)?);
+        }
     }
-    if !flags.has("--no-proto") {
+    if flags.has("--proto") {
         subjects.push(Subject::from_id("proto-citation")?);
         subjects.push(Subject::from_id("proto-document")?);
     }

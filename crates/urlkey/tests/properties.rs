@@ -214,6 +214,74 @@ fn idempotence_on_golden_inputs_and_the_whole_corpus() {
     );
 }
 
+/// The lean key path (`key_into`, `key_signature_into`) against the full outcome: same
+/// key or same error code, same signature. `None` when they agree.
+fn lean_disagrees(p: &Policy, x: &str) -> Option<String> {
+    let o = p.key(x);
+    let (mut key, mut k2, mut sig) = (String::from("stale"), String::new(), String::new());
+    let lean = p.key_into(x, &mut key);
+    let lean2 = p.key_signature_into(x, &mut k2, &mut sig);
+    let want = o
+        .key
+        .clone()
+        .ok_or_else(|| o.error.as_ref().map(|e| e.code));
+    let got = lean.map(|()| key.clone()).map_err(Some);
+    let got2 = lean2.map(|()| k2.clone()).map_err(Some);
+    let sig_want = o.signature.clone().unwrap_or_default();
+    if got != want || got2 != want || sig != sig_want || (o.key.is_none() && !key.is_empty()) {
+        return Some(format!(
+            "{} {x:?}: outcome {want:?} / {sig_want:?}, key_into {got:?}, key_signature_into {got2:?} / {sig:?}",
+            p.id()
+        ));
+    }
+    None
+}
+
+/// The lean key path gives the full path's keys, codes and signatures on the golden
+/// inputs, the whole corpus and the WPT inputs, for every builtin and every example
+/// policy file.
+#[test]
+fn lean_key_path_agrees_with_the_outcome() {
+    let mut inputs = golden_inputs();
+    inputs.extend(corpus().iter().map(|(_, l)| l.clone()));
+    let wpt = std::fs::read_to_string(Path::new(SHARED).join("wpt/urltestdata.json"))
+        .expect("../shared/wpt/urltestdata.json");
+    let cases: Vec<serde_json::Value> = serde_json::from_str(&wpt).unwrap();
+    inputs.extend(
+        cases
+            .iter()
+            .filter_map(|c| c.get("input").and_then(|i| i.as_str()).map(str::to_string)),
+    );
+    let mut set = PolicySet::builtin();
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/examples");
+    let mut ids = policy_ids();
+    for entry in std::fs::read_dir(&examples).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let name = path.display().to_string();
+        if let Ok(added) = set.load_policy_file(&text, &name) {
+            ids.extend(added);
+        }
+    }
+    assert!(ids.len() >= 10, "example policies not loaded: {ids:?}");
+    let mut bad = Vec::new();
+    for id in &ids {
+        let p = set.get(id).unwrap();
+        bad.extend(
+            par_map(&inputs, |x| lean_disagrees(&p, x))
+                .into_iter()
+                .flatten(),
+        );
+    }
+    assert!(inputs.len() > 109_062, "{} inputs", inputs.len());
+    assert!(
+        bad.is_empty(),
+        "{} disagreement(s):\n{}",
+        bad.len(),
+        bad[..bad.len().min(30)].join("\n")
+    );
+}
+
 /// Every transformation of every corpus record changes its component, and is recorded
 /// under a rule name that `docs/policies.md` documents.
 #[test]
@@ -433,6 +501,18 @@ rules = [{ rule = "remove-fragment" }, { rule = "drop-credentials" }]
 
 fn run_everything(set: &PolicySet, policies: &[Policy], input: &str) -> Vec<Outcome> {
     let out: Vec<Outcome> = policies.iter().map(|p| p.key(input)).collect();
+    for p in policies {
+        if let Some(msg) = lean_disagrees(p, input) {
+            panic!("{msg}");
+        }
+    }
+    if let Some(msg) = WebUrl::parse(input, None)
+        .ok()
+        .as_ref()
+        .and_then(pieces_disagree)
+    {
+        panic!("{msg}");
+    }
     let webkey = set.get("webkey@1").unwrap();
     let _ = urlkey::inspect(input, set, &webkey);
     out
@@ -542,4 +622,77 @@ proptest! {
             }
         }
     }
+}
+
+/// `WebUrl::pieces` (one look at the parser's offsets) equals the getters (one call into
+/// the parser each) on every WPT success case, with and without its base, and on the
+/// whole corpus.
+#[test]
+fn pieces_match_the_getters() {
+    let path = Path::new(SHARED).join("wpt/urltestdata.json");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {} ({e}): WPT data is needed", path.display()));
+    let data: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut urls = Vec::new();
+    for case in data.as_array().unwrap().iter().filter(|c| c.is_object()) {
+        let input = case["input"].as_str().unwrap();
+        let base = case.get("base").and_then(|b| b.as_str());
+        urls.extend(WebUrl::parse(input, base).ok());
+        urls.extend(WebUrl::parse(input, None).ok());
+    }
+    let wpt = urls.len();
+    urls.extend(
+        corpus()
+            .iter()
+            .filter_map(|(_, l)| WebUrl::parse(l, None).ok()),
+    );
+    let bad: Vec<String> = urls.iter().filter_map(pieces_disagree).collect();
+    assert!(wpt > 1000, "only {wpt} WPT URLs");
+    assert!(urls.len() > 100_000, "only {} URLs", urls.len());
+    assert!(
+        bad.is_empty(),
+        "{} of {}:\n{}",
+        bad.len(),
+        urls.len(),
+        bad[..bad.len().min(20)].join("\n")
+    );
+}
+
+/// `None` when every field of `u.pieces()` equals its getter.
+fn pieces_disagree(u: &WebUrl) -> Option<String> {
+    let p = u.pieces();
+    let userinfo = if u.password().is_empty() {
+        u.username().to_string()
+    } else {
+        format!("{}:{}", u.username(), u.password())
+    };
+    let want = (
+        u.href(),
+        u.scheme(),
+        u.username(),
+        u.password(),
+        userinfo.as_str(),
+        u.hostname(),
+        u.port(),
+        u.pathname(),
+        u.query(),
+        u.fragment(),
+        u.host_kind(),
+        u.has_opaque_path(),
+    );
+    let got = (
+        p.href,
+        p.scheme,
+        p.username,
+        p.password,
+        p.userinfo,
+        p.hostname,
+        p.port,
+        p.pathname,
+        p.query,
+        p.fragment,
+        p.host_kind,
+        p.opaque_path,
+    );
+    (want != got).then(|| format!("{}:\n  getters {want:?}\n  pieces  {got:?}", u.href()))
 }

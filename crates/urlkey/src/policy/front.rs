@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use crate::error::{ErrorCode, KeyError};
 use crate::text;
-use crate::web::{HostKind, WebUrl};
+use crate::web::{HostKind, Pieces};
 
 use super::parts::Parts;
 
@@ -89,116 +89,127 @@ pub fn whatwg_input(text: &str, infer_scheme: bool) -> (Cow<'_, str>, bool) {
     }
 }
 
+/// An error with its message, or (`quiet`, the lean key path) with its code alone: the
+/// message is made only for a caller that shows it.
+pub(crate) fn refuse(code: ErrorCode, quiet: bool, message: impl FnOnce() -> String) -> KeyError {
+    KeyError {
+        code,
+        message: if quiet { String::new() } else { message() },
+    }
+}
+
 /// Checks the scheme after a WHATWG parse.
-pub fn check_scheme(url: &WebUrl, schemes: Schemes) -> Result<(), KeyError> {
+pub fn check_scheme(scheme: &str, schemes: Schemes, quiet: bool) -> Result<(), KeyError> {
     match schemes {
         Schemes::Any => Ok(()),
-        Schemes::Web(code) if !text::is_web_scheme(url.scheme()) => Err(KeyError::new(
-            code,
-            format!("the scheme {:?} is not http or https", url.scheme()),
-        )),
+        Schemes::Web(code) if !text::is_web_scheme(scheme) => Err(refuse(code, quiet, || {
+            format!("the scheme {scheme:?} is not http or https")
+        })),
         Schemes::Web(_) => Ok(()),
     }
 }
 
 /// Seed 000's checks before parsing. Returns the base to parse against (the placeholder
 /// for path-only input).
-pub fn mapper_precheck(text: &str) -> Result<Option<&'static str>, KeyError> {
+pub fn mapper_precheck(text: &str, quiet: bool) -> Result<Option<&'static str>, KeyError> {
     if let Some((i, c)) = find_char(text, |b| matches!(b, 9..=13 | 32), char::is_whitespace) {
-        return Err(KeyError::new(
-            ErrorCode::MapperWhitespace,
-            format!("whitespace {c:?} at byte {i} inside the URL"),
-        ));
+        return Err(refuse(ErrorCode::MapperWhitespace, quiet, || {
+            format!("whitespace {c:?} at byte {i} inside the URL")
+        }));
     }
     if text.starts_with("//") {
-        return Err(KeyError::new(
-            ErrorCode::MapperSchemeRelative,
-            "scheme-relative input (starts with //): the scheme is unknown",
-        ));
+        return Err(refuse(ErrorCode::MapperSchemeRelative, quiet, || {
+            "scheme-relative input (starts with //): the scheme is unknown".into()
+        }));
     }
     if text.starts_with('/') {
         return Ok(Some(PLACEHOLDER_BASE));
     }
     match text::leading_scheme(text) {
         Some(s) if text::is_web_scheme(s) => Ok(None),
-        Some(s) => Err(KeyError::new(
-            ErrorCode::MapperUnsupportedScheme,
-            format!("the scheme {s:?} is not http or https"),
-        )),
-        None => Err(KeyError::new(
-            ErrorCode::MapperUnsupportedScheme,
-            "no http:// or https:// scheme, and not a path starting with /",
-        )),
+        Some(s) => Err(refuse(ErrorCode::MapperUnsupportedScheme, quiet, || {
+            format!("the scheme {s:?} is not http or https")
+        })),
+        None => Err(refuse(ErrorCode::MapperUnsupportedScheme, quiet, || {
+            "no http:// or https:// scheme, and not a path starting with /".into()
+        })),
     }
 }
 
 /// The parts of a parsed URL, borrowed from it.
-pub fn parts_from_url(url: &WebUrl, path_only: bool) -> Result<Parts<'_>, KeyError> {
-    if path_only && url.hostname() != PLACEHOLDER_HOST {
+pub fn parts_from_url<'u>(
+    u: &Pieces<'u>,
+    path_only: bool,
+    quiet: bool,
+) -> Result<Parts<'u>, KeyError> {
+    if path_only && u.hostname != PLACEHOLDER_HOST {
         // `/\host/x` is scheme-relative under the Standard for special schemes.
-        return Err(KeyError::new(
-            ErrorCode::MapperSchemeRelative,
-            "the path reparses as scheme-relative (a backslash after the first /)",
-        ));
+        return Err(refuse(ErrorCode::MapperSchemeRelative, quiet, || {
+            "the path reparses as scheme-relative (a backslash after the first /)".into()
+        }));
     }
-    let userinfo: Cow<'_, str> = if url.password().is_empty() {
-        Cow::Borrowed(url.username())
-    } else {
-        // `username:password`. Built rather than borrowed: an empty username
-        // (`https://:pw@host/`) is not a slice of the href, so no pointer arithmetic.
-        Cow::Owned(format!("{}:{}", url.username(), url.password()))
-    };
-    let host_kind = url.host_kind();
-    let host = match host_kind {
+    let host = match u.host_kind {
         HostKind::None => None,
-        _ => Some(Cow::Borrowed(url.hostname())),
+        _ => Some(Cow::Borrowed(u.hostname)),
     };
     Ok(Parts {
-        scheme: Cow::Borrowed(url.scheme()),
-        userinfo: if path_only {
-            Cow::Borrowed("")
-        } else {
-            userinfo
-        },
+        scheme: Cow::Borrowed(u.scheme),
+        userinfo: Cow::Borrowed(if path_only { "" } else { u.userinfo }),
         host: if path_only { None } else { host },
-        host_kind: if path_only { HostKind::None } else { host_kind },
-        port: Cow::Borrowed(url.port()),
-        path: Cow::Borrowed(url.pathname()),
-        query: url.query().map(Cow::Borrowed),
-        fragment: url.fragment().map(Cow::Borrowed),
-        opaque_path: url.has_opaque_path(),
+        host_kind: if path_only {
+            HostKind::None
+        } else {
+            u.host_kind
+        },
+        port: Cow::Borrowed(u.port),
+        path: Cow::Borrowed(u.pathname),
+        query: u.query.map(Cow::Borrowed),
+        fragment: u.fragment.map(Cow::Borrowed),
+        opaque_path: u.opaque_path,
         path_only,
     })
 }
 
 /// Seed 002's component split (`document@1`). Not the WHATWG parser: everything the
 /// rules below do not name stays byte for byte.
-pub fn document_parts(text: &str) -> Result<Parts<'_>, KeyError> {
-    if let Some((i, c)) = find_char(
-        text,
-        |b| b <= 0x20 || b == 0x7f || b == b'\\',
-        |c| c.is_whitespace() || c <= '\u{1f}' || c == '\u{7f}' || c == '\\',
-    ) {
-        return Err(KeyError::new(
-            ErrorCode::DocumentForbiddenCharacter,
-            format!("forbidden character {c:?} at byte {i}"),
-        ));
+pub fn document_parts(text: &str, quiet: bool) -> Result<Parts<'_>, KeyError> {
+    if let Some(i) = first_unusual_byte(text.as_bytes()) {
+        let found = if text.as_bytes()[i] < 0x80 {
+            Some((i, char::from(text.as_bytes()[i])))
+        } else {
+            text[i..]
+                .char_indices()
+                .find(|&(_, c)| c.is_whitespace() || c <= '\u{1f}' || c == '\u{7f}' || c == '\\')
+                .map(|(j, c)| (i + j, c))
+        };
+        if let Some((i, c)) = found {
+            return Err(refuse(ErrorCode::DocumentForbiddenCharacter, quiet, || {
+                format!("forbidden character {c:?} at byte {i}")
+            }));
+        }
     }
-    let scheme = text::leading_scheme(text).filter(|s| text::is_web_scheme(s));
-    let Some(scheme) = scheme.filter(|s| text[s.len() + 1..].starts_with("//")) else {
-        return Err(KeyError::new(
-            ErrorCode::DocumentUnsupportedScheme,
-            "not an absolute http:// or https:// URL",
-        ));
+    // `http://` or `https://`, in any case: what `scheme:` + `//` with a web scheme is.
+    let b = text.as_bytes();
+    let scheme_len = if b.len() >= 7 && b[..7].eq_ignore_ascii_case(b"http://") {
+        4
+    } else if b.len() >= 8 && b[..8].eq_ignore_ascii_case(b"https://") {
+        5
+    } else {
+        return Err(refuse(ErrorCode::DocumentUnsupportedScheme, quiet, || {
+            "not an absolute http:// or https:// URL".into()
+        }));
     };
-    let rest = &text[scheme.len() + 3..];
-    let auth_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let scheme = &text[..scheme_len];
+    let rest = &text[scheme_len + 3..];
+    let auth_end = rest
+        .bytes()
+        .position(|c| matches!(c, b'/' | b'?' | b'#'))
+        .unwrap_or(rest.len());
     let authority = &rest[..auth_end];
-    if authority.contains('@') {
-        return Err(KeyError::new(
-            ErrorCode::DocumentCredentials,
-            "credentials (@) in the authority are not accepted",
-        ));
+    if authority.bytes().any(|c| c == b'@') {
+        return Err(refuse(ErrorCode::DocumentCredentials, quiet, || {
+            "credentials (@) in the authority are not accepted".into()
+        }));
     }
     let (host, port) = split_authority(authority);
     let host_kind = if host.starts_with('[') {
@@ -208,42 +219,43 @@ pub fn document_parts(text: &str) -> Result<Parts<'_>, KeyError> {
         match inner {
             Some(i) if i.parse::<std::net::Ipv6Addr>().is_ok() => HostKind::Ipv6,
             _ => {
-                return Err(KeyError::new(
-                    ErrorCode::DocumentInvalidHost,
-                    format!("{host:?} is not a bracketed IPv6 address"),
-                ))
+                return Err(refuse(ErrorCode::DocumentInvalidHost, quiet, || {
+                    format!("{host:?} is not a bracketed IPv6 address")
+                }))
             }
         }
-    } else if host.is_empty() || !host.is_ascii() || host.contains(['[', ']']) {
-        return Err(KeyError::new(
-            ErrorCode::DocumentInvalidHost,
-            format!("the host {host:?} must be non-empty ASCII"),
-        ));
+    } else if host.is_empty() || host.bytes().any(|c| c >= 0x80 || c == b'[' || c == b']') {
+        return Err(refuse(ErrorCode::DocumentInvalidHost, quiet, || {
+            format!("the host {host:?} must be non-empty ASCII")
+        }));
     } else {
         HostKind::Domain
     };
     match port {
         None => {}
         Some("") => {
-            return Err(KeyError::new(
-                ErrorCode::DocumentEmptyPort,
-                "an explicit empty port (host:) is not accepted",
-            ))
+            return Err(refuse(ErrorCode::DocumentEmptyPort, quiet, || {
+                "an explicit empty port (host:) is not accepted".into()
+            }))
         }
         Some(p)
             if p.len() <= 5
                 && p.bytes().all(|b| b.is_ascii_digit())
                 && p.parse::<u32>().is_ok_and(|v| v <= 65535) => {}
-        Some(p) => return Err(bad_port(p)),
+        Some(p) => return Err(bad_port(p, quiet)),
     }
+    // The path ends at the first `?` or `#`; a query at the first `#` after its `?`.
     let after = &rest[auth_end..];
-    let (before_frag, fragment) = match after.split_once('#') {
-        Some((b, f)) => (b, Some(f)),
-        None => (after, None),
-    };
-    let (path, query) = match before_frag.split_once('?') {
-        Some((p, q)) => (p, Some(q)),
-        None => (before_frag, None),
+    let (path, query, fragment) = match after.bytes().position(|c| c == b'?' || c == b'#') {
+        None => (after, None, None),
+        Some(i) if after.as_bytes()[i] == b'#' => (&after[..i], None, Some(&after[i + 1..])),
+        Some(i) => {
+            let tail = &after[i + 1..];
+            match tail.bytes().position(|c| c == b'#') {
+                Some(j) => (&after[..i], Some(&tail[..j]), Some(&tail[j + 1..])),
+                None => (&after[..i], Some(tail), None),
+            }
+        }
     };
     Ok(Parts {
         scheme: Cow::Borrowed(scheme),
@@ -257,6 +269,43 @@ pub fn document_parts(text: &str) -> Result<Parts<'_>, KeyError> {
         opaque_path: false,
         path_only: false,
     })
+}
+
+/// The first byte that is a C0 control, a space, DEL, a backslash or not ASCII: the bytes
+/// `document@1` refuses, and where Unicode white space may start. Eight bytes at a time
+/// (the classic "has a byte less than n / equal to v" word tricks, which are exact about
+/// whether a word holds such a byte), then byte by byte inside the word that does.
+fn first_unusual_byte(b: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let unusual = |c: u8| c <= 0x20 || c >= 0x7f || c == b'\\';
+    let mut chunks = b.chunks_exact(8);
+    let mut at = 0;
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(word);
+        let below_21 = w.wrapping_sub(ONES * 0x21) & !w;
+        let eq_7f = {
+            let x = w ^ (ONES * 0x7f);
+            x.wrapping_sub(ONES) & !x
+        };
+        let eq_5c = {
+            let x = w ^ (ONES * 0x5c);
+            x.wrapping_sub(ONES) & !x
+        };
+        if (below_21 | eq_7f | eq_5c | w) & HIGH != 0 {
+            if let Some(i) = chunk.iter().position(|&c| unusual(c)) {
+                return Some(at + i);
+            }
+        }
+        at += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&c| unusual(c))
+        .map(|i| at + i)
 }
 
 /// Splits `host[:port]` for `document@1`: a bracketed host ends at its first `]`, which
@@ -281,9 +330,8 @@ fn split_authority(authority: &str) -> (&str, Option<&str>) {
     }
 }
 
-fn bad_port(p: &str) -> KeyError {
-    KeyError::new(
-        ErrorCode::DocumentInvalidPort,
-        format!("the port {p:?} is not 1-5 digits from 0 to 65535"),
-    )
+fn bad_port(p: &str, quiet: bool) -> KeyError {
+    refuse(ErrorCode::DocumentInvalidPort, quiet, || {
+        format!("the port {p:?} is not 1-5 digits from 0 to 65535")
+    })
 }

@@ -133,6 +133,9 @@ impl std::error::Error for PolicyError {}
 #[derive(Debug, Clone)]
 pub struct Policy {
     def: Arc<PolicyDef>,
+    /// The rules that shape the canonical form, then the key-only rules, each in order.
+    canonical_rules: Arc<[Rule]>,
+    key_rules: Arc<[Rule]>,
     /// A list given with `--psl`; `None` reads the embedded snapshot, parsed on first use.
     psl: Option<PublicSuffixList>,
     psl_version: Arc<str>,
@@ -175,36 +178,91 @@ impl Policy {
     /// Runs the policy, resolving relative input against `base` when the policy
     /// accepts one (others ignore it; the CLI refuses the combination).
     pub fn key_with_base(&self, input: &str, base: Option<&str>) -> Outcome {
+        match self.run(input, base, false, |parts, log, href| {
+            self.finish(parts, log, href)
+        }) {
+            Ok(o) => o,
+            Err(e) => Outcome::invalid(e),
+        }
+    }
+
+    /// The lean key path: writes only the key into `out` (cleared first), or returns
+    /// the error code. It runs the same front end and rules as [`Policy::key`] and gives
+    /// the same key, byte for byte, but builds no canonical form, signature, facts,
+    /// transformation log or error message, so a caller that reuses `out` allocates
+    /// only for components a rule really rewrites. Use [`Policy::key`] for the rest.
+    ///
+    /// ```
+    /// let citation = urlkey::PolicySet::builtin().get("citation@1").unwrap();
+    /// let mut key = String::new();
+    /// citation.key_into("https://Example.net/a/?utm_source=x&b=2&a=1#top", &mut key).unwrap();
+    /// assert_eq!(key, "https://example.net/a?a=1&b=2");
+    /// assert_eq!(
+    ///     citation.key_into("mailto:someone@example.net", &mut key),
+    ///     Err(urlkey::ErrorCode::CitationUnsupportedScheme)
+    /// );
+    /// assert_eq!(key, "");
+    /// ```
+    pub fn key_into(&self, input: &str, out: &mut String) -> Result<(), ErrorCode> {
+        out.clear();
+        self.run(input, None, true, |parts, log, href| {
+            self.lean(parts, log, href, out, None)
+        })
+        .map_err(|e| e.code)
+    }
+
+    /// [`Policy::key_into`] that also writes the grouping signature (the `signature` of
+    /// [`Policy::key`]'s outcome) into `signature`.
+    pub fn key_signature_into(
+        &self,
+        input: &str,
+        key: &mut String,
+        signature: &mut String,
+    ) -> Result<(), ErrorCode> {
+        key.clear();
+        signature.clear();
+        self.run(input, None, true, |parts, log, href| {
+            self.lean(parts, log, href, key, Some(signature))
+        })
+        .map_err(|e| e.code)
+    }
+
+    /// The front end: trims, refuses or parses, and hands the parts, the log so far and
+    /// the parser's serialization (when the parts come from one) to `then`. A `quiet`
+    /// run builds no log text and no error message (the code is all it returns).
+    fn run<R>(
+        &self,
+        input: &str,
+        base: Option<&str>,
+        quiet: bool,
+        then: impl FnOnce(Parts<'_>, Log, Option<&str>) -> R,
+    ) -> Result<R, KeyError> {
         if input.len() > self.max_input_bytes {
-            return Outcome::invalid(KeyError::new(
-                ErrorCode::InputTooLong,
+            return Err(front::refuse(ErrorCode::InputTooLong, quiet, || {
                 format!(
                     "{} bytes; the limit is {}",
                     input.len(),
                     self.max_input_bytes
-                ),
-            ));
+                )
+            }));
         }
         let (text, _) = text::trim_c0_space(input);
         let base = if self.def.accepts_base { base } else { None };
+        let mut log = Log {
+            quiet,
+            ..Log::default()
+        };
         match self.def.front {
             FrontEnd::Whatwg {
                 schemes,
                 infer_scheme,
             } => {
                 let (to_parse, assumed) = front::whatwg_input(text, infer_scheme);
-                let url = match WebUrl::parse(&to_parse, base) {
-                    Ok(u) => u,
-                    Err(e) => return Outcome::invalid(e),
-                };
-                if let Err(e) = front::check_scheme(&url, schemes) {
-                    return Outcome::invalid(e);
-                }
-                let mut log = Log {
-                    scheme_assumed: assumed,
-                    ..Log::default()
-                };
-                if assumed {
+                let url = WebUrl::parse(&to_parse, base)?;
+                let u = url.pieces();
+                front::check_scheme(u.scheme, schemes, quiet)?;
+                log.scheme_assumed = assumed;
+                if assumed && !quiet {
                     log.record(
                         "assume-https",
                         Component::Scheme,
@@ -212,63 +270,88 @@ impl Policy {
                         "https".into(),
                     );
                 }
-                match front::parts_from_url(&url, false) {
-                    Ok(parts) => {
-                        if base.is_none() {
-                            record_parse_changes(text, !assumed, url.href(), &parts, &mut log);
-                        }
-                        self.finish(parts, log, Some(url.href()))
-                    }
-                    Err(e) => Outcome::invalid(e),
+                let parts = front::parts_from_url(&u, false, quiet)?;
+                if base.is_none() && !quiet {
+                    record_parse_changes(text, !assumed, u.href, &parts, &mut log);
                 }
+                Ok(then(parts, log, Some(u.href)))
             }
             FrontEnd::Mapper => {
-                let base = match front::mapper_precheck(text) {
-                    Ok(b) => b,
-                    Err(e) => return Outcome::invalid(e),
-                };
-                let url = match WebUrl::parse(text, base) {
-                    Ok(u) => u,
-                    Err(e) => return Outcome::invalid(e),
-                };
+                let base = front::mapper_precheck(text, quiet)?;
+                let url = WebUrl::parse(text, base)?;
                 let path_only = base.is_some();
-                match front::parts_from_url(&url, path_only) {
-                    Ok(parts) => {
-                        let mut log = Log::default();
-                        record_parse_changes(text, !path_only, url.href(), &parts, &mut log);
-                        self.finish(parts, log, (!path_only).then(|| url.href()))
-                    }
-                    Err(e) => Outcome::invalid(e),
+                let u = url.pieces();
+                let parts = front::parts_from_url(&u, path_only, quiet)?;
+                if !quiet {
+                    record_parse_changes(text, !path_only, u.href, &parts, &mut log);
                 }
+                Ok(then(parts, log, (!path_only).then_some(u.href)))
             }
-            FrontEnd::Document => match front::document_parts(text) {
-                Ok(parts) => self.finish(parts, Log::default(), None),
-                Err(e) => Outcome::invalid(e),
-            },
+            FrontEnd::Document => {
+                let parts = front::document_parts(text, quiet)?;
+                Ok(then(parts, log, None))
+            }
+        }
+    }
+
+    /// The Public Suffix List, for policies that read it. Parsing the embedded list
+    /// costs milliseconds: only policies that read it pay for it.
+    fn psl(&self) -> Option<&PublicSuffixList> {
+        self.uses_psl.then(|| {
+            self.psl
+                .as_ref()
+                .unwrap_or_else(|| PublicSuffixList::embedded_static())
+        })
+    }
+
+    /// The lean end of [`Policy::key_into`]: the rules with a quiet log, then the key.
+    fn lean(
+        &self,
+        mut parts: Parts<'_>,
+        mut log: Log,
+        href: Option<&str>,
+        key: &mut String,
+        signature: Option<&mut String>,
+    ) {
+        let psl = self.psl();
+        for rule in self.canonical_rules.iter() {
+            rule.apply(&mut parts, &mut log, psl);
+        }
+        if self.def.key_form == KeyForm::Href {
+            // The key is the canonical form: the href itself unless a rule changed a part.
+            match href {
+                Some(h) if !log.changed_by_rules() => key.push_str(h),
+                _ => parts.write_url(key, true, true),
+            }
+        }
+        for rule in self.key_rules.iter() {
+            rule.apply(&mut parts, &mut log, psl);
+        }
+        match self.def.key_form {
+            KeyForm::Href => {}
+            KeyForm::Url => parts.write_url(key, true, true),
+            KeyForm::WebKey => write_webkey(&parts, key),
+        }
+        if let Some(s) = signature {
+            write_signature(&parts, s);
         }
     }
 
     fn finish(&self, mut parts: Parts<'_>, mut log: Log, href: Option<&str>) -> Outcome {
         let mut facts = initial_facts(&parts);
-        // Parsing the embedded list costs ~10 ms: only policies that read it pay for it.
-        let psl = self.uses_psl.then(|| {
-            self.psl
-                .as_ref()
-                .unwrap_or_else(|| PublicSuffixList::embedded_static())
-        });
-        for rule in self.def.rules.iter().filter(|r| r.is_canonical()) {
+        let psl = self.psl();
+        for rule in self.canonical_rules.iter() {
             rule.apply(&mut parts, &mut log, psl);
         }
-        let canonical_changed = log.transformations.iter().any(|t| t.rule != "assume-https");
         let canonical = match href {
-            Some(h) if !canonical_changed => h.to_string(),
+            Some(h) if !log.changed_by_rules() => h.to_string(),
             _ => {
                 let mut s = String::with_capacity(href.map_or(64, str::len));
                 parts.write_url(&mut s, true, true);
                 s
             }
         };
-        for rule in self.def.rules.iter().filter(|r| !r.is_canonical()) {
+        for rule in self.key_rules.iter() {
             rule.apply(&mut parts, &mut log, psl);
         }
         let key = match self.def.key_form {
@@ -282,7 +365,11 @@ impl Policy {
                 parts.write_url(&mut s, true, true);
                 s
             }
-            KeyForm::WebKey => write_webkey(&parts),
+            KeyForm::WebKey => {
+                let mut s = String::with_capacity(parts.path.len() + 32);
+                write_webkey(&parts, &mut s);
+                s
+            }
         };
         if log.scheme_assumed {
             facts.push(Fact::SchemeAssumed);
@@ -294,13 +381,15 @@ impl Policy {
             facts.push(Fact::FragmentRemoved);
         }
         facts.sort();
+        let mut sig = String::with_capacity(parts.path.len() + 32);
+        write_signature(&parts, &mut sig);
         Outcome {
             host: parts
                 .host
                 .as_deref()
                 .filter(|h| !h.is_empty())
                 .map(str::to_string),
-            signature: Some(signature(&parts)),
+            signature: Some(sig),
             key: Some(key),
             canonical: Some(canonical),
             error: None,
@@ -394,8 +483,7 @@ fn initial_facts(p: &Parts<'_>) -> Vec<Fact> {
 }
 
 /// Seed 001's key form.
-fn write_webkey(p: &Parts<'_>) -> String {
-    let mut out = String::with_capacity(p.path.len() + 32);
+fn write_webkey(p: &Parts<'_>, out: &mut String) {
     if p.opaque_path {
         out.push_str(&p.scheme);
         out.push(':');
@@ -404,8 +492,8 @@ fn write_webkey(p: &Parts<'_>) -> String {
             out.push('?');
             out.push_str(q);
         }
-        push_fragment(&mut out, p);
-        return out;
+        push_fragment(out, p);
+        return;
     }
     let host = p.host.as_deref().unwrap_or("");
     if !text::is_web_scheme(&p.scheme) {
@@ -431,8 +519,7 @@ fn write_webkey(p: &Parts<'_>) -> String {
         out.push('?');
         out.push_str(q);
     }
-    push_fragment(&mut out, p);
-    out
+    push_fragment(out, p);
 }
 
 /// A fragment the rules kept (`remove-fragment` with `keep_routes`).
@@ -445,8 +532,7 @@ fn push_fragment(out: &mut String, p: &Parts<'_>) {
 
 /// The grouping signature: `host[:port]` + path + `?` + sorted distinct parameter names
 /// joined by `&` (seed 000). Values never enter it.
-fn signature(p: &Parts<'_>) -> String {
-    let mut s = String::with_capacity(p.path.len() + 32);
+fn write_signature(p: &Parts<'_>, s: &mut String) {
     if p.opaque_path {
         s.push_str(&p.scheme);
         s.push(':');
@@ -459,18 +545,37 @@ fn signature(p: &Parts<'_>) -> String {
     }
     s.push_str(&p.path);
     if let Some(q) = &p.query {
-        let mut names: Vec<&str> = crate::query::raw_params(q)
-            .filter(|r| !r.piece.is_empty())
-            .map(|r| r.name)
-            .collect();
+        // Most queries have few parameters: sort their names on the stack.
+        let mut small: [&str; 16] = [""; 16];
+        let mut large: Vec<&str> = Vec::new();
+        let mut n = 0;
+        for r in crate::query::raw_params(q).filter(|r| !r.piece.is_empty()) {
+            if n < small.len() {
+                small[n] = r.name;
+            } else {
+                if large.is_empty() {
+                    large.extend_from_slice(&small);
+                }
+                large.push(r.name);
+            }
+            n += 1;
+        }
+        let names: &mut [&str] = if large.is_empty() {
+            &mut small[..n]
+        } else {
+            &mut large
+        };
         names.sort_unstable();
-        names.dedup();
-        if !names.is_empty() {
-            s.push('?');
-            s.push_str(&names.join("&"));
+        let mut prev: Option<&str> = None;
+        for name in names.iter() {
+            if prev == Some(name) {
+                continue;
+            }
+            s.push(if prev.is_none() { '?' } else { '&' });
+            s.push_str(name);
+            prev = Some(name);
         }
     }
-    s
 }
 
 /// Every policy a run can use: the builtins, policies loaded from files, and the Public
@@ -570,7 +675,16 @@ impl PolicySet {
                 }
             },
         };
+        let split = |canonical: bool| -> Arc<[Rule]> {
+            def.rules
+                .iter()
+                .filter(|r| r.is_canonical() == canonical)
+                .cloned()
+                .collect()
+        };
         Ok(Policy {
+            canonical_rules: split(true),
+            key_rules: split(false),
             uses_psl: def
                 .rules
                 .iter()

@@ -92,11 +92,14 @@ impl Parts<'_> {
 }
 
 /// Collects what rules do. Transformations are recorded only for real changes.
+///
+/// A `quiet` log (the lean key path, [`Policy::key_into`](super::Policy::key_into))
+/// describes nothing: it counts the changes, so the rules copy no `before`/`after` text.
 #[derive(Debug, Default)]
 pub struct Log {
-    /// The changes, in order.
+    /// The changes, in order (empty when `quiet`).
     pub transformations: Vec<Transformation>,
-    /// Tracking parameter names removed.
+    /// Tracking parameter names removed (empty when `quiet`).
     pub removed_params: Vec<String>,
     /// A fragment was removed.
     pub fragment_removed: bool,
@@ -104,12 +107,21 @@ pub struct Log {
     pub scheme_assumed: bool,
     /// The policy used the Public Suffix List.
     pub used_psl: bool,
+    /// Count changes instead of describing them.
+    pub quiet: bool,
+    /// Changes made while `quiet`.
+    pub changes: u32,
 }
 
 impl Log {
     /// Records a change of `c` by `rule` from `before` to `after`, if they differ.
     pub fn record(&mut self, rule: &'static str, c: Component, before: String, after: String) {
-        if before != after {
+        if before == after {
+            return;
+        }
+        if self.quiet {
+            self.changes += 1;
+        } else {
             self.transformations.push(Transformation {
                 rule,
                 component: c,
@@ -117,5 +129,31 @@ impl Log {
                 after,
             });
         }
+    }
+
+    /// Like [`Log::record`], copying the text only when the log describes changes.
+    pub fn change(&mut self, rule: &'static str, c: Component, before: &str, after: &str) {
+        if before == after {
+            return;
+        }
+        if self.quiet {
+            self.changes += 1;
+        } else {
+            self.transformations.push(Transformation {
+                rule,
+                component: c,
+                before: before.to_string(),
+                after: after.to_string(),
+            });
+        }
+    }
+
+    /// True when a rule changed something (the canonical form must then be rewritten).
+    pub fn changed_by_rules(&self) -> bool {
+        self.changes > 0
+            || self
+                .transformations
+                .iter()
+                .any(|t| t.rule != "assume-https")
     }
 }

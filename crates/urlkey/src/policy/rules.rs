@@ -129,7 +129,9 @@ impl Rule {
         )
     }
 
-    /// Applies the rule.
+    /// Applies the rule. A component that only shrinks (a trailing `/`, `www.`, a
+    /// default document) stays borrowed from the input: the lean key path allocates
+    /// only for text that is really new.
     pub fn apply<'a>(&self, p: &mut Parts<'a>, log: &mut Log, psl: Option<&PublicSuffixList>) {
         let name = self.name();
         match self {
@@ -139,16 +141,20 @@ impl Rule {
                     if *keep_routes && (f.starts_with('!') || f.starts_with('/')) {
                         return;
                     }
-                    let before = format!("#{f}");
-                    p.fragment = None;
                     log.fragment_removed = true;
-                    log.record(name, Component::Fragment, before, String::new());
+                    if let Some(f) = p.fragment.take() {
+                        if log.quiet {
+                            log.changes += 1;
+                        } else {
+                            log.record(name, Component::Fragment, format!("#{f}"), String::new());
+                        }
+                    }
                 }
             }
             Rule::DropCredentials => {
                 if !p.userinfo.is_empty() {
-                    let before = std::mem::take(&mut p.userinfo).into_owned();
-                    log.record(name, Component::Userinfo, before, String::new());
+                    let before = std::mem::take(&mut p.userinfo);
+                    log.change(name, Component::Userinfo, &before, "");
                 }
             }
             Rule::CollapseSlashes => {
@@ -162,25 +168,30 @@ impl Rule {
                         prev_slash = c == '/';
                         out.push(c);
                     }
-                    replace(&mut p.path, out, name, Component::Path, log);
+                    replace(&mut p.path, Cow::Owned(out), name, Component::Path, log);
                 }
             }
             Rule::SortQuery(order) => {
                 if let Some(q) = &p.query {
                     if let Some(sorted) = sort_query(q, *order) {
-                        replace_query(p, Some(sorted), name, log);
+                        replace_query(p, Some(Cow::Owned(sorted)), name, log);
                     }
                 }
             }
             Rule::DropEmptyParameters => {
                 if let Some(q) = &p.query {
                     if q.split('&').any(str::is_empty) && !q.is_empty() {
-                        let kept: Vec<&str> = q.split('&').filter(|s| !s.is_empty()).collect();
-                        let joined = kept.join("&");
+                        let mut joined = String::with_capacity(q.len());
+                        for piece in q.split('&').filter(|s| !s.is_empty()) {
+                            if !joined.is_empty() {
+                                joined.push('&');
+                            }
+                            joined.push_str(piece);
+                        }
                         let new = if joined.is_empty() {
                             None
                         } else {
-                            Some(joined)
+                            Some(Cow::Owned(joined))
                         };
                         replace_query(p, new, name, log);
                     }
@@ -198,7 +209,7 @@ impl Rule {
                 if *mode == TrailingSlash::NonRoot && p.path.len() == 1 {
                     return;
                 }
-                let trimmed = p.path[..p.path.len() - 1].to_string();
+                let trimmed = cut(&p.path, 0..p.path.len() - 1);
                 replace(&mut p.path, trimmed, name, Component::Path, log);
             }
             Rule::StripWww => {
@@ -206,7 +217,7 @@ impl Rule {
                     if let Some(h) = &p.host {
                         if let Some(rest) = h.strip_prefix("www.") {
                             if rest.contains('.') {
-                                let rest = rest.to_string();
+                                let rest = cut(h, 4..h.len());
                                 replace_host(p, rest, name, log);
                             }
                         }
@@ -217,7 +228,7 @@ impl Rule {
                 if p.host_kind == HostKind::Domain {
                     if let Some(h) = &p.host {
                         if h.len() > 1 && h.ends_with('.') {
-                            let trimmed = h[..h.len() - 1].to_string();
+                            let trimmed = cut(h, 0..h.len() - 1);
                             replace_host(p, trimmed, name, log);
                         }
                     }
@@ -232,7 +243,12 @@ impl Rule {
                 if let Some(h) = &p.host {
                     if let Some(rd) = psl.registrable_domain(h) {
                         if rd.len() != h.len() {
-                            let rd = rd.to_string();
+                            // The registrable domain is the host's tail.
+                            let rd = if h.ends_with(rd) {
+                                cut(h, h.len() - rd.len()..h.len())
+                            } else {
+                                Cow::Owned(rd.to_string())
+                            };
                             replace_host(p, rd, name, log);
                         }
                     }
@@ -244,7 +260,7 @@ impl Rule {
                     return;
                 }
                 if let Some(new) = decode_unreserved(&p.path) {
-                    replace(&mut p.path, new, name, Component::Path, log);
+                    replace(&mut p.path, Cow::Owned(new), name, Component::Path, log);
                 }
             }
             Rule::LowercasePath => {
@@ -254,12 +270,12 @@ impl Rule {
                 if p.opaque_path {
                     if p.path.bytes().any(|b| b.is_ascii_uppercase()) {
                         let new = p.path.to_ascii_lowercase();
-                        replace(&mut p.path, new, name, Component::Path, log);
+                        replace(&mut p.path, Cow::Owned(new), name, Component::Path, log);
                     }
                     return;
                 }
                 if let Some(new) = lowercase_outside_escapes(&p.path) {
-                    replace(&mut p.path, new, name, Component::Path, log);
+                    replace(&mut p.path, Cow::Owned(new), name, Component::Path, log);
                 }
             }
             Rule::DropDefaultDocument => {
@@ -267,12 +283,8 @@ impl Rule {
                     return;
                 }
                 let seg_start = p.path.rfind('/').map_or(0, |i| i + 1);
-                let seg = &p.path[seg_start..];
-                if DEFAULT_DOCUMENTS
-                    .iter()
-                    .any(|d| d.eq_ignore_ascii_case(seg))
-                {
-                    let new = p.path[..seg_start].to_string();
+                if is_default_document(&p.path[seg_start..]) {
+                    let new = cut(&p.path, 0..seg_start);
                     replace(&mut p.path, new, name, Component::Path, log);
                 }
             }
@@ -286,14 +298,14 @@ impl Rule {
             Rule::LowercaseScheme => {
                 if p.scheme.bytes().any(|b| b.is_ascii_uppercase()) {
                     let new = p.scheme.to_ascii_lowercase();
-                    replace(&mut p.scheme, new, name, Component::Scheme, log);
+                    replace(&mut p.scheme, Cow::Owned(new), name, Component::Scheme, log);
                 }
             }
             Rule::LowercaseHost => {
                 if let Some(h) = &p.host {
                     if h.bytes().any(|b| b.is_ascii_uppercase()) {
                         let new = h.to_ascii_lowercase();
-                        replace_host(p, new, name, log);
+                        replace_host(p, Cow::Owned(new), name, log);
                     }
                 }
             }
@@ -316,42 +328,75 @@ impl Rule {
                     value.to_string()
                 };
                 if new != p.port {
-                    replace(&mut p.port, new, name, Component::Port, log);
+                    replace(&mut p.port, Cow::Owned(new), name, Component::Port, log);
                 }
             }
             Rule::EmptyPathToRoot => {
                 if !p.opaque_path && !p.path_only && p.path.is_empty() {
-                    replace(&mut p.path, "/".to_string(), name, Component::Path, log);
+                    replace(&mut p.path, Cow::Borrowed("/"), name, Component::Path, log);
                 }
             }
         }
     }
 }
 
+/// A default document segment, case-insensitively. Filters on the length and first
+/// letter before comparing: nearly every segment fails the first test.
+fn is_default_document(seg: &str) -> bool {
+    matches!(seg.len(), 9..=12)
+        && matches!(seg.as_bytes()[0], b'i' | b'I' | b'd' | b'D')
+        && DEFAULT_DOCUMENTS
+            .iter()
+            .any(|d| d.eq_ignore_ascii_case(seg))
+}
+
+/// A slice of a component, borrowed when the component is.
+fn cut<'a>(s: &Cow<'a, str>, range: std::ops::Range<usize>) -> Cow<'a, str> {
+    match s {
+        Cow::Borrowed(b) => {
+            let b: &'a str = b;
+            Cow::Borrowed(&b[range])
+        }
+        Cow::Owned(o) => Cow::Owned(o[range].to_string()),
+    }
+}
+
 fn replace<'a>(
     slot: &mut Cow<'a, str>,
-    new: String,
+    new: Cow<'a, str>,
     rule: &'static str,
     c: Component,
     log: &mut Log,
 ) {
-    let before = std::mem::replace(slot, Cow::Owned(new));
-    log.record(rule, c, before.into_owned(), slot.to_string());
+    let before = std::mem::replace(slot, new);
+    log.change(rule, c, &before, slot);
 }
 
-fn replace_host(p: &mut Parts<'_>, new: String, rule: &'static str, log: &mut Log) {
-    let before = p
-        .host
-        .replace(Cow::Owned(new))
-        .map(Cow::into_owned)
-        .unwrap_or_default();
-    let after = p.host.as_deref().unwrap_or("").to_string();
-    log.record(rule, Component::Host, before, after);
+fn replace_host<'a>(p: &mut Parts<'a>, new: Cow<'a, str>, rule: &'static str, log: &mut Log) {
+    let before = p.host.replace(new);
+    log.change(
+        rule,
+        Component::Host,
+        before.as_deref().unwrap_or(""),
+        p.host.as_deref().unwrap_or(""),
+    );
 }
 
-fn replace_query(p: &mut Parts<'_>, new: Option<String>, rule: &'static str, log: &mut Log) {
+fn replace_query<'a>(
+    p: &mut Parts<'a>,
+    new: Option<Cow<'a, str>>,
+    rule: &'static str,
+    log: &mut Log,
+) {
+    if log.quiet {
+        if p.query.as_deref() != new.as_deref() {
+            log.changes += 1;
+        }
+        p.query = new;
+        return;
+    }
     let before = p.component_text(Component::Query);
-    p.query = new.map(Cow::Owned);
+    p.query = new;
     let after = p.component_text(Component::Query);
     log.record(rule, Component::Query, before, after);
 }
@@ -361,21 +406,24 @@ fn remove_tracking(set: &TrackingSet, p: &mut Parts<'_>, log: &mut Log) {
     if set.is_empty() || !raw_params(q).any(|r| set.matches(r.name)) {
         return;
     }
-    let mut kept: Vec<&str> = Vec::new();
+    let mut kept = String::with_capacity(q.len());
+    let (mut first, mut any_kept) = (true, false);
     for r in raw_params(q) {
         if set.matches(r.name) {
-            log.removed_params.push(r.name.to_string());
+            if !log.quiet {
+                log.removed_params.push(r.name.to_string());
+            }
         } else {
-            kept.push(r.piece);
+            if !first {
+                kept.push('&');
+            }
+            first = false;
+            kept.push_str(r.piece);
+            any_kept |= !r.piece.is_empty();
         }
     }
     // A query that becomes empty disappears with its `?` (seed 001, canonical step 3).
-    let joined = kept.join("&");
-    let new = if kept.iter().all(|s| s.is_empty()) {
-        None
-    } else {
-        Some(joined)
-    };
+    let new = any_kept.then_some(Cow::Owned(kept));
     replace_query(p, new, "remove-tracking-parameters", log);
 }
 
