@@ -355,6 +355,52 @@ fn output_is_identical_with_one_and_two_threads() {
     }
 }
 
+/// `--format key` takes the lean key path (`Policy::key_into`); its lines must be the
+/// JSONL records' keys (empty for invalid records), for every builtin policy, on one and
+/// two threads.
+#[test]
+fn key_format_lines_are_the_jsonl_keys() {
+    let files: Vec<String> = corpus_files()
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    for policy in [
+        "whatwg@1",
+        "mapper@1",
+        "document@1",
+        "citation@1",
+        "webkey@1",
+    ] {
+        let mut jsonl = vec!["key", "--quiet", "--policy", policy, "--format", "jsonl"];
+        jsonl.extend(files.iter().map(String::as_str));
+        let want: String = ok(&jsonl, b"")
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).expect("JSON");
+                format!("{}\n", v["key"].as_str().unwrap_or(""))
+            })
+            .collect();
+        assert!(want.lines().count() > 109_000);
+        for threads in ["1", "2"] {
+            let mut args = vec![
+                "key",
+                "--quiet",
+                "--policy",
+                policy,
+                "--format",
+                "key",
+                "--threads",
+                threads,
+            ];
+            args.extend(files.iter().map(String::as_str));
+            assert!(
+                ok(&args, b"") == want,
+                "{policy}, {threads} thread(s): --format key differs from the JSONL keys"
+            );
+        }
+    }
+}
+
 #[test]
 fn gzip_and_zstd_input_give_the_same_output() {
     let dir = tempfile::tempdir().expect("tempdir");

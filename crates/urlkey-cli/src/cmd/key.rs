@@ -62,7 +62,27 @@ pub fn run(a: KeyArgs) -> Result<(), Failure> {
             (None, Some(b)) => policy.key_with_base(&r.observed, Some(b)),
             _ => outcome_of(&policy, r),
         };
-        if writer.supports_fragments() {
+        if format == OutputFormat::Key && base.is_none() {
+            // Keys alone: the lean key path, one reused buffer per chunk, no `Outcome`.
+            let pieces = pipeline.map_chunks(&batch, 512, |recs| {
+                let (mut bytes, mut key, mut bad) =
+                    (Vec::with_capacity(recs.len() * 64), String::new(), 0u64);
+                for r in recs {
+                    let ok = r.problem.is_none() && policy.key_into(&r.observed, &mut key).is_ok();
+                    if ok {
+                        bytes.extend_from_slice(key.as_bytes());
+                    }
+                    bad += u64::from(!ok);
+                    bytes.push(b'\n');
+                }
+                (bytes, bad)
+            });
+            for (bytes, bad) in pieces {
+                invalid += bad;
+                writer.write_raw(&bytes).map_err(output_error)?;
+            }
+            records += batch.len() as u64;
+        } else if writer.supports_fragments() {
             // Records are formatted by the workers; this thread only joins the bytes.
             let format = writer.format();
             let pieces = pipeline.map_chunks(&batch, 512, |recs| {
