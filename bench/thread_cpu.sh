@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# CPU seconds per thread of a command (sampled from /proc every 0.1 s; the last sample
-# before exit is kept). For an order-keeping pipeline, the main thread's CPU time is the
-# serial part and the workers' the parallel part, so on an idle machine
-#   wall(2 threads) >= main + workers / 2      (Amdahl, whatever the load is now).
+# CPU seconds per thread of a command (sampled from /proc every 0.1 s; each thread's
+# last sample is kept, also for threads that ended before the command), by thread name. In urlkey's streaming pipeline the threads named
+# `urlkey` (the main thread: counting, writing) and `urlkey-read` (reading) are serial
+# stages; the rayon workers and `urlkey-work` (which hands batches to them) are the
+# parallel stage. The stages overlap, so on an idle machine with 2 cores
+#   wall(2 threads) >= max(main, reader, all CPU / 2)       (whatever the load is now)
+# and the bound printed is (all CPU) / that.
 # usage: bench/thread_cpu.sh CMD ARGS... (stdout of CMD goes to /dev/null)
 set -u
 "$@" >/dev/null 2>&1 &
@@ -13,23 +16,26 @@ while kill -0 "$pid" 2>/dev/null; do
   snap=""
   for t in /proc/"$pid"/task/*; do
     [ -r "$t/stat" ] || continue
+    name=$(tr ' ' '_' < "$t/comm" 2>/dev/null) || continue
     # after the ")" that ends the name: $1 is field 3 (state), so utime (14) and
     # stime (15) are $12 and $13
     s=$(sed 's/^.*) //' "$t/stat" 2>/dev/null) || continue
     set -- $s
-    snap="$snap ${t##*/}:$(( ${12} + ${13} ))"
+    snap="$snap ${t##*/}:$name:$(( ${12} + ${13} ))"
   done
-  [ -n "$snap" ] && last="$snap"
+  [ -n "$snap" ] && last="$last $snap"
   sleep 0.1
 done
 wait "$pid"
-main=0 workers=0
-for e in $last; do
-  tid=${e%%:*} ticks=${e##*:}
-  if [ "$tid" = "$pid" ]; then main=$ticks; else workers=$((workers + ticks)); fi
-done
-awk -v m="$main" -v w="$workers" -v t="$tick" 'BEGIN {
-  m/=t; w/=t;
-  printf "main thread %.2f s CPU, worker threads %.2f s CPU; serial share %.0f%%; ", m, w, 100*m/(m+w);
-  if (w > 0) printf "Amdahl bound for 2 threads (main + workers/2 vs main + workers): %.2fx\n", (m+w)/(m+w/2);
-  else printf "single thread\n" }'
+# Each thread's last (largest) sample, in order of thread id.
+echo "$last" | tr ' ' '\n' | grep -v '^$' | sort -t: -k1,1n -k3,3n | awk -F: '{ v[$1] = $0 } END { for (k in v) print v[k] }' |
+  sort -t: -k1,1n | awk -F: -v pid="$pid" -v tick="$tick" '
+  { secs = $3 / tick; all += secs
+    if ($1 == pid) { main = secs; role = "main (serial)" }
+    else if ($2 == "urlkey-read") { reader += secs; role = "reader (serial)" }
+    else { par += secs; role = "parallel" }
+    printf "  thread %-8s %-16s %6.2f s CPU  %s\n", $1, $2, secs, role }
+  END {
+    half = all / 2; b = main; if (reader > b) b = reader; if (half > b) b = half
+    printf "main %.2f s, reader %.2f s, parallel stage %.2f s, all %.2f s CPU; ", main, reader, par, all
+    printf "bound for 2 cores: wall >= %.2f s, speedup over the same CPU on one core <= %.2fx\n", b, all / b }'

@@ -16,7 +16,7 @@ use urlkey::{ErrorCode, Outcome, Policy};
 
 use crate::input::{InputError, InputRecord, RecordSource, Skipped};
 use crate::output::{join_names, MapRow, RecordWriter, REVIEW};
-use crate::pipeline::{Pipeline, BATCH};
+use crate::pipeline::{Pipeline, StreamError};
 
 /// Records per unit of work handed to a worker thread.
 const CHUNK: usize = 512;
@@ -168,6 +168,40 @@ impl Counted {
                 key: None,
                 signature: None,
             },
+        }
+    }
+}
+
+/// Reused buffers for [`Counted::key`].
+#[derive(Debug, Default)]
+pub struct KeyBuffers {
+    key: String,
+    signature: String,
+}
+
+impl Counted {
+    /// [`Counted::of`] through the lean key path ([`Policy::key_signature_into`]): the
+    /// same fingerprints and error code without building an `Outcome`.
+    pub fn key(
+        policy: &Policy,
+        r: &InputRecord,
+        verify: bool,
+        groups: bool,
+        buf: &mut KeyBuffers,
+    ) -> Self {
+        let fingerprints = match &r.problem {
+            Some(p) => Err(Some(p.code)),
+            None => policy
+                .key_signature_into(&r.observed, &mut buf.key, &mut buf.signature)
+                .map(|()| (fingerprint(&buf.key), fingerprint(&buf.signature)))
+                .map_err(Some),
+        };
+        let valid = fingerprints.is_ok();
+        Counted {
+            line: r.line,
+            fingerprints,
+            key: (valid && verify).then(|| buf.key.as_str().into()),
+            signature: (valid && groups).then(|| buf.signature.as_str().into()),
         }
     }
 }
@@ -428,28 +462,30 @@ impl MapRun<'_> {
     ) -> Result<MapSummary, MapError> {
         let start = Instant::now();
         let mut grouping = Grouping::new(self.policy.id(), self.verify_fingerprints, self.groups);
-        let mut batch: Vec<InputRecord> = Vec::with_capacity(BATCH);
-        // Pass one: count.
+        // Pass one: count. Workers compute fingerprints; this thread only inserts.
         let mut src = open().map_err(MapError::Input)?;
-        loop {
-            batch.clear();
-            let more = src.next_batch(&mut batch, BATCH).map_err(MapError::Input)?;
-            let (verify, groups) = (self.verify_fingerprints, self.groups);
-            let counted = self.pipeline.map_chunks(&batch, CHUNK, |recs| {
-                recs.iter()
-                    .map(|r| Counted::of(r.line, &outcome_of(self.policy, r), verify, groups))
-                    .collect::<Vec<_>>()
-            });
-            for c in counted.into_iter().flatten() {
-                grouping.insert_counted(c).map_err(MapError::Collision)?;
-            }
-            if let Some(p) = self.progress {
-                p(src.lines_read(), src.bytes_read());
-            }
-            if !more {
-                break;
-            }
-        }
+        let (verify, groups) = (self.verify_fingerprints, self.groups);
+        self.pipeline
+            .stream(
+                src.as_mut(),
+                CHUNK,
+                |recs| {
+                    let mut buf = KeyBuffers::default();
+                    recs.iter()
+                        .map(|r| Counted::key(self.policy, r, verify, groups, &mut buf))
+                        .collect::<Vec<_>>()
+                },
+                |batch, counted| {
+                    for c in counted.into_iter().flatten() {
+                        grouping.insert_counted(c).map_err(MapError::Collision)?;
+                    }
+                    if let Some(p) = self.progress {
+                        p(batch.lines_read, batch.bytes_read);
+                    }
+                    Ok(())
+                },
+            )
+            .map_err(stream_error)?;
         grouping.summary.lines_read = src.lines_read();
         grouping.summary.skipped = src.skipped();
         grouping.close();
@@ -460,42 +496,54 @@ impl MapRun<'_> {
                 writer.write_group(&g).map_err(MapError::Output)?;
             }
         } else {
-            // Pass two: write.
+            // Pass two: write. Workers format the rows (or, for Parquet, build the
+            // outcomes); this thread only joins them, in input order.
             writer.start_map().map_err(MapError::Output)?;
             let mut src = open().map_err(MapError::Input)?;
             let detail = writer.is_jsonl();
-            loop {
-                batch.clear();
-                let more = src.next_batch(&mut batch, BATCH).map_err(MapError::Input)?;
-                if writer.supports_fragments() {
-                    // Rows are formatted by the workers; this thread only joins the bytes.
-                    let format = writer.format();
-                    let grouping = &grouping;
-                    let pieces = self.pipeline.map_chunks(&batch, CHUNK, |recs| {
-                        let mut w = RecordWriter::fragment(format);
-                        for r in recs {
-                            let o = outcome_of(self.policy, r);
-                            w.write_map(&grouping.row(r, &o, detail))?;
+            let format = writer.format();
+            let fragments = writer.supports_fragments();
+            let grouping = &grouping;
+            self.pipeline
+                .stream(
+                    src.as_mut(),
+                    CHUNK,
+                    |recs| -> Result<Rows, std::io::Error> {
+                        if fragments {
+                            let mut w = RecordWriter::fragment(format);
+                            for r in recs {
+                                let o = outcome_of(self.policy, r);
+                                w.write_map(&grouping.row(r, &o, detail))?;
+                            }
+                            w.finish().map(Rows::Bytes)
+                        } else {
+                            Ok(Rows::Outcomes(
+                                recs.iter().map(|r| outcome_of(self.policy, r)).collect(),
+                            ))
                         }
-                        w.finish()
-                    });
-                    for p in pieces {
-                        writer
-                            .write_raw(&p.map_err(MapError::Output)?)
-                            .map_err(MapError::Output)?;
-                    }
-                } else {
-                    let outcomes = self.pipeline.map(&batch, |r| outcome_of(self.policy, r));
-                    for (r, o) in batch.iter().zip(&outcomes) {
-                        writer
-                            .write_map(&grouping.row(r, o, detail))
-                            .map_err(MapError::Output)?;
-                    }
-                }
-                if !more {
-                    break;
-                }
-            }
+                    },
+                    |batch, chunks| {
+                        let mut recs = batch.records.iter();
+                        for c in chunks {
+                            match c.map_err(MapError::Output)? {
+                                Rows::Bytes(bytes) => {
+                                    writer.write_raw(&bytes).map_err(MapError::Output)?
+                                }
+                                Rows::Outcomes(outcomes) => {
+                                    // Outcomes first: zip must not take a record past
+                                    // the chunk's end.
+                                    for (o, r) in outcomes.iter().zip(recs.by_ref()) {
+                                        writer
+                                            .write_map(&grouping.row(r, o, detail))
+                                            .map_err(MapError::Output)?;
+                                    }
+                                }
+                            }
+                        }
+                        Ok(())
+                    },
+                )
+                .map_err(stream_error)?;
         }
         let mut summary = grouping.summary;
         summary.threads = self.pipeline.threads();
@@ -509,10 +557,83 @@ impl MapRun<'_> {
     }
 }
 
+/// What the workers make of a chunk in pass two.
+enum Rows {
+    /// Formatted rows.
+    Bytes(Vec<u8>),
+    /// Outcomes, for a writer that takes rows one by one (Parquet).
+    Outcomes(Vec<Outcome>),
+}
+
+fn stream_error(e: StreamError<MapError>) -> MapError {
+    match e {
+        StreamError::Input(e) => MapError::Input(e),
+        StreamError::Sink(e) => e,
+        StreamError::Spawn(e) => {
+            MapError::Output(std::io::Error::other(format!("cannot start a thread: {e}")))
+        }
+    }
+}
+
 /// The outcome of one input record: its reading problem, or the policy's outcome.
 pub fn outcome_of(policy: &Policy, r: &InputRecord) -> Outcome {
     match &r.problem {
         Some(p) => Outcome::invalid(p.clone()),
         None => policy.key(&r.observed),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fields(c: &Counted) -> (u64, String, Option<&str>, Option<&str>) {
+        (
+            c.line,
+            format!("{:?}", c.fingerprints),
+            c.key.as_deref(),
+            c.signature.as_deref(),
+        )
+    }
+
+    /// Pass one's lean path counts exactly what the `Outcome` path counts.
+    #[test]
+    fn lean_counting_equals_outcome_counting() {
+        let set = urlkey::PolicySet::builtin();
+        let inputs = [
+            "https://Example.com/a/?utm_source=x&b=2&a=1#f",
+            "/path/only?x=1",
+            "//scheme-relative/x",
+            "mailto:a@b.example",
+            "https://u:p@h.example:8080/x/index.html?&&z",
+            "http://[::1]/",
+            "not a url",
+            "",
+        ];
+        let mut records: Vec<InputRecord> = inputs
+            .iter()
+            .enumerate()
+            .map(|(i, s)| InputRecord {
+                line: i as u64 + 1,
+                observed: s.to_string(),
+                problem: None,
+            })
+            .collect();
+        records.push(InputRecord {
+            line: 99,
+            observed: "bad".into(),
+            problem: Some(urlkey::KeyError::new(ErrorCode::InputInvalidUtf8, "x")),
+        });
+        let mut buf = KeyBuffers::default();
+        for id in urlkey::policy::BUILTIN_IDS {
+            let p = set.get(id).unwrap();
+            for r in &records {
+                for (verify, groups) in [(false, false), (true, true)] {
+                    let lean = Counted::key(&p, r, verify, groups, &mut buf);
+                    let full = Counted::of(r.line, &outcome_of(&p, r), verify, groups);
+                    assert_eq!(fields(&lean), fields(&full), "{id} {:?}", r.observed);
+                }
+            }
+        }
     }
 }

@@ -1,7 +1,43 @@
 //! An order-keeping parallel map over batches of records. Output is byte-identical
 //! whatever the thread count: workers compute, one thread writes, in input order.
 
+use std::sync::mpsc::sync_channel;
+
 use rayon::prelude::*;
+
+use crate::input::{InputError, InputRecord, RecordSource};
+
+/// One batch as read, with the reader's counters after it.
+pub struct ReadBatch {
+    /// The records, in input order.
+    pub records: Vec<InputRecord>,
+    /// Lines read so far (records and skipped lines).
+    pub lines_read: u64,
+    /// Bytes read so far.
+    pub bytes_read: u64,
+}
+
+/// Why [`Pipeline::stream`] stopped.
+#[derive(Debug)]
+pub enum StreamError<E> {
+    /// The input could not be read.
+    Input(InputError),
+    /// The sink failed.
+    Sink(E),
+    /// A pipeline thread could not be started.
+    Spawn(String),
+}
+
+fn read_batch(src: &mut dyn RecordSource) -> Result<(ReadBatch, bool), InputError> {
+    let mut records = Vec::with_capacity(BATCH);
+    let more = src.next_batch(&mut records, BATCH)?;
+    let batch = ReadBatch {
+        records,
+        lines_read: src.lines_read(),
+        bytes_read: src.bytes_read(),
+    };
+    Ok((batch, more))
+}
 
 /// Records per batch: large enough to amortize the fork/join, small enough to bound memory.
 pub const BATCH: usize = 16 * 1024;
@@ -50,6 +86,71 @@ impl Pipeline {
             None => items.chunks(chunk.max(1)).map(f).collect(),
             Some(pool) => pool.install(|| items.par_chunks(chunk.max(1)).map(f).collect()),
         }
+    }
+
+    /// Reads `src` batch by batch, runs `work` over chunks of each batch on the workers,
+    /// and hands every batch with its results to `sink` on the calling thread, in input
+    /// order. With more than one thread the three stages overlap: a reading thread and
+    /// the workers run ahead of the sink by at most two batches each, so the serial work
+    /// (reading, counting, writing) runs beside the parallel work instead of between its
+    /// steps. With one thread everything runs in turn on the calling thread.
+    pub fn stream<T: Send, E>(
+        &self,
+        src: &mut dyn RecordSource,
+        chunk: usize,
+        work: impl Fn(&[InputRecord]) -> T + Sync + Send,
+        mut sink: impl FnMut(&ReadBatch, Vec<T>) -> Result<(), E>,
+    ) -> Result<(), StreamError<E>> {
+        let chunk = chunk.max(1);
+        let Some(pool) = &self.pool else {
+            loop {
+                let (batch, more) = read_batch(src).map_err(StreamError::Input)?;
+                let out = batch.records.chunks(chunk).map(&work).collect();
+                sink(&batch, out).map_err(StreamError::Sink)?;
+                if !more {
+                    return Ok(());
+                }
+            }
+        };
+        type Read = Result<(ReadBatch, bool), InputError>;
+        std::thread::scope(|scope| {
+            let (read_tx, read_rx) = sync_channel::<Read>(2);
+            let (done_tx, done_rx) = sync_channel::<Result<(ReadBatch, Vec<T>), InputError>>(2);
+            // A failed send means the sink stopped: every stage then ends.
+            let reader = move || loop {
+                let r = read_batch(src);
+                let last = !matches!(r, Ok((_, true)));
+                if read_tx.send(r).is_err() || last {
+                    return;
+                }
+            };
+            let work = &work;
+            let dispatch = move || {
+                for r in read_rx {
+                    let item = r.map(|(batch, _)| {
+                        let out =
+                            pool.install(|| batch.records.par_chunks(chunk).map(work).collect());
+                        (batch, out)
+                    });
+                    if done_tx.send(item).is_err() {
+                        return;
+                    }
+                }
+            };
+            // Named for profiles (bench/thread_cpu.sh).
+            let spawn = |name: &str| std::thread::Builder::new().name(name.into());
+            spawn("urlkey-read")
+                .spawn_scoped(scope, reader)
+                .map_err(|e| StreamError::Spawn(e.to_string()))?;
+            spawn("urlkey-work")
+                .spawn_scoped(scope, dispatch)
+                .map_err(|e| StreamError::Spawn(e.to_string()))?;
+            for item in done_rx {
+                let (batch, out) = item.map_err(StreamError::Input)?;
+                sink(&batch, out).map_err(StreamError::Sink)?;
+            }
+            Ok(())
+        })
     }
 
     /// `f` over `items`, results in the same order.

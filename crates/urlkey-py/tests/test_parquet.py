@@ -30,7 +30,8 @@ def _compare(parquet_rows, jsonl_rows):
 @pytest.mark.parametrize("policy", ["citation@1", "webkey@1", "mapper@1"])
 def test_key_parquet_equals_jsonl(tmp_path, corpus_file, cli_key_records, policy):
     out = tmp_path / "keys.parquet"
-    run_cli("key", "--policy", policy, "--format", "parquet", "-o", str(out), "--quiet", str(corpus_file))
+    # Two threads: the workers build the outcomes, the writing thread writes them in order.
+    run_cli("key", "--policy", policy, "--format", "parquet", "-o", str(out), "--quiet", "--threads", "2", str(corpus_file))
     table = pq.read_table(out)
     jsonl = cli_key_records(policy)
     assert table.column_names == list(jsonl[0])
@@ -49,7 +50,7 @@ def test_key_parquet_equals_jsonl(tmp_path, corpus_file, cli_key_records, policy
 def test_map_parquet_equals_jsonl(tmp_path, corpus_file, cli_map_records, groups):
     out = tmp_path / "map.parquet"
     extra = ["--groups"] if groups else []
-    run_cli("map", *extra, "--format", "parquet", "-o", str(out), "--quiet", str(corpus_file))
+    run_cli("map", *extra, "--format", "parquet", "-o", str(out), "--quiet", "--threads", "2", str(corpus_file))
     if groups:
         jsonl = read_jsonl(
             run_cli("map", *extra, "--format", "jsonl", "--quiet", str(corpus_file)).stdout

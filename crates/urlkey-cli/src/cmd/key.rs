@@ -6,7 +6,16 @@ use urlkey::Outcome;
 use urlkey_batch::input::{ChainSource, InputRecord, RecordSource};
 use urlkey_batch::map::outcome_of;
 use urlkey_batch::output::{KeyRecord, OutputFormat, RecordWriter};
-use urlkey_batch::pipeline::{Pipeline, BATCH};
+use urlkey_batch::pipeline::{Pipeline, ReadBatch, StreamError};
+
+/// Records per unit of work.
+const CHUNK: usize = 512;
+
+/// What the workers make of a chunk: output bytes and the invalid count, or outcomes.
+enum Chunk {
+    Bytes(Vec<u8>, u64),
+    Outcomes(Vec<Outcome>),
+}
 
 use crate::flags::KeyArgs;
 use crate::{output_error, Failure};
@@ -51,74 +60,77 @@ pub fn run(a: KeyArgs) -> Result<(), Failure> {
     }
     let start = Instant::now();
     let (mut records, mut invalid) = (0u64, 0u64);
-    let mut batch: Vec<InputRecord> = Vec::with_capacity(BATCH);
     let base = a.base.as_deref();
-    loop {
-        batch.clear();
-        let more = src
-            .next_batch(&mut batch, BATCH)
-            .map_err(|e| Failure::Input(e.to_string()))?;
-        let run = |r: &InputRecord| match (&r.problem, base) {
-            (None, Some(b)) => policy.key_with_base(&r.observed, Some(b)),
-            _ => outcome_of(&policy, r),
-        };
-        if format == OutputFormat::Key && base.is_none() {
-            // Keys alone: the lean key path, one reused buffer per chunk, no `Outcome`.
-            let pieces = pipeline.map_chunks(&batch, 512, |recs| {
-                let (mut bytes, mut key, mut bad) =
-                    (Vec::with_capacity(recs.len() * 64), String::new(), 0u64);
-                for r in recs {
-                    let ok = r.problem.is_none() && policy.key_into(&r.observed, &mut key).is_ok();
-                    if ok {
-                        bytes.extend_from_slice(key.as_bytes());
-                    }
-                    bad += u64::from(!ok);
-                    bytes.push(b'\n');
+    let run = |r: &InputRecord| match (&r.problem, base) {
+        (None, Some(b)) => policy.key_with_base(&r.observed, Some(b)),
+        _ => outcome_of(&policy, r),
+    };
+    let format = writer.format();
+    let lean = format == OutputFormat::Key && base.is_none();
+    let fragments = writer.supports_fragments();
+    // Workers turn a chunk of records into output bytes (or outcomes, for the formats
+    // written in one piece); this thread only joins them, in input order.
+    let work = |recs: &[InputRecord]| -> Result<Chunk, std::io::Error> {
+        if lean {
+            // Keys alone: the lean key path, one reused buffer, no `Outcome`.
+            let (mut bytes, mut key, mut bad) =
+                (Vec::with_capacity(recs.len() * 64), String::new(), 0u64);
+            for r in recs {
+                let ok = r.problem.is_none() && policy.key_into(&r.observed, &mut key).is_ok();
+                if ok {
+                    bytes.extend_from_slice(key.as_bytes());
                 }
-                (bytes, bad)
-            });
-            for (bytes, bad) in pieces {
-                invalid += bad;
-                writer.write_raw(&bytes).map_err(output_error)?;
+                bad += u64::from(!ok);
+                bytes.push(b'\n');
             }
-            records += batch.len() as u64;
-        } else if writer.supports_fragments() {
-            // Records are formatted by the workers; this thread only joins the bytes.
-            let format = writer.format();
-            let pieces = pipeline.map_chunks(&batch, 512, |recs| {
-                let mut w = RecordWriter::fragment(format);
-                let mut bad = 0u64;
-                for r in recs {
-                    let o = run(r);
-                    bad += u64::from(!o.is_valid());
-                    w.write_key(&KeyRecord::new(r.line, &r.observed, policy.id(), &o))?;
-                }
-                w.finish().map(|bytes| (bytes, bad))
-            });
-            for p in pieces {
-                let (bytes, bad) = p.map_err(output_error)?;
-                invalid += bad;
-                writer.write_raw(&bytes).map_err(output_error)?;
+            Ok(Chunk::Bytes(bytes, bad))
+        } else if fragments {
+            let mut w = RecordWriter::fragment(format);
+            let mut bad = 0u64;
+            for r in recs {
+                let o = run(r);
+                bad += u64::from(!o.is_valid());
+                w.write_key(&KeyRecord::new(r.line, &r.observed, policy.id(), &o))?;
             }
-            records += batch.len() as u64;
+            w.finish().map(|bytes| Chunk::Bytes(bytes, bad))
         } else {
-            let outcomes: Vec<Outcome> = pipeline.map(&batch, run);
-            for (r, o) in batch.iter().zip(&outcomes) {
-                records += 1;
-                invalid += u64::from(!o.is_valid());
-                writer
-                    .write_key(&KeyRecord::new(r.line, &r.observed, policy.id(), o))
-                    .map_err(output_error)?;
+            Ok(Chunk::Outcomes(recs.iter().map(run).collect()))
+        }
+    };
+    let sink =
+        |batch: &ReadBatch, chunks: Vec<Result<Chunk, std::io::Error>>| -> Result<(), Failure> {
+            let mut recs = batch.records.iter();
+            for c in chunks {
+                match c.map_err(output_error)? {
+                    Chunk::Bytes(bytes, bad) => {
+                        invalid += bad;
+                        writer.write_raw(&bytes).map_err(output_error)?;
+                    }
+                    Chunk::Outcomes(outcomes) => {
+                        // Outcomes first: zip must not take a record past the chunk's end.
+                        for (o, r) in outcomes.iter().zip(recs.by_ref()) {
+                            invalid += u64::from(!o.is_valid());
+                            writer
+                                .write_key(&KeyRecord::new(r.line, &r.observed, policy.id(), o))
+                                .map_err(output_error)?;
+                        }
+                    }
+                }
             }
-        }
-        if let Some(b) = &bar {
-            b.set_position(src.bytes_read());
-            b.set_message(format!("{} lines", src.lines_read()));
-        }
-        if !more {
-            break;
-        }
-    }
+            records += batch.records.len() as u64;
+            if let Some(b) = &bar {
+                b.set_position(batch.bytes_read);
+                b.set_message(format!("{} lines", batch.lines_read));
+            }
+            Ok(())
+        };
+    pipeline
+        .stream(&mut src, CHUNK, work, sink)
+        .map_err(|e| match e {
+            StreamError::Input(e) => Failure::Input(e.to_string()),
+            StreamError::Sink(f) => f,
+            StreamError::Spawn(e) => Failure::Internal(format!("cannot start a thread: {e}")),
+        })?;
     writer.finish().map_err(output_error)?;
     if let Some(b) = bar {
         b.finish_and_clear();
