@@ -67,14 +67,18 @@ pub fn whatwg_input(text: &str, infer_scheme: bool) -> (Cow<'_, str>, bool) {
         return (Cow::Borrowed(text), false);
     }
     // The Standard removes tabs and newlines anywhere, so `ht\ttps://x` has a scheme.
-    let written = if text.bytes().any(|b| matches!(b, b'\t' | b'\n' | b'\r')) {
+    // Removing them cannot take away a scheme that the raw text already shows, so the
+    // text is cleaned only when the raw text shows none.
+    let written = if text::written_scheme(text).is_some() {
+        true
+    } else if text.bytes().any(|b| matches!(b, b'\t' | b'\n' | b'\r')) {
         let cleaned: String = text
             .chars()
             .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
             .collect();
         text::written_scheme(&cleaned).is_some()
     } else {
-        text::written_scheme(text).is_some()
+        false
     };
     if written {
         return (Cow::Borrowed(text), false);

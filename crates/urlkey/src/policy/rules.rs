@@ -259,6 +259,10 @@ impl Rule {
                 if p.opaque_path {
                     return;
                 }
+                // Most paths have no escape at all: one memchr decides.
+                if !p.path.as_bytes().contains(&b'%') {
+                    return;
+                }
                 if let Some(new) = decode_unreserved(&p.path) {
                     replace(&mut p.path, Cow::Owned(new), name, Component::Path, log);
                 }
@@ -272,6 +276,14 @@ impl Rule {
                         let new = p.path.to_ascii_lowercase();
                         replace(&mut p.path, Cow::Owned(new), name, Component::Path, log);
                     }
+                    return;
+                }
+                if !p.path.bytes().any(|b| b.is_ascii_uppercase()) {
+                    return;
+                }
+                if !p.path.as_bytes().contains(&b'%') {
+                    let new = p.path.to_ascii_lowercase();
+                    replace(&mut p.path, Cow::Owned(new), name, Component::Path, log);
                     return;
                 }
                 if let Some(new) = lowercase_outside_escapes(&p.path) {
