@@ -18,7 +18,10 @@ if [ -z "$bin" ]; then
   bin="$root/target/release"
 fi
 out="$root/target/bench-profile"; mkdir -p "$out"
-subjects=(ada citation@1 mapper@1 webkey@1 document@1 whatwg@1 proto-citation proto-document)
+# key_into:<policy> is the lean key path (Policy::key_into); <policy> alone builds the
+# full Outcome (Policy::key).
+subjects=(ada key_into:citation@1 key_into:mapper@1 key_into:webkey@1 key_into:document@1 key_into:whatwg@1
+  citation@1 mapper@1 webkey@1 document@1 whatwg@1 proto-citation proto-document)
 for s in "${subjects[@]}"; do
   valgrind --tool=callgrind --callgrind-out-file="$out/cg.$s.out" --toggle-collect='*Subject*pass*' \
     "$bin/urlkey-bench" run --subject "$s" --limit "$n" >/dev/null 2>&1
@@ -40,11 +43,11 @@ echo
 args=()
 for s in "${subjects[@]}"; do args+=("$out/cg.$s.out=$s"); done
 python3 "$root/bench/cg_table.py" "$n" "${args[@]}" -- \
-  urlkey::policy::Policy::key_with_base ada_parse ada_free \
+  urlkey::policy::Policy::key_with_base urlkey::policy::Policy::key_into ada_parse ada_free \
   urlkey::policy::front::whatwg_input urlkey::policy::front::mapper_precheck \
   urlkey::policy::front::document_parts urlkey::policy::front::check_scheme \
-  urlkey::policy::front::parts_from_url urlkey::web::WebUrl::host_kind \
-  urlkey::policy::record_parse_changes urlkey::policy::Policy::finish \
+  urlkey::policy::front::parts_from_url urlkey::web::WebUrl::pieces \
+  urlkey::policy::record_parse_changes urlkey::policy::Policy::finish urlkey::policy::Policy::lean \
   urlkey::policy::rules::Rule::apply urlkey::psl::PublicSuffixList::registrable_domain \
   alloc::fmt::format::format_inner malloc free
 for p in citation@1 mapper@1 webkey@1 document@1; do
