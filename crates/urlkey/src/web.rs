@@ -244,13 +244,13 @@ impl WebUrl {
             match self.inner.host_type() {
                 ada_url::HostType::IPV4 => HostKind::Ipv4,
                 ada_url::HostType::IPV6 => HostKind::Ipv6,
-                ada_url::HostType::Domain => {
-                    if text::is_special_scheme(scheme) {
-                        HostKind::Domain
-                    } else {
-                        HostKind::Opaque
-                    }
+                // The parser's scheme is lowercase: an exact match is enough.
+                ada_url::HostType::Domain
+                    if matches!(scheme, "http" | "https" | "ws" | "wss" | "ftp" | "file") =>
+                {
+                    HostKind::Domain
                 }
+                ada_url::HostType::Domain => HostKind::Opaque,
             }
         };
         Pieces {

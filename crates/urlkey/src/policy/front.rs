@@ -102,13 +102,16 @@ pub(crate) fn refuse(code: ErrorCode, quiet: bool, message: impl FnOnce() -> Str
     }
 }
 
-/// Checks the scheme after a WHATWG parse.
+/// Checks the scheme after a WHATWG parse (`scheme` as the parser wrote it).
 pub fn check_scheme(scheme: &str, schemes: Schemes, quiet: bool) -> Result<(), KeyError> {
     match schemes {
         Schemes::Any => Ok(()),
-        Schemes::Web(code) if !text::is_web_scheme(scheme) => Err(refuse(code, quiet, || {
-            format!("the scheme {scheme:?} is not http or https")
-        })),
+        // A parsed scheme is lowercase.
+        Schemes::Web(code) if scheme != "https" && scheme != "http" => {
+            Err(refuse(code, quiet, || {
+                format!("the scheme {scheme:?} is not http or https")
+            }))
+        }
         Schemes::Web(_) => Ok(()),
     }
 }

@@ -257,10 +257,15 @@ impl Policy {
                 schemes,
                 infer_scheme,
             } => {
-                let (to_parse, assumed) = front::whatwg_input(text, infer_scheme);
+                let (to_parse, assumed) = if infer_scheme {
+                    front::whatwg_input(text, true)
+                } else {
+                    (Cow::Borrowed(text), false)
+                };
                 let url = WebUrl::parse(&to_parse, base)?;
+                // Refuse before slicing the components: most refused lines stop here.
+                front::check_scheme(url.scheme(), schemes, quiet)?;
                 let u = url.pieces();
-                front::check_scheme(u.scheme, schemes, quiet)?;
                 log.scheme_assumed = assumed;
                 if assumed && !quiet {
                     log.record(
