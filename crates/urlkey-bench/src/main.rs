@@ -203,7 +203,8 @@ impl Subject {
                 }
             }
             Subject::KeyInto(p) => {
-                let mut out = String::with_capacity(256);
+                // Sized once for the longest line, as a caller that reuses it would be.
+                let mut out = String::with_capacity(2 * urlkey::policy::DEFAULT_MAX_INPUT_BYTES);
                 for l in lines {
                     let r = p.key_into(black_box(l.as_str()), &mut out);
                     ok += u64::from(black_box(r).is_ok());
@@ -211,14 +212,14 @@ impl Subject {
             }
             Subject::ProtoCitation(p) => {
                 let mut p = p.borrow_mut();
-                let mut out = String::with_capacity(256);
+                let mut out = String::with_capacity(2 * urlkey::policy::DEFAULT_MAX_INPUT_BYTES);
                 for l in lines {
                     let r = p.key_into(black_box(l.as_str()), &mut out);
                     ok += u64::from(black_box(r).is_ok());
                 }
             }
             Subject::ProtoDocument(p) => {
-                let mut out = String::with_capacity(256);
+                let mut out = String::with_capacity(2 * urlkey::policy::DEFAULT_MAX_INPUT_BYTES);
                 for l in lines {
                     let r = p.key_into(black_box(l.as_str()), &mut out);
                     ok += u64::from(black_box(r).is_ok());

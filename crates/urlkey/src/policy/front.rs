@@ -180,7 +180,8 @@ pub fn parts_from_url<'u>(
 /// Seed 002's component split (`document@1`). Not the WHATWG parser: everything the
 /// rules below do not name stays byte for byte.
 pub fn document_parts(text: &str, quiet: bool) -> Result<Parts<'_>, KeyError> {
-    if let Some(i) = first_unusual_byte(text.as_bytes()) {
+    let unusual = first_unusual_byte(text.as_bytes());
+    if let Some(i) = unusual {
         let found = if text.as_bytes()[i] < 0x80 {
             Some((i, char::from(text.as_bytes()[i])))
         } else {
@@ -208,12 +209,9 @@ pub fn document_parts(text: &str, quiet: bool) -> Result<Parts<'_>, KeyError> {
     };
     let scheme = &text[..scheme_len];
     let rest = &text[scheme_len + 3..];
-    let auth_end = rest
-        .bytes()
-        .position(|c| matches!(c, b'/' | b'?' | b'#'))
-        .unwrap_or(rest.len());
+    let auth_end = memchr::memchr3(b'/', b'?', b'#', rest.as_bytes()).unwrap_or(rest.len());
     let authority = &rest[..auth_end];
-    if authority.bytes().any(|c| c == b'@') {
+    if memchr::memchr(b'@', authority.as_bytes()).is_some() {
         return Err(refuse(ErrorCode::DocumentCredentials, quiet, || {
             "credentials (@) in the authority are not accepted".into()
         }));
@@ -231,7 +229,11 @@ pub fn document_parts(text: &str, quiet: bool) -> Result<Parts<'_>, KeyError> {
                 }))
             }
         }
-    } else if host.is_empty() || host.bytes().any(|c| c >= 0x80 || c == b'[' || c == b']') {
+    } else if host.is_empty()
+        || memchr::memchr2(b'[', b']', host.as_bytes()).is_some()
+        // Text with no unusual byte at all is ASCII.
+        || (unusual.is_some() && !host.is_ascii())
+    {
         return Err(refuse(ErrorCode::DocumentInvalidHost, quiet, || {
             format!("the host {host:?} must be non-empty ASCII")
         }));
@@ -253,12 +255,12 @@ pub fn document_parts(text: &str, quiet: bool) -> Result<Parts<'_>, KeyError> {
     }
     // The path ends at the first `?` or `#`; a query at the first `#` after its `?`.
     let after = &rest[auth_end..];
-    let (path, query, fragment) = match after.bytes().position(|c| c == b'?' || c == b'#') {
+    let (path, query, fragment) = match memchr::memchr2(b'?', b'#', after.as_bytes()) {
         None => (after, None, None),
         Some(i) if after.as_bytes()[i] == b'#' => (&after[..i], None, Some(&after[i + 1..])),
         Some(i) => {
             let tail = &after[i + 1..];
-            match tail.bytes().position(|c| c == b'#') {
+            match memchr::memchr(b'#', tail.as_bytes()) {
                 Some(j) => (&after[..i], Some(&tail[..j]), Some(&tail[j + 1..])),
                 None => (&after[..i], Some(tail), None),
             }
@@ -282,7 +284,7 @@ pub fn document_parts(text: &str, quiet: bool) -> Result<Parts<'_>, KeyError> {
 /// `document@1` refuses, and where Unicode white space may start. Eight bytes at a time
 /// (the classic "has a byte less than n / equal to v" word tricks, which are exact about
 /// whether a word holds such a byte), then byte by byte inside the word that does.
-fn first_unusual_byte(b: &[u8]) -> Option<usize> {
+pub(crate) fn first_unusual_byte(b: &[u8]) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let unusual = |c: u8| c <= 0x20 || c >= 0x7f || c == b'\\';

@@ -9,6 +9,7 @@
 mod builtin;
 mod file;
 mod front;
+mod fused;
 mod parts;
 mod rules;
 
@@ -136,6 +137,8 @@ pub struct Policy {
     /// The rules that shape the canonical form, then the key-only rules, each in order.
     canonical_rules: Arc<[Rule]>,
     key_rules: Arc<[Rule]>,
+    /// A single-pass path for this exact rule list, if there is one.
+    fused: fused::Fused,
     /// A list given with `--psl`; `None` reads the embedded snapshot, parsed on first use.
     psl: Option<PublicSuffixList>,
     psl_version: Arc<str>,
@@ -205,6 +208,13 @@ impl Policy {
     /// ```
     pub fn key_into(&self, input: &str, out: &mut String) -> Result<(), ErrorCode> {
         out.clear();
+        if self.fused == fused::Fused::Document && input.len() <= self.max_input_bytes {
+            let (text, _) = text::trim_c0_space(input);
+            if let Some(done) = fused::document(text, out) {
+                return done;
+            }
+            out.clear();
+        }
         self.run(input, None, true, |parts, log, href| {
             self.lean(parts, log, href, out, None)
         })
@@ -320,7 +330,9 @@ impl Policy {
     ) {
         let psl = self.psl();
         for rule in self.canonical_rules.iter() {
-            rule.apply(&mut parts, &mut log, psl);
+            if rule.may_apply(&parts) {
+                rule.apply(&mut parts, &mut log, psl);
+            }
         }
         if self.def.key_form == KeyForm::Href {
             // The key is the canonical form: the href itself unless a rule changed a part.
@@ -330,7 +342,9 @@ impl Policy {
             }
         }
         for rule in self.key_rules.iter() {
-            rule.apply(&mut parts, &mut log, psl);
+            if rule.may_apply(&parts) {
+                rule.apply(&mut parts, &mut log, psl);
+            }
         }
         match self.def.key_form {
             KeyForm::Href => {}
@@ -346,7 +360,9 @@ impl Policy {
         let mut facts = initial_facts(&parts);
         let psl = self.psl();
         for rule in self.canonical_rules.iter() {
-            rule.apply(&mut parts, &mut log, psl);
+            if rule.may_apply(&parts) {
+                rule.apply(&mut parts, &mut log, psl);
+            }
         }
         let canonical = match href {
             Some(h) if !log.changed_by_rules() => h.to_string(),
@@ -357,7 +373,9 @@ impl Policy {
             }
         };
         for rule in self.key_rules.iter() {
-            rule.apply(&mut parts, &mut log, psl);
+            if rule.may_apply(&parts) {
+                rule.apply(&mut parts, &mut log, psl);
+            }
         }
         let key = match self.def.key_form {
             KeyForm::Href => canonical.clone(),
@@ -688,6 +706,7 @@ impl PolicySet {
                 .collect()
         };
         Ok(Policy {
+            fused: fused::Fused::for_definition(&def),
             canonical_rules: split(true),
             key_rules: split(false),
             uses_psl: def

@@ -129,6 +129,32 @@ impl Rule {
         )
     }
 
+    /// False when the rule certainly leaves `p` (and the log) alone: a test of a field or
+    /// two, inlined into the rule loops, so that a rule with nothing to do costs no call.
+    /// True means "maybe"; [`Rule::apply`] decides.
+    #[inline(always)]
+    pub fn may_apply(&self, p: &Parts<'_>) -> bool {
+        match self {
+            Rule::RemoveTrackingParameters(_)
+            | Rule::SortQuery(_)
+            | Rule::DropEmptyParameters
+            | Rule::DropEmptyQuery => p.query.is_some(),
+            Rule::RemoveFragment { .. } => p.fragment.is_some(),
+            Rule::DropCredentials => !p.userinfo.is_empty(),
+            Rule::RemoveTrailingSlash(_) => !p.opaque_path && p.path.ends_with('/'),
+            Rule::StripWww | Rule::StripRootDot | Rule::RegistrableDomain => {
+                p.host_kind == HostKind::Domain
+            }
+            Rule::CollapseSlashes | Rule::DecodeUnreserved | Rule::DropDefaultDocument => {
+                !p.opaque_path
+            }
+            Rule::DropOpaqueQuery => p.opaque_path && p.query.is_some(),
+            Rule::NormalizePort => !p.port.is_empty(),
+            Rule::EmptyPathToRoot => p.path.is_empty(),
+            Rule::LowercasePath | Rule::LowercaseScheme | Rule::LowercaseHost => true,
+        }
+    }
+
     /// Applies the rule. A component that only shrinks (a trailing `/`, `www.`, a
     /// default document) stays borrowed from the input: the lean key path allocates
     /// only for text that is really new.
