@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # urlkey against the tools users would pick instead (issue 6), on the same corpus file and in
 # the same run: `urlkey key --policy citation@1 --threads 1 --format key` (whole process,
-# release build), Python w3lib `canonicalize_url`, Node `normalize-url`.
+# release build), Python w3lib `canonicalize_url`, Node `normalize-url`, and the urlkey
+# command again on every core (its default).
 #
 # usage: bench/compare.sh [--runs N] [--bin DIR] [--proto]
 #   --runs N   runs per tool (default 3); the median is reported
@@ -76,6 +77,9 @@ cmds=(
   "$py/bin/python $root/bench/w3lib_canonicalize.py $corpus"
   "env NORMALIZE_URL_DIR=$nd/node_modules/normalize-url node $root/bench/normalize_url.mjs $corpus"
 )
+# The same command on every core (urlkey's default): the peers have no such option.
+names+=("urlkey key citation@1, all cores")
+cmds+=("$urlkey key --policy citation@1 --format key --quiet $corpus")
 if [ "$proto" = 1 ]; then
   names+=("prototype: lean citation@1 (urlkey-bench proto-key)")
   cmds+=("$bin/urlkey-bench proto-key --policy citation@1 $corpus")

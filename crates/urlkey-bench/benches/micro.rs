@@ -65,6 +65,17 @@ fn policies(c: &mut Criterion) {
                 n
             })
         });
+        // The lean key path into one reused buffer (`urlkey key --format key`, map pass one).
+        g.bench_function(format!("{id}/key_into"), |b| {
+            let mut out = String::with_capacity(1024);
+            b.iter(|| {
+                let mut n = 0usize;
+                for l in &d.sample {
+                    n += usize::from(p.key_into(black_box(l.as_str()), &mut out).is_ok());
+                }
+                n
+            })
+        });
     }
     g.finish();
 }
