@@ -123,9 +123,50 @@ pub fn check_outcome(p: &Policy, x: &str, o: &Outcome) {
 
 /// Runs every builtin policy on `x` and checks [`check_outcome`].
 pub fn check_all_policies(x: &str) {
+    let (mut key, mut k2, mut sig) = (String::new(), String::new(), String::new());
     for p in &builtins().1 {
         let o = p.key(x);
         check_outcome(p, x, &o);
+        // The lean key path gives the Outcome's key, error code and signature.
+        let want = o
+            .key
+            .clone()
+            .ok_or_else(|| o.error.as_ref().map(|e| e.code));
+        let lean = p.key_into(x, &mut key).map(|()| key.clone()).map_err(Some);
+        assert_eq!(lean, want, "{}: key_into of {x:?}", p.id());
+        let lean2 = p
+            .key_signature_into(x, &mut k2, &mut sig)
+            .map(|()| k2.clone())
+            .map_err(Some);
+        assert_eq!(lean2, want, "{}: key_signature_into of {x:?}", p.id());
+        assert_eq!(
+            sig,
+            o.signature.clone().unwrap_or_default(),
+            "{}: signature of {x:?}",
+            p.id()
+        );
+    }
+    // One look at the parser's offsets gives what the getters give.
+    if let Ok(u) = urlkey::WebUrl::parse(x, None) {
+        let s = u.pieces();
+        assert_eq!(
+            (s.href, s.scheme, s.username, s.password, s.hostname, s.port, s.pathname),
+            (
+                u.href(),
+                u.scheme(),
+                u.username(),
+                u.password(),
+                u.hostname(),
+                u.port(),
+                u.pathname()
+            ),
+            "pieces of {x:?}"
+        );
+        assert_eq!(
+            (s.query, s.fragment, s.host_kind),
+            (u.query(), u.fragment(), u.host_kind())
+        );
+        assert_eq!(s.opaque_path, u.has_opaque_path(), "{x:?}");
     }
 }
 
