@@ -569,9 +569,7 @@ fn stream_error(e: StreamError<MapError>) -> MapError {
     match e {
         StreamError::Input(e) => MapError::Input(e),
         StreamError::Sink(e) => e,
-        StreamError::Spawn(e) => {
-            MapError::Output(std::io::Error::other(format!("cannot start a thread: {e}")))
-        }
+        StreamError::Spawn(e) => MapError::Output(std::io::Error::other(e)),
     }
 }
 

@@ -24,7 +24,7 @@ pub enum StreamError<E> {
     Input(InputError),
     /// The sink failed.
     Sink(E),
-    /// A pipeline thread could not be started.
+    /// A pipeline thread could not be started (the message says what to do).
     Spawn(String),
 }
 
@@ -61,7 +61,11 @@ impl Pipeline {
                 rayon::ThreadPoolBuilder::new()
                     .num_threads(threads)
                     .build()
-                    .map_err(|e| format!("cannot start {threads} worker threads: {e}"))?,
+                    .map_err(|e| {
+                        format!(
+                            "cannot start {threads} worker threads ({e}); try a smaller --threads"
+                        )
+                    })?,
             )
         } else {
             None
@@ -139,12 +143,17 @@ impl Pipeline {
             };
             // Named for profiles (bench/thread_cpu.sh).
             let spawn = |name: &str| std::thread::Builder::new().name(name.into());
+            let failed = |e: std::io::Error| {
+                StreamError::Spawn(format!(
+                    "cannot start a pipeline thread ({e}); run with --threads 1, which needs none"
+                ))
+            };
             spawn("urlkey-read")
                 .spawn_scoped(scope, reader)
-                .map_err(|e| StreamError::Spawn(e.to_string()))?;
+                .map_err(failed)?;
             spawn("urlkey-work")
                 .spawn_scoped(scope, dispatch)
-                .map_err(|e| StreamError::Spawn(e.to_string()))?;
+                .map_err(failed)?;
             for item in done_rx {
                 let (batch, out) = item.map_err(StreamError::Input)?;
                 sink(&batch, out).map_err(StreamError::Sink)?;

@@ -661,13 +661,9 @@ impl RuleTable {
             while start > 0 {
                 let end = start - 1;
                 start = after_highest(dots & ((1 << end) - 1));
-                let e = match self.edge_in(node, b, start, end) {
-                    Some(e) => e,
-                    None if flags & HAS_WILDCARD != 0 => match self.edge(node, b"*") {
-                        Some(e) => e,
-                        None => break,
-                    },
-                    None => break,
+                let Some(e) = self.or_wildcard(self.edge_in(node, b, start, end), node, flags)
+                else {
+                    break;
                 };
                 (node, flags) = (e.child, e.flags);
                 if flags & RULE != 0 {
@@ -684,6 +680,23 @@ impl RuleTable {
         // The registrable domain: the suffix and the label before it (the dots below the
         // one before the suffix; `suffix - 1` is at most 62).
         Some(after_highest(dots & ((1 << (suffix - 1)) - 1)))
+    }
+
+    /// The walk's next edge: the one found for the label, else the node's `*` edge.
+    #[inline]
+    fn or_wildcard<'t>(
+        &'t self,
+        found: Option<&'t Slot>,
+        node: u32,
+        flags: u32,
+    ) -> Option<&'t Slot> {
+        found.or_else(|| {
+            if flags & HAS_WILDCARD != 0 {
+                self.edge(node, b"*")
+            } else {
+                None
+            }
+        })
     }
 
     /// [`Self::registrable_start`] for names over 64 bytes (and the empty name): the same
@@ -705,13 +718,8 @@ impl RuleTable {
                 if label.is_empty() {
                     return None;
                 }
-                let e = match self.edge(node, label) {
-                    Some(e) => e,
-                    None if flags & HAS_WILDCARD != 0 => match self.edge(node, b"*") {
-                        Some(e) => e,
-                        None => break,
-                    },
-                    None => break,
+                let Some(e) = self.or_wildcard(self.edge(node, label), node, flags) else {
+                    break;
                 };
                 (node, flags) = (e.child, e.flags);
                 if flags & RULE != 0 {

@@ -72,21 +72,43 @@ pub fn written_scheme(text: &str) -> Option<&str> {
     }
 }
 
-/// True for the URL Standard's special schemes (ASCII case-insensitive).
+/// True for the URL Standard's special schemes (ASCII case-insensitive). Dispatches on the
+/// length first: this runs once per URL.
 pub fn is_special_scheme(scheme: &str) -> bool {
-    SPECIAL_SCHEMES
-        .iter()
-        .any(|s| s.eq_ignore_ascii_case(scheme))
+    let is = |s: &str| scheme.eq_ignore_ascii_case(s);
+    match scheme.len() {
+        2 => is("ws"),
+        3 => is("wss") || is("ftp"),
+        4 => is("http") || is("file"),
+        5 => is("https"),
+        _ => false,
+    }
 }
 
 /// True for `http` and `https` (ASCII case-insensitive).
 pub fn is_web_scheme(scheme: &str) -> bool {
-    scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https")
+    match scheme.len() {
+        4 => scheme.eq_ignore_ascii_case("http"),
+        5 => scheme.eq_ignore_ascii_case("https"),
+        _ => false,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scheme_classes_ignore_case_and_match_the_lists() {
+        for s in SPECIAL_SCHEMES {
+            assert!(is_special_scheme(s) && is_special_scheme(&s.to_ascii_uppercase()));
+        }
+        for s in ["", "h", "htt", "httpss", "mailto", "blob", "wss2", "fil"] {
+            assert!(!is_special_scheme(s), "{s}");
+        }
+        assert!(is_web_scheme("HTTP") && is_web_scheme("https") && is_web_scheme("hTTpS"));
+        assert!(!is_web_scheme("ws") && !is_web_scheme("httpx") && !is_web_scheme(""));
+    }
 
     #[test]
     fn trims_c0_and_space_only() {

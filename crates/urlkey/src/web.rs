@@ -125,6 +125,18 @@ impl WebUrl {
         let href = self.inner.href();
         c.hash_start.map(|h| &href[h as usize + 1..])
     }
+    /// True for a special scheme (`http`, `https`, `ws`, `wss`, `ftp`, `file`), as the
+    /// parser classified it.
+    pub fn is_special(&self) -> bool {
+        self.inner.scheme_type() != ada_url::SchemeType::NotSpecial
+    }
+    /// True for `http` and `https`, as the parser classified the scheme.
+    pub fn is_web(&self) -> bool {
+        matches!(
+            self.inner.scheme_type(),
+            ada_url::SchemeType::Http | ada_url::SchemeType::Https
+        )
+    }
     /// True when the URL has an opaque path (`mailto:x`, `javascript:...`).
     pub fn has_opaque_path(&self) -> bool {
         !self.inner.has_hostname() && !self.inner.pathname().starts_with('/')
@@ -244,12 +256,7 @@ impl WebUrl {
             match self.inner.host_type() {
                 ada_url::HostType::IPV4 => HostKind::Ipv4,
                 ada_url::HostType::IPV6 => HostKind::Ipv6,
-                // The parser's scheme is lowercase: an exact match is enough.
-                ada_url::HostType::Domain
-                    if matches!(scheme, "http" | "https" | "ws" | "wss" | "ftp" | "file") =>
-                {
-                    HostKind::Domain
-                }
+                ada_url::HostType::Domain if self.is_special() => HostKind::Domain,
                 ada_url::HostType::Domain => HostKind::Opaque,
             }
         };

@@ -129,7 +129,7 @@ pub fn run(a: KeyArgs) -> Result<(), Failure> {
         .map_err(|e| match e {
             StreamError::Input(e) => Failure::Input(e.to_string()),
             StreamError::Sink(f) => f,
-            StreamError::Spawn(e) => Failure::Internal(format!("cannot start a thread: {e}")),
+            StreamError::Spawn(e) => Failure::Internal(e),
         })?;
     writer.finish().map_err(output_error)?;
     if let Some(b) = bar {

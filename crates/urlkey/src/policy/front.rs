@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use crate::error::{ErrorCode, KeyError};
 use crate::text;
-use crate::web::{HostKind, Pieces};
+use crate::web::{HostKind, Pieces, WebUrl};
 
 use super::parts::Parts;
 
@@ -102,16 +102,13 @@ pub(crate) fn refuse(code: ErrorCode, quiet: bool, message: impl FnOnce() -> Str
     }
 }
 
-/// Checks the scheme after a WHATWG parse (`scheme` as the parser wrote it).
-pub fn check_scheme(scheme: &str, schemes: Schemes, quiet: bool) -> Result<(), KeyError> {
+/// Checks the scheme after a WHATWG parse; reads it only when the policy restricts it.
+pub fn check_scheme(url: &WebUrl, schemes: Schemes, quiet: bool) -> Result<(), KeyError> {
     match schemes {
         Schemes::Any => Ok(()),
-        // A parsed scheme is lowercase.
-        Schemes::Web(code) if scheme != "https" && scheme != "http" => {
-            Err(refuse(code, quiet, || {
-                format!("the scheme {scheme:?} is not http or https")
-            }))
-        }
+        Schemes::Web(code) if !url.is_web() => Err(refuse(code, quiet, || {
+            format!("the scheme {:?} is not http or https", url.scheme())
+        })),
         Schemes::Web(_) => Ok(()),
     }
 }

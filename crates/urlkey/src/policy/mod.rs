@@ -274,7 +274,7 @@ impl Policy {
                 };
                 let url = WebUrl::parse(&to_parse, base)?;
                 // Refuse before slicing the components: most refused lines stop here.
-                front::check_scheme(url.scheme(), schemes, quiet)?;
+                front::check_scheme(&url, schemes, quiet)?;
                 let u = url.pieces();
                 log.scheme_assumed = assumed;
                 if assumed && !quiet {
@@ -329,11 +329,7 @@ impl Policy {
         signature: Option<&mut String>,
     ) {
         let psl = self.psl();
-        for rule in self.canonical_rules.iter() {
-            if rule.may_apply(&parts) {
-                rule.apply(&mut parts, &mut log, psl);
-            }
-        }
+        rules::apply_all(&self.canonical_rules, &mut parts, &mut log, psl);
         if self.def.key_form == KeyForm::Href {
             // The key is the canonical form: the href itself unless a rule changed a part.
             match href {
@@ -341,11 +337,7 @@ impl Policy {
                 _ => parts.write_url(key, true, true),
             }
         }
-        for rule in self.key_rules.iter() {
-            if rule.may_apply(&parts) {
-                rule.apply(&mut parts, &mut log, psl);
-            }
-        }
+        rules::apply_all(&self.key_rules, &mut parts, &mut log, psl);
         match self.def.key_form {
             KeyForm::Href => {}
             KeyForm::Url => parts.write_url(key, true, true),
@@ -359,11 +351,7 @@ impl Policy {
     fn finish(&self, mut parts: Parts<'_>, mut log: Log, href: Option<&str>) -> Outcome {
         let mut facts = initial_facts(&parts);
         let psl = self.psl();
-        for rule in self.canonical_rules.iter() {
-            if rule.may_apply(&parts) {
-                rule.apply(&mut parts, &mut log, psl);
-            }
-        }
+        rules::apply_all(&self.canonical_rules, &mut parts, &mut log, psl);
         let canonical = match href {
             Some(h) if !log.changed_by_rules() => h.to_string(),
             _ => {
@@ -372,11 +360,7 @@ impl Policy {
                 s
             }
         };
-        for rule in self.key_rules.iter() {
-            if rule.may_apply(&parts) {
-                rule.apply(&mut parts, &mut log, psl);
-            }
-        }
+        rules::apply_all(&self.key_rules, &mut parts, &mut log, psl);
         let key = match self.def.key_form {
             KeyForm::Href => canonical.clone(),
             KeyForm::Url => {

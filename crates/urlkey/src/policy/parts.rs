@@ -133,18 +133,10 @@ impl Log {
 
     /// Like [`Log::record`], copying the text only when the log describes changes.
     pub fn change(&mut self, rule: &'static str, c: Component, before: &str, after: &str) {
-        if before == after {
-            return;
-        }
         if self.quiet {
-            self.changes += 1;
-        } else {
-            self.transformations.push(Transformation {
-                rule,
-                component: c,
-                before: before.to_string(),
-                after: after.to_string(),
-            });
+            self.changes += u32::from(before != after);
+        } else if before != after {
+            self.record(rule, c, before.to_string(), after.to_string());
         }
     }
 

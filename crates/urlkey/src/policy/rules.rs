@@ -378,6 +378,21 @@ impl Rule {
     }
 }
 
+/// Runs `rules` in order; a rule that [`Rule::may_apply`] rules out costs no call.
+#[inline]
+pub(crate) fn apply_all<'a>(
+    rules: &[Rule],
+    p: &mut Parts<'a>,
+    log: &mut Log,
+    psl: Option<&PublicSuffixList>,
+) {
+    for rule in rules {
+        if rule.may_apply(p) {
+            rule.apply(p, log, psl);
+        }
+    }
+}
+
 /// A default document segment, case-insensitively. Filters on the length and first
 /// letter before comparing: nearly every segment fails the first test.
 fn is_default_document(seg: &str) -> bool {
