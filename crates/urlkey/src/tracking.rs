@@ -1,6 +1,11 @@
 //! The tracking-parameter registry: every name or prefix with the public page that
 //! documents it. A policy removes the parameters of one pinned [`TrackingSet`], so adding
 //! a name here never changes a released policy's output.
+//!
+//! The registry holds two seeds' lists, and each policy names the one it uses
+//! (issue 13, item 1): `webkey@1` is seed 001's closed table exactly (seed 001,
+//! "Tracking parameters"), `citation@1` seed 004's analytics allowlist (seed 004,
+//! "Conservative normalization sequence"), `registry@1` both (`mapper@1`).
 
 /// How a registry entry matches a parameter name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -77,10 +82,17 @@ pub struct TrackingSet {
 }
 
 impl TrackingSet {
-    /// Every entry of [`REGISTRY`] (`registry@1`): used by `mapper@1`, `webkey@1` and the
-    /// canonical form.
+    /// Every entry of [`REGISTRY`] (`registry@1`): both seeds' lists, used by `mapper@1`.
     pub fn registry_v1() -> Self {
         Self::from_rules(REGISTRY.iter())
+    }
+
+    /// Seed 001's table and nothing else (`webkey@1`): its nineteen exact names, matched
+    /// ignoring ASCII case on the name as written. The table is closed (seed 001,
+    /// "Tracking parameters": "Each name is on the list because a platform documents
+    /// it"), so seed 004's `dclid`, `utm_*` and `_hs*` are not in it.
+    pub fn webkey_v1() -> Self {
+        Self::from_rules(REGISTRY.iter().filter(|r| r.seed == "001"))
     }
 
     /// Seed 004's analytics allowlist (`citation@1`): `utm_*`, `gclid`, `dclid`, `fbclid`,
@@ -94,11 +106,15 @@ impl TrackingSet {
         Self::default()
     }
 
-    /// A named set: `registry@1`, `citation@1` or `none`.
+    /// The names [`TrackingSet::named`] knows, in the order messages list them.
+    pub const NAMES: [&'static str; 4] = ["registry@1", "citation@1", "webkey@1", "none"];
+
+    /// A named set: `registry@1`, `citation@1`, `webkey@1` or `none`.
     pub fn named(name: &str) -> Option<Self> {
         match name {
             "registry@1" => Some(Self::registry_v1()),
             "citation@1" => Some(Self::citation_v1()),
+            "webkey@1" => Some(Self::webkey_v1()),
             "none" => Some(Self::none()),
             _ => None,
         }
@@ -190,6 +206,30 @@ mod tests {
         for n in ["gbraid", "wbraid", "ttclid", "twclid", "li_fat_id", "ref"] {
             assert!(!c.matches(n), "{n}");
         }
+    }
+
+    #[test]
+    fn webkey_set_is_seed_001s_closed_table() {
+        let w = TrackingSet::webkey_v1();
+        assert_eq!(TrackingSet::named("webkey@1"), Some(w.clone()));
+        let seed_001 = REGISTRY.iter().filter(|r| r.seed == "001").count();
+        assert_eq!(seed_001, 19);
+        for r in REGISTRY.iter().filter(|r| r.seed == "001") {
+            assert_eq!(r.kind, MatchKind::Exact, "{}", r.pattern);
+            assert!(w.matches(r.pattern) && w.matches(&r.pattern.to_ascii_uppercase()));
+        }
+        for n in [
+            "dclid",
+            "utm_",
+            "utm_x",
+            "utm_sourcex",
+            "_hsenc",
+            "_hsmi",
+            "xgclid",
+        ] {
+            assert!(!w.matches(n), "{n}");
+        }
+        assert!(!w.matches("utm%5Fsource"), "names are not percent-decoded");
     }
 
     #[test]

@@ -392,7 +392,7 @@ rules = [
             "my.toml",
             "line 7",
             "registry@2",
-            "registry@1, citation@1, none",
+            "registry@1, citation@1, webkey@1, none",
         ],
     );
 }

@@ -38,13 +38,16 @@ pub fn builtin(id: &str) -> Result<Option<PolicyDef>, PolicyError> {
         },
         "mapper@1" => PolicyDef {
             id: String::new(),
-            description: "Legacy URL Mapper (seed 000): http(s) or path-only; slashes collapsed, tracking removed, parameters sorted, fragment dropped.".into(),
+            description: "Legacy URL Mapper (seed 000): http(s) or path-only; slashes collapsed, tracking removed, empty pieces dropped, parameters sorted, fragment dropped.".into(),
             front: FrontEnd::Mapper,
             rules: vec![
                 Rule::RemoveTrackingParameters(TrackingSet::registry_v1()),
                 Rule::RemoveFragment { keep_routes: false },
                 Rule::DropCredentials,
                 Rule::CollapseSlashes,
+                // Empty pieces are not parameters (issue 13, item 6): the browser's own
+                // parsing skips them (https://url.spec.whatwg.org/#urlencoded-parsing).
+                Rule::DropEmptyParameters,
                 Rule::SortQuery(SortOrder::NameValue),
                 Rule::DropEmptyQuery,
             ],
@@ -68,7 +71,7 @@ pub fn builtin(id: &str) -> Result<Option<PolicyDef>, PolicyError> {
         },
         "citation@1" => PolicyDef {
             id: String::new(),
-            description: "Citation key (seed 004): absolute http(s) only; fragment and analytics parameters removed, parameters sorted, non-root trailing slash removed (+keep-trailing-slash keeps it).".into(),
+            description: "Citation key (seed 004): absolute http(s) only; fragment and analytics parameters removed, empty pieces dropped, parameters sorted, non-root trailing slash removed (+keep-trailing-slash keeps it).".into(),
             front: FrontEnd::Whatwg {
                 schemes: Schemes::Web(ErrorCode::CitationUnsupportedScheme),
                 infer_scheme: false,
@@ -77,6 +80,8 @@ pub fn builtin(id: &str) -> Result<Option<PolicyDef>, PolicyError> {
                 Rule::RemoveFragment { keep_routes: false },
                 Rule::RemoveTrackingParameters(TrackingSet::citation_v1()),
                 Rule::DropCredentials,
+                // As in mapper@1 (issue 13, item 6).
+                Rule::DropEmptyParameters,
                 Rule::SortQuery(SortOrder::NameValue),
                 Rule::DropEmptyQuery,
                 Rule::RemoveTrailingSlash(TrailingSlash::NonRoot),
@@ -89,7 +94,8 @@ pub fn builtin(id: &str) -> Result<Option<PolicyDef>, PolicyError> {
             description: "Comparison key v1 (seed 001): scheme inferred, registrable domain, path case and escapes folded, default documents and trailing slash dropped, sorted query.".into(),
             front: FrontEnd::Whatwg { schemes: Schemes::Any, infer_scheme: true },
             rules: vec![
-                Rule::RemoveTrackingParameters(TrackingSet::registry_v1()),
+                // Seed 001's closed table, not the registry (issue 13, item 1).
+                Rule::RemoveTrackingParameters(TrackingSet::webkey_v1()),
                 Rule::RemoveFragment { keep_routes: false },
                 Rule::DropCredentials,
                 Rule::StripRootDot,

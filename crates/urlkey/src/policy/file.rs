@@ -176,7 +176,10 @@ fn rule(r: RuleSpec, text: &str, policy_line: usize) -> Result<Rule, String> {
                 .find(|(_, l)| l.contains("list") && l.contains(list.as_str()))
                 .map_or(policy_line, |(i, _)| i + 1);
             let mut set = TrackingSet::named(&list).ok_or_else(|| {
-                format!("remove-tracking-parameters (line {list_line}): unknown list {list:?}; lists: registry@1, citation@1, none")
+                format!(
+                    "remove-tracking-parameters (line {list_line}): unknown list {list:?}; lists: {}",
+                    TrackingSet::NAMES.join(", ")
+                )
             })?;
             add_names.iter().for_each(|n| set.add_name(n));
             add_prefixes.iter().for_each(|n| set.add_prefix(n));
