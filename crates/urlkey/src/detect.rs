@@ -11,14 +11,21 @@
 //!   inside makes the answer `false`, whichever of the three rules would apply.
 //! - `://` may appear anywhere (the seed's "has"), and `www.` is matched ignoring ASCII
 //!   case; nothing else is checked for those two.
-//! - A bare domain is two or more labels separated by `.` (only U+002E; other dots are
-//!   not separators), with one optional root `.` at the end. A label is one or more ASCII
-//!   letters, digits and hyphens, or characters outside ASCII (white space excepted),
-//!   and does not start or end with `-`. No length limits are checked.
-//! - The last label must be ASCII and a top-level domain of the ICANN section
-//!   ([`PublicSuffixList::is_icann_tld`], ASCII case-insensitive). So `bücher.de` is
-//!   taken, a punycode top-level domain is looked up as written (`xn--p1ai`), and a
-//!   top-level domain written in Unicode (`пример.рф`) is not.
+//! - The host (the text up to the first `:`, `/`, `?` or `#`) is read as the URL
+//!   Standard's host parser reads it (issue 13, item 2): a host that is not ASCII goes
+//!   through UTS #46 first, with the Standard's settings
+//!   (<https://url.spec.whatwg.org/#concept-domain-to-ascii>, as `idna` implements it), so
+//!   full-width letters are mapped (`ｅｘａｍｐｌｅ．ｃｏｍ`), the dots UTS #46 maps to
+//!   U+002E separate labels (`example。com`, U+3002, U+FF0E, U+FF61), and Unicode labels
+//!   become their `xn--` form. A host that UTS #46 refuses, or over seed 001's 4096-unit
+//!   limit, is not taken. ASCII hosts are never run through UTS #46, as the Standard says.
+//! - A bare domain is then two or more labels separated by `.`, with one optional root
+//!   `.` at the end. A label is one or more ASCII letters, digits and hyphens and does not
+//!   start or end with `-`. No length limits are checked.
+//! - The last label must be a top-level domain of the ICANN section
+//!   ([`PublicSuffixList::is_icann_tld`], ASCII case-insensitive), looked up in its `xn--`
+//!   form after the mapping: so `bücher.de`, `пример.рф`, `example.中国` and their `xn--`
+//!   forms are taken alike.
 //! - The host may be followed by `:port` (1 to 5 digits, at most 65535), then by
 //!   anything that starts with `/`, `?` or `#`. An empty port (`example.com:`) is not a
 //!   port. Anything else after the host (`@`, `_`, `\`, ...) makes the answer `false`.
@@ -75,24 +82,38 @@ fn is_bare_domain(text: &str, psl: &PublicSuffixList) -> bool {
             return false;
         }
     }
-    let host = host.strip_suffix('.').unwrap_or(host);
+    let Some(host) = ascii_host(host) else {
+        return false;
+    };
+    let host = host.strip_suffix('.').unwrap_or(&host);
     let labels: Vec<&str> = host.split('.').collect();
     if labels.len() < 2 || !labels.iter().all(|l| is_label(l)) {
         return false;
     }
-    let tld = labels[labels.len() - 1];
-    tld.is_ascii() && psl.is_icann_tld(tld)
+    psl.is_icann_tld(labels[labels.len() - 1])
 }
 
-/// One or more ASCII letters, digits, hyphens or non-ASCII characters, not starting or
-/// ending with `-`.
+/// The host as the host parser would hand it on: ASCII as written, anything else through
+/// UTS #46 (the Standard's domain to ASCII, `beStrict` false, with its forbidden domain
+/// code points). `None` when UTS #46 refuses it or it is over seed 001's limit.
+fn ascii_host(host: &str) -> Option<std::borrow::Cow<'_, str>> {
+    if host.is_ascii() {
+        return Some(host.into());
+    }
+    if host.encode_utf16().count() > crate::web::MAX_NON_ASCII_HOST_UTF16 {
+        return None;
+    }
+    idna::domain_to_ascii_cow(host.as_bytes(), idna::AsciiDenyList::URL).ok()
+}
+
+/// One or more ASCII letters, digits or hyphens, not starting or ending with `-`.
 fn is_label(label: &str) -> bool {
     !label.is_empty()
         && !label.starts_with('-')
         && !label.ends_with('-')
         && label
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || (!c.is_ascii() && !c.is_whitespace()))
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-')
 }
 
 #[cfg(test)]
@@ -169,27 +190,26 @@ mod tests {
         assert!(is("bücher.de")); // Unicode label, ASCII ICANN TLD
         assert!(is("例え.jp/パス")); // Unicode label and path
         assert!(is("Bücher.DE")); // TLD case
-        assert!(!is("пример.рф")); // a Unicode TLD is not looked up
+        assert!(is("пример.рф")); // a Unicode TLD is looked up in its xn-- form
         assert!(!is("bücher.dé")); // not an ICANN TLD
-        assert!(!is("例え。jp")); // U+3002 does not separate labels: one label
+        assert!(is("例え。jp")); // UTS #46 maps U+3002 to U+002E, as the host parser does
     }
 
     #[test]
     fn punycode_tld_is_looked_up_as_written() {
-        // The embedded list writes this TLD in Unicode ("рф"), and the lookup does not
-        // convert, so "xn--p1ai" as written is not found there...
+        // The embedded list is read in its xn-- form, so the punycode TLD is found as
+        // written, and its Unicode form once UTS #46 has mapped it...
         let embedded = PublicSuffixList::embedded();
-        assert_eq!(
-            is("xn--e1afmkfd.xn--p1ai"),
-            embedded.is_icann_tld("xn--p1ai")
-        );
-        // ...and is found in a list that writes it so.
+        assert!(embedded.is_icann_tld("xn--p1ai"));
+        assert!(is("xn--e1afmkfd.xn--p1ai") && is("пример.рф"));
+        // ...and in a list that writes it so.
         let custom = PublicSuffixList::parse(
             "// ===BEGIN ICANN DOMAINS===\nxn--p1ai\n// ===END ICANN DOMAINS===\n",
         )
         .unwrap();
         assert!(looks_like_web_address("xn--e1afmkfd.xn--p1ai", &custom));
         assert!(looks_like_web_address("XN--E1AFMKFD.XN--P1AI", &custom));
+        assert!(looks_like_web_address("ПРИМЕР.РФ", &custom));
         assert!(!looks_like_web_address("example.com", &custom)); // not in that list
     }
 }

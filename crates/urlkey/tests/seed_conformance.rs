@@ -7,7 +7,8 @@
 //! with the fused `document@1` pass) and asserts that they agree, so every case below is
 //! also a case of "the lean path gives the outcome's key".
 
-use urlkey::{Outcome, PolicySet};
+use urlkey::detect::looks_like_web_address;
+use urlkey::{Outcome, PolicySet, PublicSuffixList};
 
 /// The key, or `!code`; panics if the lean path disagrees with the outcome.
 fn key(policy: &str, input: &str) -> String {
@@ -110,6 +111,67 @@ mod webkey_tracking_set {
             key("mapper@1", "https://example.com/?dclid=1&gbraid=2&id=4"),
             "https://example.com/?id=4"
         );
+    }
+}
+
+/// Item 2. Seed 001, "Public Suffix List": a bare domain "whose last label is a top-level
+/// domain with a rule in the list's ICANN section"; the label is the one the host parser
+/// sees, after UTS #46 mapping (https://url.spec.whatwg.org/#concept-domain-to-ascii).
+mod detection_after_uts46 {
+    use super::*;
+
+    fn is(text: &str) -> bool {
+        looks_like_web_address(text, &PublicSuffixList::embedded())
+    }
+
+    #[test]
+    fn unicode_top_level_domains_are_detected() {
+        for text in [
+            "пример.рф",
+            "example.рф",
+            "example.中国",
+            "ПРИМЕР.РФ",
+            "пример.рф/путь?q=1#f",
+            "пример.рф:8080/x",
+            "例え.香港",
+            "example.السعودية",
+        ] {
+            assert!(is(text), "{text}");
+        }
+        // Their xn-- forms were and are detected.
+        assert!(is("xn--e1afmkfd.xn--p1ai"));
+        assert!(is("example.xn--fiqs8s"));
+    }
+
+    #[test]
+    fn uts46_mapped_dots_and_letters_are_the_parsers() {
+        for text in [
+            "example。com",           // U+3002 ideographic full stop
+            "example．com",           // U+FF0E full-width full stop
+            "example｡com",            // U+FF61 half-width ideographic full stop
+            "ｅｘａｍｐｌｅ．ｃｏｍ", // full-width letters and stop
+            "EXAMPLE.ＣＯＭ",         // full-width TLD
+            "例え。jp",
+            "example.com。",               // a mapped root dot
+            "ｅｘａｍｐｌｅ．ｃｏｍ/パス", // then a path
+        ] {
+            assert!(is(text), "{text}");
+        }
+    }
+
+    #[test]
+    fn still_not_taken() {
+        for text in [
+            "notes.txt",
+            "пример.тест",      // not a top-level domain
+            "example。notatld", // mapped, then unknown
+            "John。Smith",
+            "ｎｏｔｅｓ．ｔｘｔ",
+            "example.ｃｏｍ\u{a0}x", // white space inside
+            "пример",                // one label
+        ] {
+            assert!(!is(text), "{text}");
+        }
     }
 }
 
