@@ -82,6 +82,26 @@ fn form_decode(s: &str) -> Cow<'_, str> {
     Cow::Owned(String::from_utf8_lossy(&out).into_owned())
 }
 
+/// The URL Standard's percent-decode (<https://url.spec.whatwg.org/#percent-decode>):
+/// `%XX` with two hex digits becomes that byte; everything else, `+` included, stays.
+pub(crate) fn percent_decode(s: &str) -> Vec<u8> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
+                out.push(h << 4 | l);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    out
+}
+
 /// The value of an ASCII hex digit.
 pub(crate) fn hex(b: u8) -> Option<u8> {
     match b {

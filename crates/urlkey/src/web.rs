@@ -279,28 +279,74 @@ impl WebUrl {
 
 /// Seed 001 hardening: a non-ASCII host over 4096 UTF-16 units fails with
 /// `web.invalid-host` before the parser runs IDNA on it.
-fn check_host_length(input: &str) -> Option<KeyError> {
-    if input.len() <= MAX_NON_ASCII_HOST_UTF16 || input.is_ascii() {
+///
+/// The host measured is the one that goes into UTS #46 (issue 13, item 3): after the
+/// Standard's removal of every ASCII tab and newline
+/// (<https://url.spec.whatwg.org/#concept-basic-url-parser>, step 3) and, for a special
+/// scheme's domain, after percent-decoding and UTF-8 decoding
+/// (<https://url.spec.whatwg.org/#concept-host-parser>, steps 4-5), so neither `%C3%BC`
+/// escapes nor removed tabs change the count. A host that is ASCII once decoded is never
+/// run through UTS #46 (seed 001, "ASCII hosts are never run through UTS #46") and is not
+/// limited. An opaque host (a non-special scheme) is not percent-decoded by the Standard:
+/// it is measured as written, less tabs and newlines.
+pub(crate) fn check_host_length(input: &str) -> Option<KeyError> {
+    // A host has at most as many UTF-16 units as the input has bytes (decoding only
+    // shrinks text), so short input, and ASCII input without a `%`, cannot exceed it.
+    if input.len() <= MAX_NON_ASCII_HOST_UTF16
+        || (input.is_ascii() && memchr::memchr(b'%', input.as_bytes()).is_none())
+    {
         return None;
     }
     let (trimmed, _) = text::trim_c0_space(input);
-    let after_scheme = match text::leading_scheme(trimmed) {
-        Some(s) => &trimmed[s.len() + 1..],
-        None => trimmed,
+    let cleaned: std::borrow::Cow<'_, str> = if trimmed.contains(['\t', '\n', '\r']) {
+        trimmed
+            .chars()
+            .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+            .collect::<String>()
+            .into()
+    } else {
+        trimmed.into()
     };
-    let rest = after_scheme.trim_start_matches(['/', '\\']);
-    let end = rest.find(['/', '\\', '?', '#']).unwrap_or(rest.len());
+    let scheme = text::leading_scheme(&cleaned);
+    let special = scheme.is_none_or(text::is_special_scheme);
+    let after_scheme = match scheme {
+        Some(s) => &cleaned[s.len() + 1..],
+        None => &cleaned[..],
+    };
+    let rest = if special {
+        after_scheme.trim_start_matches(['/', '\\'])
+    } else {
+        after_scheme.strip_prefix("//")?
+    };
+    let end = rest
+        .find(|c| c == '/' || c == '?' || c == '#' || (special && c == '\\'))
+        .unwrap_or(rest.len());
     let authority = &rest[..end];
-    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    if host.is_ascii() {
-        return None;
-    }
-    let units: usize = host.chars().map(char::len_utf16).sum();
+    let hostport = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    // The host state ends the host at the first `:` outside brackets.
+    let host = if hostport.starts_with('[') {
+        hostport
+    } else {
+        hostport.split_once(':').map_or(hostport, |(h, _)| h)
+    };
+    let units = if special && host.contains('%') {
+        let decoded = crate::query::percent_decode(host);
+        let decoded = String::from_utf8_lossy(&decoded);
+        if decoded.is_ascii() {
+            return None;
+        }
+        decoded.encode_utf16().count()
+    } else {
+        if host.is_ascii() {
+            return None;
+        }
+        host.encode_utf16().count()
+    };
     (units > MAX_NON_ASCII_HOST_UTF16).then(|| {
         KeyError::new(
             ErrorCode::WebInvalidHost,
             format!(
-                "the non-ASCII host is {units} UTF-16 units long; the limit is {MAX_NON_ASCII_HOST_UTF16}"
+                "the non-ASCII host is {units} UTF-16 units long once tabs and newlines are removed and escapes decoded; the limit is {MAX_NON_ASCII_HOST_UTF16}"
             ),
         )
     })
@@ -409,6 +455,24 @@ mod tests {
         let e = WebUrl::parse(&format!("https://{host}/"), None).unwrap_err();
         assert_eq!(e.code, ErrorCode::WebInvalidHost);
         assert!(e.message.contains("4097"), "{}", e.message);
+    }
+
+    #[test]
+    fn host_limit_measures_the_host_that_goes_into_uts46() {
+        let at = |host: String| check_host_length(&format!("https://{host}/p"));
+        // Escapes decode: 4093 "ü" + ".com" = 4097 units.
+        assert!(at(format!("{}.com", "%C3%BC".repeat(4093))).is_some());
+        assert!(at(format!("{}.com", "%C3%BC".repeat(4092))).is_none());
+        // Lowercase hex and credentials and port around the host.
+        assert!(at(format!("u:p@{}.com:8080", "%c3%bc".repeat(4093))).is_some());
+        // A decoded ASCII host is not limited.
+        assert!(at(format!("{}.com", "%61".repeat(5000))).is_none());
+        // Tabs and newlines do not count.
+        assert!(at(format!("{}\t\n.com", "ü".repeat(4092))).is_none());
+        assert!(at(format!("{}\t.com", "ü".repeat(4093))).is_some());
+        // An opaque host is not decoded, and is measured as written.
+        assert!(check_host_length(&format!("foo://{}.x/", "%C3%BC".repeat(4093))).is_none());
+        assert!(check_host_length(&format!("foo://{}.x/", "ü".repeat(4097))).is_some());
     }
 
     #[test]

@@ -175,6 +175,53 @@ mod detection_after_uts46 {
     }
 }
 
+/// Item 3. Seed 001, "Parsing": "a host that is not ASCII and is longer than 4096 UTF-16
+/// units fails"; measured on the host that goes into UTS #46: percent-decoded
+/// (https://url.spec.whatwg.org/#concept-host-parser, step 4) and after the Standard's
+/// tab and newline removal (https://url.spec.whatwg.org/#concept-basic-url-parser, step 3).
+mod host_limit_on_the_decoded_host {
+    use super::key;
+
+    fn encoded(n: usize) -> String {
+        format!("https://{}.com/", "%C3%BC".repeat(n))
+    }
+
+    #[test]
+    fn percent_encoding_does_not_escape_the_limit() {
+        // 4093 + ".com" = 4097 units once decoded: refused, by every WHATWG policy.
+        for policy in ["whatwg@1", "citation@1", "webkey@1", "mapper@1"] {
+            assert_eq!(key(policy, &encoded(4093)), "!web.invalid-host", "{policy}");
+        }
+        // 4092 + 4 = 4096: at the limit, accepted.
+        assert!(!key("citation@1", &encoded(4092)).starts_with('!'));
+        // Mixed escapes and characters count the same.
+        let mixed = format!("https://{}{}.com/", "%C3%BC".repeat(2000), "ü".repeat(2093));
+        assert_eq!(key("citation@1", &mixed), "!web.invalid-host");
+        // An escape that decodes to ASCII is an ASCII host: never run through UTS #46.
+        let ascii = format!("https://{}.com/", "%61".repeat(5000));
+        assert!(
+            !key("citation@1", &ascii).contains("invalid-host"),
+            "{ascii:.40}"
+        );
+    }
+
+    #[test]
+    fn removed_tabs_and_newlines_do_not_count() {
+        // 4092 + 4 = 4096 units after removal, 4097+ as written: accepted.
+        for sep in ["\t", "\n", "\r", "\t\n\r"] {
+            let input = format!("https://{}{sep}.com/", "ü".repeat(4092));
+            assert!(!key("citation@1", &input).starts_with('!'), "{sep:?}");
+            assert!(!key("webkey@1", &input).starts_with('!'), "{sep:?}");
+        }
+        // Over the limit once removed: refused.
+        let input = format!("https://{}\t.com/", "ü".repeat(4093));
+        assert_eq!(key("citation@1", &input), "!web.invalid-host");
+        // Raw characters, as before.
+        let input = format!("https://{}.com/", "ü".repeat(4093));
+        assert_eq!(key("whatwg@1", &input), "!web.invalid-host");
+    }
+}
+
 /// Item 6. Decision: empty query pieces are not parameters (mapper@1, citation@1), as the
 /// browser's own parsing skips them (https://url.spec.whatwg.org/#urlencoded-parsing,
 /// "If bytes is the empty byte sequence, then continue").
