@@ -23,9 +23,12 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 pub const WRITE_LOCK_WAIT: Duration = Duration::from_secs(600);
 
 /// Migration 1: observations, ingests, verifications, hops, and the audit view.
+/// `IF NOT EXISTS` throughout: the migration runs under the write lock after the version
+/// is read (see [`migrate`]), so it never meets its own tables; should it ever, it is
+/// still a no-op rather than "table already exists".
 const MIGRATION_1: &str = r#"
 -- One row per ingested file that added something.
-CREATE TABLE ingests (
+CREATE TABLE IF NOT EXISTS ingests (
     ingest_id                    INTEGER PRIMARY KEY,
     source_path                  TEXT NOT NULL,
     source_xxh3_128              TEXT NOT NULL,
@@ -40,7 +43,7 @@ CREATE TABLE ingests (
 
 -- One row per dated answer observation. Written once, never updated (see the trigger):
 -- the observed URL is the evidence and the key is reproducible from it and the policy id.
-CREATE TABLE observations (
+CREATE TABLE IF NOT EXISTS observations (
     observation_id               TEXT PRIMARY KEY NOT NULL CHECK (observation_id <> ''),
     prompt_id                    TEXT,
     prompt_version               TEXT NOT NULL,
@@ -63,17 +66,17 @@ CREATE TABLE observations (
     CHECK ((normalized_key IS NULL) = (error_code IS NOT NULL))
 ) STRICT;
 
-CREATE INDEX observations_by_key
+CREATE INDEX IF NOT EXISTS observations_by_key
     ON observations (normalization_policy_version, normalized_key);
 
-CREATE TRIGGER observations_are_immutable
+CREATE TRIGGER IF NOT EXISTS observations_are_immutable
 BEFORE UPDATE ON observations
 BEGIN
     SELECT RAISE(ABORT, 'observations are immutable: the observed URL and its key are never rewritten');
 END;
 
 -- One row per verification of a key (a key is verified many times over its life).
-CREATE TABLE verifications (
+CREATE TABLE IF NOT EXISTS verifications (
     verification_id              INTEGER PRIMARY KEY,
     normalization_policy_version TEXT NOT NULL,
     normalized_key               TEXT NOT NULL,
@@ -98,11 +101,11 @@ CREATE TABLE verifications (
     network_scope                TEXT NOT NULL   -- public | public+loopback | any-private
 ) STRICT;
 
-CREATE INDEX verifications_by_key
+CREATE INDEX IF NOT EXISTS verifications_by_key
     ON verifications (normalization_policy_version, normalized_key, verification_id);
 
 -- Every request of a verification, in order: the redirect chain hop by hop.
-CREATE TABLE verification_hops (
+CREATE TABLE IF NOT EXISTS verification_hops (
     verification_id              INTEGER NOT NULL
         REFERENCES verifications (verification_id) ON DELETE CASCADE,
     hop                          INTEGER NOT NULL,  -- 0 = the observed URL
@@ -122,7 +125,7 @@ CREATE TABLE verification_hops (
 
 -- The seed's minimum audit ledger, all of it, with the latest verification of each
 -- observation's key.
-CREATE VIEW audit_ledger AS
+CREATE VIEW IF NOT EXISTS audit_ledger AS
 SELECT
     o.observation_id,
     o.prompt_id,
@@ -187,12 +190,52 @@ pub fn open(path: &Path, create: bool) -> Result<Connection> {
     Ok(conn)
 }
 
+/// How long to wait between two tries of the WAL switch while another connection holds
+/// the lock it needs.
+const WAL_RETRY: Duration = Duration::from_millis(20);
+
 fn configure(conn: &Connection) -> rusqlite::Result<()> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
-    // journal_mode answers with the mode in force.
-    let _mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
-    conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")?;
+    switch_to_wal(conn)?;
+    // FULL: in WAL mode, NORMAL may lose the last commits on power loss (SQLite's
+    // documentation); an audit ledger must keep every acknowledged ingest. The cost is
+    // one more fsync per commit (docs/ledger.md, "Durability").
+    conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL;")?;
     Ok(())
+}
+
+/// Puts the database in WAL mode. Changing the journal mode of a new file needs an
+/// exclusive lock, and SQLite does not call the busy handler for it: with a second
+/// writer creating the same file at the same moment it fails at once with "database is
+/// locked" (or leaves the mode unchanged). So it is retried, for up to [`BUSY_TIMEOUT`],
+/// until the answer is `wal`.
+fn switch_to_wal(conn: &Connection) -> rusqlite::Result<()> {
+    let start = std::time::Instant::now();
+    loop {
+        let answer: rusqlite::Result<String> =
+            conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0));
+        match answer {
+            Ok(mode) if mode.eq_ignore_ascii_case("wal") => return Ok(()),
+            Ok(mode) if start.elapsed() >= BUSY_TIMEOUT => {
+                return Err(rusqlite::Error::SqliteFailure(
+                    rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
+                    Some(format!(
+                        "the journal mode stayed {mode:?}: another connection held the database for {} s",
+                        BUSY_TIMEOUT.as_secs()
+                    )),
+                ))
+            }
+            Err(e) if !is_busy(&e) || start.elapsed() >= BUSY_TIMEOUT => return Err(e),
+            _ => std::thread::sleep(WAL_RETRY),
+        }
+    }
+}
+
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
 }
 
 /// The schema version of an open database.
@@ -200,20 +243,79 @@ pub fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
     conn.query_row("PRAGMA user_version", [], |r| r.get(0))
 }
 
+/// Brings the schema up to [`SCHEMA_VERSION`].
+///
+/// The version that decides whether to migrate is read inside a `BEGIN IMMEDIATE`
+/// transaction, that is, with the write lock held: read before it, two first writers of a
+/// new file would both see version 0 and both run migration 1 ("table ingests already
+/// exists", "database is locked"). A database already at this version is recognized
+/// without the lock, so readers do not queue behind a long ingest (the version only ever
+/// grows, so a current answer cannot become stale).
 fn migrate(conn: &Connection, path: &Path) -> Result<()> {
-    let current = user_version(conn).map_err(|e| {
-        LedgerError::db(
-            &format!("cannot read the schema version of {}", path.display()),
-            e,
-        )
-    })?;
+    let read_version = |conn: &Connection| {
+        user_version(conn).map_err(|e| {
+            LedgerError::db(
+                &format!("cannot read the schema version of {}", path.display()),
+                e,
+            )
+        })
+    };
     let known = i64::try_from(MIGRATIONS.len()).unwrap_or(i64::MAX);
-    if current > known {
-        return Err(LedgerError::Database(format!(
+    let newer = |current: i64| {
+        LedgerError::Database(format!(
             "{} has schema version {current}, newer than this urlkey understands ({known}): \
              use a newer urlkey",
             path.display()
-        )));
+        ))
+    };
+    let current = read_version(conn)?;
+    if current == known {
+        return Ok(());
+    }
+    if current > known {
+        return Err(newer(current));
+    }
+    // Another writer (an ingest of a large file) may hold the lock for long: wait for it
+    // as an ingest does, then go back to the usual timeout.
+    conn.busy_timeout(WRITE_LOCK_WAIT)
+        .map_err(|e| LedgerError::db("cannot set the busy timeout", e))?;
+    let begun = conn.execute_batch("BEGIN IMMEDIATE");
+    conn.busy_timeout(BUSY_TIMEOUT)
+        .map_err(|e| LedgerError::db("cannot set the busy timeout", e))?;
+    begun.map_err(|e| {
+        LedgerError::db(
+            &format!(
+                "cannot take the write lock of {} to set up its schema",
+                path.display()
+            ),
+            e,
+        )
+    })?;
+    let result = migrate_locked(conn, path, known, &read_version, &newer);
+    let end = if result.is_ok() { "COMMIT" } else { "ROLLBACK" };
+    if let Err(e) = conn.execute_batch(end) {
+        let _ = conn.execute_batch("ROLLBACK");
+        if result.is_ok() {
+            return Err(LedgerError::db(
+                &format!("cannot commit the schema of {}", path.display()),
+                e,
+            ));
+        }
+    }
+    result
+}
+
+/// The migrations, inside the caller's `BEGIN IMMEDIATE`.
+fn migrate_locked(
+    conn: &Connection,
+    path: &Path,
+    known: i64,
+    read_version: &dyn Fn(&Connection) -> Result<i64>,
+    newer: &dyn Fn(i64) -> LedgerError,
+) -> Result<()> {
+    let current = read_version(conn)?;
+    if current > known {
+        return Err(newer(current));
     }
     if current == 0 {
         // A version-0 file must be empty: refuse to add tables to someone else's database.
@@ -238,14 +340,10 @@ fn migrate(conn: &Connection, path: &Path) -> Result<()> {
         .skip(usize::try_from(current).unwrap_or(0))
     {
         let version = i + 1;
-        let batch = format!("BEGIN IMMEDIATE;\n{sql}\nPRAGMA user_version = {version};\nCOMMIT;");
-        if let Err(e) = conn.execute_batch(&batch) {
-            let _ = conn.execute_batch("ROLLBACK");
-            return Err(LedgerError::db(
-                &format!("migration to schema version {version} failed"),
-                e,
-            ));
-        }
+        let batch = format!("{sql}\nPRAGMA user_version = {version};");
+        conn.execute_batch(&batch).map_err(|e| {
+            LedgerError::db(&format!("migration to schema version {version} failed"), e)
+        })?;
     }
     Ok(())
 }
@@ -268,6 +366,11 @@ mod tests {
             .query_row("PRAGMA foreign_keys", [], |r| r.get(0))
             .expect("fk");
         assert_eq!(fk, 1);
+        // 2 = FULL: an acknowledged commit survives a power loss.
+        let sync: i64 = conn
+            .query_row("PRAGMA synchronous", [], |r| r.get(0))
+            .expect("synchronous");
+        assert_eq!(sync, 2);
         drop(conn);
         // Reopening does not migrate twice.
         let conn = open(&path, false).expect("reopen");
