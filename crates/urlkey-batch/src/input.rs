@@ -242,16 +242,14 @@ fn decode_record(line: u64, bytes: &[u8], max: usize) -> InputRecord {
 
 /// A plain line: blank and `#` lines are skipped and counted, the rest decoded.
 fn line_record(line: u64, bytes: &[u8], max: usize, skipped: &mut Skipped) -> Option<InputRecord> {
-    let trimmed = bytes.trim_ascii();
-    if trimmed.is_empty() {
-        skipped.blank += 1;
-        return None;
+    // Seed 000 ("The pipeline"): blank and comment lines after the tool's trim; the library
+    // decides (urlkey::text::line_kind), so every reader and policy agree (issue 13, item 7).
+    match urlkey::text::line_kind(bytes) {
+        urlkey::text::LineKind::Blank => skipped.blank += 1,
+        urlkey::text::LineKind::Comment => skipped.comment += 1,
+        urlkey::text::LineKind::Record => return Some(decode_record(line, bytes, max)),
     }
-    if trimmed[0] == b'#' {
-        skipped.comment += 1;
-        return None;
-    }
-    Some(decode_record(line, bytes, max))
+    None
 }
 
 /// Reads records one batch at a time, so the caller keeps memory bounded.

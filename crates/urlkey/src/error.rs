@@ -16,6 +16,8 @@ pub enum ErrorCode {
     WebInvalidUrl,
     /// `mapper@1`: whitespace inside the trimmed input.
     MapperWhitespace,
+    /// `mapper@1`: a control character (C0, DEL, C1) anywhere in the trimmed input.
+    MapperControlCharacter,
     /// `mapper@1`: input starting with `//`.
     MapperSchemeRelative,
     /// `mapper@1`: a scheme other than http or https (or none).
@@ -30,7 +32,7 @@ pub enum ErrorCode {
     DocumentInvalidHost,
     /// `document@1`: `host:` with nothing after the colon.
     DocumentEmptyPort,
-    /// `document@1`: a port that is not 1-5 digits in 0..=65535.
+    /// `document@1`: a port that is not ASCII digits with a value in 0..=65535.
     DocumentInvalidPort,
     /// `citation@1` (and policies built on it): a scheme other than http or https.
     CitationUnsupportedScheme,
@@ -48,12 +50,13 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in documentation order.
-    pub const ALL: [ErrorCode; 19] = [
+    pub const ALL: [ErrorCode; 20] = [
         ErrorCode::WebHostMissing,
         ErrorCode::WebInvalidHost,
         ErrorCode::WebInvalidPort,
         ErrorCode::WebInvalidUrl,
         ErrorCode::MapperWhitespace,
+        ErrorCode::MapperControlCharacter,
         ErrorCode::MapperSchemeRelative,
         ErrorCode::MapperUnsupportedScheme,
         ErrorCode::DocumentForbiddenCharacter,
@@ -78,6 +81,7 @@ impl ErrorCode {
             ErrorCode::WebInvalidPort => "web.invalid-port",
             ErrorCode::WebInvalidUrl => "web.invalid-url",
             ErrorCode::MapperWhitespace => "mapper.whitespace",
+            ErrorCode::MapperControlCharacter => "mapper.control-character",
             ErrorCode::MapperSchemeRelative => "mapper.scheme-relative",
             ErrorCode::MapperUnsupportedScheme => "mapper.unsupported-scheme",
             ErrorCode::DocumentForbiddenCharacter => "document.forbidden-character",
@@ -105,6 +109,9 @@ impl ErrorCode {
             ErrorCode::WebInvalidPort => "the port is not a number from 0 to 65535",
             ErrorCode::WebInvalidUrl => "not a valid absolute URL under the URL Standard",
             ErrorCode::MapperWhitespace => "whitespace inside the URL after trimming",
+            ErrorCode::MapperControlCharacter => {
+                "a control character (C0, DEL or C1) in the URL, at either end included"
+            }
             ErrorCode::MapperSchemeRelative => "scheme-relative input (starts with //)",
             ErrorCode::MapperUnsupportedScheme => {
                 "not http or https, and not a path starting with /"
@@ -116,7 +123,9 @@ impl ErrorCode {
             ErrorCode::DocumentCredentials => "credentials (@) in the authority",
             ErrorCode::DocumentInvalidHost => "empty or non-ASCII host",
             ErrorCode::DocumentEmptyPort => "an explicit empty port (host:)",
-            ErrorCode::DocumentInvalidPort => "the port is not 1-5 digits from 0 to 65535",
+            ErrorCode::DocumentInvalidPort => {
+                "the port is not ASCII digits with a value from 0 to 65535"
+            }
             ErrorCode::CitationUnsupportedScheme => "not an http or https URL",
             ErrorCode::PolicyUnsupportedScheme => "the policy accepts only http and https",
             ErrorCode::InputTooLong => "the input line is longer than the limit",

@@ -394,30 +394,30 @@ mod review_fixes {
         );
     }
 
-    /// document@1, rule 1: the control characters refused are U+0000-U+001F and U+007F;
-    /// C1 controls (U+0080-U+009F) were refused too. U+0085 is white space and stays
-    /// refused.
+    /// document@1, rule 1: the control characters refused are every `Cc`: U+0000-U+001F,
+    /// U+007F and the C1 controls U+0080-U+009F, in any component. An earlier review read
+    /// "control characters" as C0 and DEL only and accepted C1; seed 002's "no
+    /// whitespace/control characters" covers them (issue 13, item 4).
     #[test]
-    fn document_control_characters_are_c0_and_del() {
+    fn document_control_characters_are_c0_del_and_c1() {
+        for input in [
+            "https://a.test/x\u{80}y",
+            "https://a.test/x\u{9f}",
+            "https://a.test/x\u{85}",
+            "https://a.test/x#\u{8d}",
+            "https://a.test/x\u{7f}",
+            "https://a.test/x\u{1f}y",
+        ] {
+            assert_eq!(
+                key("document@1", input),
+                "!document.forbidden-character",
+                "{input:?}"
+            );
+        }
+        // Other non-ASCII text in the path is no control character: kept byte for byte.
         assert_eq!(
-            key("document@1", "https://a.test/x\u{80}y"),
-            "https://a.test/x\u{80}y"
-        );
-        assert_eq!(
-            key("document@1", "https://a.test/x\u{9f}"),
-            "https://a.test/x\u{9f}"
-        );
-        assert_eq!(
-            key("document@1", "https://a.test/x\u{85}"),
-            "!document.forbidden-character"
-        );
-        assert_eq!(
-            key("document@1", "https://a.test/x\u{7f}"),
-            "!document.forbidden-character"
-        );
-        assert_eq!(
-            key("document@1", "https://a.test/x\u{1f}y"),
-            "!document.forbidden-character"
+            key("document@1", "https://a.test/x\u{a1}\u{feff}"),
+            "https://a.test/x\u{a1}\u{feff}"
         );
     }
 

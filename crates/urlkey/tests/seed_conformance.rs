@@ -7,8 +7,11 @@
 //! with the fused `document@1` pass) and asserts that they agree, so every case below is
 //! also a case of "the lean path gives the outcome's key".
 
+use std::io::{BufReader, Cursor};
+
 use urlkey::detect::looks_like_web_address;
 use urlkey::{Outcome, PolicySet, PublicSuffixList};
+use urlkey_batch::input::{records_from, InputFormat, InputRecord, ReadOptions, Skipped};
 
 /// The key, or `!code`; panics if the lean path disagrees with the outcome.
 fn key(policy: &str, input: &str) -> String {
@@ -38,6 +41,26 @@ fn key(policy: &str, input: &str) -> String {
 
 fn outcome(policy: &str, input: &str) -> Outcome {
     PolicySet::builtin().get(policy).unwrap().key(input)
+}
+
+fn message(policy: &str, input: &str) -> String {
+    outcome(policy, input)
+        .error
+        .map(|e| e.message)
+        .unwrap_or_else(|| panic!("{policy}: {input:?} should be invalid"))
+}
+
+/// Reads `text` with the plain-line reader: the records and the skipped counts.
+fn read_lines(text: &str) -> (Vec<InputRecord>, Skipped) {
+    let reader = Box::new(BufReader::new(Cursor::new(text.as_bytes().to_vec())));
+    let opts = ReadOptions {
+        format: InputFormat::Lines,
+        ..ReadOptions::default()
+    };
+    let mut src = records_from(reader, "<test>".into(), &opts).unwrap();
+    let mut out = Vec::new();
+    while src.next_batch(&mut out, 100).unwrap() {}
+    (out, src.skipped())
 }
 
 /// Item 1. Seed 001, "Tracking parameters": the table is closed; "Names are matched
@@ -222,6 +245,103 @@ mod host_limit_on_the_decoded_host {
     }
 }
 
+/// Item 4. Seed 002: "no whitespace/control characters or backslash, and a port that
+/// Python can parse in range. Reject an explicit empty port."
+mod document_contract {
+    use super::*;
+
+    #[test]
+    fn long_zero_padded_ports_are_read_as_python_reads_them() {
+        for (input, want) in [
+            ("http://a.test:000080/", "http://a.test/"),
+            ("https://a.test:00000000443/x", "https://a.test/x"),
+            ("http://a.test:0000008080/p?q", "http://a.test:8080/p?q"),
+            ("https://a.test:000000/", "https://a.test:0/"),
+            ("http://a.test:000065535", "http://a.test:65535/"),
+            (
+                "http://a.test:00000000000000000000000000000000000000000080/",
+                "http://a.test/",
+            ),
+            ("http://[::1]:0000080/", "http://[::1]/"),
+        ] {
+            assert_eq!(key("document@1", input), want, "{input}");
+        }
+        for input in [
+            "http://a.test:000065536/",
+            "http://a.test:99999999999999999999999/",
+            "http://a.test:+80/",
+            "http://a.test:８０/",
+            "http://a.test:/",
+        ] {
+            assert!(
+                key("document@1", input).starts_with("!document."),
+                "{input}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_c1_control_is_a_control_character() {
+        for c in '\u{80}'..='\u{9f}' {
+            for input in [
+                format!("https://a.test/x{c}y"),
+                format!("https://a.test/?q={c}"),
+                format!("https://a.test/#f{c}"),
+                format!("https://a{c}.test/"),
+            ] {
+                assert_eq!(
+                    key("document@1", &input),
+                    "!document.forbidden-character",
+                    "{input:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn nothing_is_trimmed() {
+        for input in [
+            " https://a.test/",
+            "https://a.test/ ",
+            "\thttps://a.test/",
+            "https://a.test/\n",
+            "https://a.test/\r",
+            "\u{0}https://a.test/",
+            "https://a.test/\u{1f}",
+            "\u{a0}https://a.test/",
+            "https://a.test/\u{3000}",
+            "\u{85}https://a.test/",
+            "https://a.test/\u{7f}",
+        ] {
+            assert_eq!(
+                key("document@1", input),
+                "!document.forbidden-character",
+                "{input:?}"
+            );
+        }
+        assert_eq!(key("document@1", "https://a.test/"), "https://a.test/");
+    }
+
+    #[test]
+    fn the_line_reader_removes_the_line_end_and_nothing_else() {
+        let (records, _) = read_lines("https://a.test/x\r\nhttps://a.test/y \n https://a.test/z\n");
+        let observed: Vec<&str> = records.iter().map(|r| r.observed.as_str()).collect();
+        assert_eq!(
+            observed,
+            ["https://a.test/x", "https://a.test/y ", " https://a.test/z"]
+        );
+        let keys: Vec<String> = observed.iter().map(|o| key("document@1", o)).collect();
+        assert_eq!(
+            keys,
+            [
+                "https://a.test/x",
+                "!document.forbidden-character",
+                "!document.forbidden-character"
+            ]
+        );
+    }
+}
+
 /// Item 6. Decision: empty query pieces are not parameters (mapper@1, citation@1), as the
 /// browser's own parsing skips them (https://url.spec.whatwg.org/#urlencoded-parsing,
 /// "If bytes is the empty byte sequence, then continue").
@@ -255,5 +375,146 @@ mod empty_query_pieces {
         let b = outcome("mapper@1", "/x?b=2&a=1");
         assert_eq!(a.key, b.key);
         assert_eq!(a.signature, b.signature);
+    }
+}
+
+/// Item 7. Seed 000, "The pipeline": "Trim each line; ignore blank lines and comments
+/// beginning with #. Reject whitespace and non-HTTP schemes before parsing so malformed
+/// input cannot become a plausible path." Trimmed as the browser tool's
+/// `String.prototype.trim` (https://tc39.es/ecma262/#sec-string.prototype.trim).
+mod mapper_trimming {
+    use super::*;
+
+    #[test]
+    fn controls_anywhere_are_invalid_before_parsing() {
+        for input in [
+            "\u{0}/clipart.html",
+            "/clipart.html\u{0}",
+            "\u{1}https://a.test/",
+            "https://a.test/\u{1f}",
+            "https://a.\u{0}test/",
+            "https://a.test/x\u{7f}",
+            "\u{7f}/x",
+            "https://a.test/x\u{80}y",
+            "https://a.test/?q=\u{9f}",
+            "https://a.test/#\u{1b}",
+        ] {
+            assert_eq!(
+                key("mapper@1", input),
+                "!mapper.control-character",
+                "{input:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn white_space_inside_is_invalid() {
+        for ws in [
+            " ", "\t", "\n", "\u{b}", "\u{c}", "\r", "\u{a0}", "\u{1680}", "\u{2000}", "\u{200a}",
+            "\u{2028}", "\u{2029}", "\u{202f}", "\u{205f}", "\u{3000}", "\u{feff}", "\u{85}",
+        ] {
+            let input = format!("https://a.test/x{ws}y");
+            assert_eq!(key("mapper@1", &input), "!mapper.whitespace", "{ws:?}");
+        }
+        // U+0085 is not trimmed by String.prototype.trim: at either end it is still white
+        // space left in the line.
+        assert_eq!(key("mapper@1", "\u{85}/x"), "!mapper.whitespace");
+        assert_eq!(key("mapper@1", "/x\u{85}"), "!mapper.whitespace");
+    }
+
+    #[test]
+    fn unicode_white_space_and_bom_at_both_ends_are_trimmed() {
+        for (input, want) in [
+            ("\u{feff}https://a.test/x\u{feff}", "https://a.test/x"),
+            ("\u{a0}/x\u{3000}", "/x"),
+            ("\u{2028}https://a.test/\u{2029}", "https://a.test/"),
+            ("\u{b}/x\u{c}", "/x"),
+            ("\u{202f}\u{205f}\u{1680} /x?b=1&a=2 \u{2000}", "/x?a=2&b=1"),
+        ] {
+            assert_eq!(key("mapper@1", input), want, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn blank_and_comment_lines_after_that_trim_are_skipped() {
+        let text = "\u{a0}\u{3000}\n\u{feff}# a comment\n\u{3000}#x\n\u{2028}\n\u{0}\n/x\n\u{b}\n";
+        let (records, skipped) = read_lines(text);
+        let observed: Vec<&str> = records.iter().map(|r| r.observed.as_str()).collect();
+        assert_eq!(observed, ["\u{0}", "/x"]);
+        assert_eq!((skipped.blank, skipped.comment), (3, 2));
+        assert_eq!(key("mapper@1", "\u{0}"), "!mapper.control-character");
+    }
+}
+
+/// Item 8. Seed 001, "Parsing": "Input text is trimmed of white space" (Unicode white
+/// space at both ends, and C0 controls as the URL Standard does).
+mod webkey_trimming {
+    use super::key;
+
+    #[test]
+    fn unicode_white_space_and_c0_at_both_ends_are_trimmed() {
+        for (input, want) in [
+            ("\u{a0}example.com/A\u{a0}", "example.com/a"),
+            ("\u{3000}https://www.example.com/\u{3000}", "example.com"),
+            ("\u{1}example.com/x\u{1f}", "example.com/x"),
+            ("\u{2028}example.com/x\u{85}", "example.com/x"),
+            (
+                "\u{a0}\u{0} \u{2003}example.com?b=1&a=2\u{202f}\u{0}",
+                "example.com?a=2&b=1",
+            ),
+            ("\u{205f}mailto:A@B.example\u{3000}", "mailto:a@b.example"),
+        ] {
+            assert_eq!(key("webkey@1", input), want, "{input:?}");
+        }
+    }
+}
+
+/// Item 9. Messages: a trimmed character is never reported as inside the URL; an
+/// assumed scheme is said.
+mod messages {
+    use super::*;
+
+    #[test]
+    fn trimmed_characters_are_never_reported() {
+        for (policy, input) in [
+            ("mapper@1", "\u{a0}https://a b/\u{a0}"),
+            ("mapper@1", "\u{3000}/x y"),
+            ("webkey@1", "\u{a0}exa mple.com\u{a0}"),
+            ("webkey@1", "\u{3000}https://a.test:99999/\u{3000}"),
+        ] {
+            let m = message(policy, input);
+            for trimmed in ['\u{a0}', '\u{3000}'] {
+                assert!(!m.contains(trimmed), "{policy} {input:?}: {m}");
+                assert!(
+                    !m.contains(&format!("{trimmed:?}")),
+                    "{policy} {input:?}: {m}"
+                );
+            }
+        }
+        // The byte offset of a reported character is in the input as given.
+        let input = "\u{a0}\u{a0}https://a.test/x y";
+        let m = message("mapper@1", input);
+        let at = input.find(' ').unwrap();
+        assert!(m.contains(&format!("byte {at}")), "{m}");
+    }
+
+    #[test]
+    fn an_assumed_scheme_is_said() {
+        assert_eq!(
+            message("webkey@1", "?"),
+            "no host: https was assumed because no scheme was written"
+        );
+        for input in ["exa mple.com", "foo:bar", "example.com:99999", "#x"] {
+            let m = message("webkey@1", input);
+            assert!(
+                m.contains("https was assumed because no scheme was written"),
+                "{input}: {m}"
+            );
+        }
+        // A written scheme is not assumed.
+        for input in ["https://exa mple.com", "https://", "http://a:99999/"] {
+            let m = message("webkey@1", input);
+            assert!(!m.contains("assumed"), "{input}: {m}");
+        }
     }
 }

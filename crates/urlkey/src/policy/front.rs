@@ -113,12 +113,39 @@ pub fn check_scheme(url: &WebUrl, schemes: Schemes, quiet: bool) -> Result<(), K
     }
 }
 
-/// Seed 000's checks before parsing. Returns the base to parse against (the placeholder
-/// for path-only input).
-pub fn mapper_precheck(text: &str, quiet: bool) -> Result<Option<&'static str>, KeyError> {
-    if let Some((i, c)) = find_char(text, |b| matches!(b, 9..=13 | 32), char::is_whitespace) {
-        return Err(refuse(ErrorCode::MapperWhitespace, quiet, || {
-            format!("whitespace {c:?} at byte {i} inside the URL")
+/// Seed 000's checks before parsing ("Reject whitespace and non-HTTP schemes before
+/// parsing so malformed input cannot become a plausible path", seed 000, "The pipeline").
+/// `text` is the line trimmed as the tool trims it ([`crate::text::trim_js`]) and `at` its
+/// byte offset in the input, so that a message names the byte of the input as given.
+/// Returns the base to parse against (the placeholder for path-only input).
+///
+/// Any white space left (JavaScript's `\s`, and U+0085 as before) is
+/// `mapper.whitespace`; any control character (C0, DEL, C1: Unicode `Cc`) is
+/// `mapper.control-character`, so `\0/clipart.html` is refused rather than read as the
+/// path `/clipart.html` (issue 13, item 7).
+pub fn mapper_precheck(
+    text: &str,
+    at: usize,
+    quiet: bool,
+) -> Result<Option<&'static str>, KeyError> {
+    let white = |c: char| c.is_whitespace() || c == '\u{feff}';
+    if let Some((i, c)) = find_char(
+        text,
+        |b| b <= 0x20 || b == 0x7f,
+        |c| white(c) || c.is_control(),
+    ) {
+        let i = at + i;
+        // U+0085 is both: white space, as it was reported before.
+        if white(c) {
+            return Err(refuse(ErrorCode::MapperWhitespace, quiet, || {
+                format!("white space {c:?} at byte {i} inside the URL")
+            }));
+        }
+        return Err(refuse(ErrorCode::MapperControlCharacter, quiet, || {
+            format!(
+                "control character U+{:04X} at byte {i}: refused before parsing, so that it cannot be dropped into a plausible URL",
+                c as u32
+            )
         }));
     }
     if text.starts_with("//") {
@@ -176,20 +203,33 @@ pub fn parts_from_url<'u>(
 
 /// Seed 002's component split (`document@1`). Not the WHATWG parser: everything the
 /// rules below do not name stays byte for byte.
+///
+/// `text` is the input as given: nothing is trimmed (issue 13, item 4), so white space or a
+/// control character at either end is refused like one inside.
 pub fn document_parts(text: &str, quiet: bool) -> Result<Parts<'_>, KeyError> {
     let unusual = first_unusual_byte(text.as_bytes());
     if let Some(i) = unusual {
         let found = if text.as_bytes()[i] < 0x80 {
             Some((i, char::from(text.as_bytes()[i])))
         } else {
+            // Seed 002: "no whitespace/control characters": Unicode white space, and every
+            // control character (`Cc`: C0, DEL and the C1 controls U+0080-U+009F).
             text[i..]
                 .char_indices()
-                .find(|&(_, c)| c.is_whitespace() || c <= '\u{1f}' || c == '\u{7f}' || c == '\\')
+                .find(|&(_, c)| c.is_whitespace() || c.is_control() || c == '\\')
                 .map(|(j, c)| (i + j, c))
         };
         if let Some((i, c)) = found {
             return Err(refuse(ErrorCode::DocumentForbiddenCharacter, quiet, || {
-                format!("forbidden character {c:?} at byte {i}")
+                let end = i == 0 || i + c.len_utf8() == text.len();
+                format!(
+                    "forbidden character {c:?} at byte {i}{}",
+                    if end {
+                        " (document@1 trims nothing: not even at either end)"
+                    } else {
+                        ""
+                    }
+                )
             }));
         }
     }
@@ -244,9 +284,12 @@ pub fn document_parts(text: &str, quiet: bool) -> Result<Parts<'_>, KeyError> {
                 "an explicit empty port (host:) is not accepted".into()
             }))
         }
+        // "a port that Python can parse in range" (seed 002): `urlsplit(...).port` takes
+        // any run of ASCII digits (`isdigit() and isascii()`, then `int()`), so
+        // `:000080` is the port 80 (issue 13, item 4). `u32` parsing skips leading zeros
+        // without overflow; a value past 65535 fails either way.
         Some(p)
-            if p.len() <= 5
-                && p.bytes().all(|b| b.is_ascii_digit())
+            if p.bytes().all(|b| b.is_ascii_digit())
                 && p.parse::<u32>().is_ok_and(|v| v <= 65535) => {}
         Some(p) => return Err(bad_port(p, quiet)),
     }
@@ -338,6 +381,6 @@ fn split_authority(authority: &str) -> (&str, Option<&str>) {
 
 fn bad_port(p: &str, quiet: bool) -> KeyError {
     refuse(ErrorCode::DocumentInvalidPort, quiet, || {
-        format!("the port {p:?} is not 1-5 digits from 0 to 65535")
+        format!("the port {p:?} is not ASCII digits with a value from 0 to 65535")
     })
 }

@@ -1,8 +1,8 @@
 //! Policies: named, versioned, ordered lists of rules.
 //!
 //! A policy id is `name@version`, with options after `+` (`citation@1+keep-trailing-slash`);
-//! the id alone determines the output. The run is: trim the text (C0 controls and
-//! spaces, as the URL Standard does), a front end ([`FrontEnd`]) parses it into
+//! the id alone determines the output. The run is: trim the text as the front end's seed
+//! says ([`trim_for`]), a front end ([`FrontEnd`]) parses it into
 //! [`Parts`], the canonical rules run (the canonical form is taken), the key rules run,
 //! and the [`KeyForm`] writes the key.
 
@@ -209,8 +209,8 @@ impl Policy {
     pub fn key_into(&self, input: &str, out: &mut String) -> Result<(), ErrorCode> {
         out.clear();
         if self.fused == fused::Fused::Document && input.len() <= self.max_input_bytes {
-            let (text, _) = text::trim_c0_space(input);
-            if let Some(done) = fused::document(text, out) {
+            // document@1 trims nothing (issue 13, item 4): the fused pass reads the input.
+            if let Some(done) = fused::document(input, out) {
                 return done;
             }
             out.clear();
@@ -256,7 +256,7 @@ impl Policy {
                 )
             }));
         }
-        let (text, _) = text::trim_c0_space(input);
+        let (text, trimmed_at) = trim_for(self.def.front, input);
         let base = if self.def.accepts_base { base } else { None };
         let mut log = Log {
             quiet,
@@ -272,7 +272,13 @@ impl Policy {
                 } else {
                     (Cow::Borrowed(text), false)
                 };
-                let url = WebUrl::parse(&to_parse, base)?;
+                let url = WebUrl::parse(&to_parse, base).map_err(|e| {
+                    if assumed && !quiet {
+                        explain_assumed_scheme(e)
+                    } else {
+                        e
+                    }
+                })?;
                 // Refuse before slicing the components: most refused lines stop here.
                 front::check_scheme(&url, schemes, quiet)?;
                 let u = url.pieces();
@@ -292,7 +298,7 @@ impl Policy {
                 Ok(then(parts, log, Some(u.href)))
             }
             FrontEnd::Mapper => {
-                let base = front::mapper_precheck(text, quiet)?;
+                let base = front::mapper_precheck(text, trimmed_at, quiet)?;
                 let url = WebUrl::parse(text, base)?;
                 let path_only = base.is_some();
                 let u = url.pieces();
@@ -406,6 +412,40 @@ impl Policy {
             psl: log.used_psl.then(|| self.psl_version.clone()),
         }
     }
+}
+
+/// The text a front end reads, and its byte offset in `input`. Each front end trims as its
+/// seed says (issue 13, items 4, 7 and 8):
+///
+/// - `mapper`: JavaScript white space and U+FEFF at both ends, as the tool's
+///   `String.prototype.trim` (seed 000, "The pipeline": "Trim each line"); C0 controls
+///   stay, for the front end to refuse.
+/// - `document`: nothing (seed 002: "no whitespace/control characters"); the line reader
+///   removes only the line end.
+/// - `whatwg` with scheme inference (`webkey@1`): Unicode white space and C0 controls and
+///   spaces (seed 001, "Parsing": "Input text is trimmed of white space").
+/// - `whatwg` otherwise: C0 controls and spaces, as the URL Standard's parser does
+///   (<https://url.spec.whatwg.org/#concept-basic-url-parser>).
+pub fn trim_for(front: FrontEnd, input: &str) -> (&str, usize) {
+    match front {
+        FrontEnd::Mapper => text::trim_js(input),
+        FrontEnd::Document => (input, 0),
+        FrontEnd::Whatwg {
+            infer_scheme: true, ..
+        } => text::trim_white_space_and_c0(input),
+        FrontEnd::Whatwg { .. } => text::trim_c0_space(input),
+    }
+}
+
+/// A parse failure of text that had `https://` put in front: the message says so (issue
+/// 13, item 9), since the host or port it names may be text the writer meant otherwise.
+fn explain_assumed_scheme(mut e: KeyError) -> KeyError {
+    const WHY: &str = "https was assumed because no scheme was written";
+    e.message = match e.code {
+        ErrorCode::WebHostMissing => format!("no host: {WHY}"),
+        _ => format!("{} ({WHY})", e.message),
+    };
+    e
 }
 
 /// Records what the URL Standard's parser changed, component by component (`whatwg-parse`):
