@@ -32,6 +32,7 @@ fn router() -> axum::Router {
         let state = urlkey_serve::AppState::new(urlkey_serve::Config {
             max_body_bytes: 1 << 20,
             threads: 1,
+            ..Default::default()
         })
         .unwrap();
         urlkey_serve::app(state)

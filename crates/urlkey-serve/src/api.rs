@@ -1,24 +1,37 @@
 //! The routes: the page's three files and the JSON API.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
-use axum::body::{Body, Bytes};
-use axum::extract::State;
+use axum::body::{Body, Bytes, HttpBody};
+use axum::extract::{Extension, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Uri};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
-use http_body_util::{BodyExt, LengthLimitError, Limited};
+use http_body_util::{BodyExt, LengthLimitError};
 use serde::{Deserialize, Serialize};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tower_http::limit::RequestBodyLimitLayer;
+use tower_http::timeout::{RequestBodyTimeoutLayer, TimeoutError};
 
 use crate::error::{json_response, to_json, ApiError};
-use crate::mapview::{self, MapRequest};
+use crate::mapview::{self, MapRequest, Queue};
 use crate::{assets, AppState};
 
 /// The router: `GET /` (also `/index.html`), `/app.js`, `/app.css`; `GET /api/policies`;
 /// `POST /api/map` (`?format=csv` for the CSV), `/api/map.csv`, `/api/key`,
 /// `/api/inspect`. Anything else is a JSON 404; nothing is read from disk.
+///
+/// Layers, outermost first: the security headers; [`body_policy`] (JSON 413 and
+/// `Connection: close` after an unread body); tower-http's request-body limit (413 on a
+/// declared length at once, and on a chunked body as soon as it passes the cap, not after
+/// reading it all); tower-http's body timeout (a body that pauses longer than
+/// `--body-timeout` fails, 408).
 pub fn app(state: Arc<AppState>) -> Router {
+    let config = *state.config();
     Router::new()
         .route("/", get(index))
         .route("/index.html", get(index))
@@ -31,8 +44,45 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/api/inspect", post(inspect))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(RequestBodyTimeoutLayer::new(config.body_timeout))
+        .layer(RequestBodyLimitLayer::new(config.max_body_bytes))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            body_policy,
+        ))
         .layer(axum::middleware::map_response(security_headers))
         .with_state(state)
+}
+
+/// Set by [`read_body`] once a request body has been read to its end.
+#[derive(Clone, Default)]
+pub(crate) struct BodyDone(Arc<AtomicBool>);
+
+/// After a response to a request whose body was not read to its end (415, a 413 on the
+/// declared length, a 404, a 503), hyper cannot reuse the connection and closes it; a
+/// keep-alive client that was not told would send its next request into a closed socket
+/// (a broken pipe). So such a response says `Connection: close`. A body that was read
+/// (a 400 for bad JSON, say) leaves the connection open.
+///
+/// Also turns tower-http's plain-text 413 into the API's JSON error.
+async fn body_policy(State(st): State<Arc<AppState>>, mut req: Request, next: Next) -> Response {
+    let has_body = !req.body().is_end_stream();
+    let done = BodyDone::default();
+    req.extensions_mut().insert(done.clone());
+    let mut res = next.run(req).await;
+    let json = res
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if res.status() == StatusCode::PAYLOAD_TOO_LARGE && !json {
+        res = too_large(st.config.max_body_bytes).into_response();
+    }
+    if has_body && !done.0.load(Ordering::Acquire) {
+        res.headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    res
 }
 
 /// Headers on every response, errors included.
@@ -106,12 +156,96 @@ async fn policies(State(st): State<Arc<AppState>>) -> Response {
         "psl": st.set.psl().version(),
         "defaults": Defaults { map: "mapper@1", key: "citation@1", inspect: "webkey@1" },
         "max_body_bytes": st.config.max_body_bytes,
+        "max_held_bytes": st.config.max_held_bytes,
+        "body_timeout_secs": st.config.body_timeout.as_secs(),
     });
     json_response(StatusCode::OK, &body)
 }
 
-/// Reads a JSON body of at most `max_body_bytes`.
-async fn read_body(st: &AppState, headers: &HeaderMap, body: Body) -> Result<Bytes, ApiError> {
+fn too_large(max: usize) -> ApiError {
+    ApiError::new(
+        "request.too-large",
+        format!(
+            "the body is larger than {max} bytes (--max-body-bytes): send less, or raise the flag"
+        ),
+    )
+}
+
+fn body_timeout(st: &AppState) -> ApiError {
+    ApiError::new(
+        "request.body-timeout",
+        format!(
+            "the body did not arrive within {} s (--body-timeout): send it at once, or raise the flag",
+            st.config.body_timeout.as_secs()
+        ),
+    )
+}
+
+/// A request body read whole, with its share of `--max-held-bytes`: the share is given
+/// back when this is dropped, so keep it as long as the bytes (or what was parsed from
+/// them) are alive.
+pub(crate) struct HeldBody {
+    pub bytes: Bytes,
+    pub permit: Option<OwnedSemaphorePermit>,
+}
+
+/// Takes `n` more permits of `held` (one per byte) into `permit`, at once or not at all:
+/// a request never waits for memory (which could deadlock bodies that wait on each
+/// other); it is told to come back (503, `Retry-After`).
+fn reserve(
+    held: &Arc<Semaphore>,
+    permit: &mut Option<OwnedSemaphorePermit>,
+    n: usize,
+) -> Result<(), ApiError> {
+    let mut left = n;
+    let mut got: Option<OwnedSemaphorePermit> = None;
+    while left > 0 {
+        // acquire_many takes a u32; a body over 4 GiB is taken in pieces.
+        let step = u32::try_from(left).unwrap_or(u32::MAX);
+        match held.clone().try_acquire_many_owned(step) {
+            Ok(p) => match got.as_mut() {
+                Some(g) => g.merge(p),
+                None => got = Some(p),
+            },
+            Err(_) => {
+                return Err(ApiError::new(
+                    "server.busy",
+                    "the server holds as many request-body bytes as it may (--max-held-bytes): retry after the Retry-After seconds, or send a smaller body",
+                ))
+            }
+        }
+        left -= step as usize;
+    }
+    if let Some(g) = got {
+        match permit.as_mut() {
+            Some(p) => p.merge(g),
+            None => *permit = Some(g),
+        }
+    }
+    Ok(())
+}
+
+/// Whether `e` or one of its sources is a `T`.
+fn caused_by<T: std::error::Error + 'static>(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur = Some(e);
+    while let Some(c) = cur {
+        if c.is::<T>() {
+            return true;
+        }
+        cur = c.source();
+    }
+    false
+}
+
+/// Reads a JSON body of at most `max_body_bytes`, within `body_timeout`, holding its bytes'
+/// share of `max_held_bytes`. A declared length is reserved whole before a byte is read
+/// (admitted or refused at once); a chunked body is charged as its pieces arrive.
+pub(crate) async fn read_body(
+    st: &AppState,
+    headers: &HeaderMap,
+    done: &BodyDone,
+    mut body: Body,
+) -> Result<HeldBody, ApiError> {
     let json = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -124,27 +258,62 @@ async fn read_body(st: &AppState, headers: &HeaderMap, body: Body) -> Result<Byt
         ));
     }
     let max = st.config.max_body_bytes;
-    let too_large = || {
-        ApiError::new(
-            "request.too-large",
-            format!("the body is larger than {max} bytes (--max-body-bytes)"),
-        )
-    };
     let declared = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok());
-    if declared.is_some_and(|n| n > max as u64) {
-        return Err(too_large());
+    // The limit layer has refused these already; checked again so that the reservation
+    // below can never be larger than the cap.
+    let declared = match declared {
+        Some(n) if n > max as u64 => return Err(too_large(max)),
+        Some(n) => Some(n as usize),
+        None => None,
+    };
+    let mut permit = None;
+    if let Some(n) = declared {
+        reserve(&st.held, &mut permit, n)?;
     }
-    match Limited::new(body, max).collect().await {
-        Ok(c) => Ok(c.to_bytes()),
-        Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => Err(too_large()),
-        Err(e) => Err(ApiError::new(
-            "request.body-unreadable",
-            format!("the body could not be read: {e}"),
-        )),
+    let deadline = tokio::time::Instant::now() + st.config.body_timeout;
+    let mut buf: Vec<u8> = Vec::with_capacity(declared.unwrap_or(0));
+    loop {
+        let frame = match tokio::time::timeout_at(deadline, body.frame()).await {
+            Err(_) => return Err(body_timeout(st)),
+            Ok(None) => break,
+            Ok(Some(Ok(frame))) => frame,
+            Ok(Some(Err(e))) => {
+                let e: &(dyn std::error::Error + 'static) = &e;
+                return Err(if caused_by::<LengthLimitError>(e) {
+                    too_large(max)
+                } else if caused_by::<TimeoutError>(e) {
+                    body_timeout(st)
+                } else {
+                    ApiError::new(
+                        "request.body-unreadable",
+                        format!("the body could not be read: {e}; send it again whole"),
+                    )
+                });
+            }
+        };
+        let Ok(data) = frame.into_data() else {
+            continue; // trailers: nothing to keep
+        };
+        let total = buf.len() + data.len();
+        if total > max {
+            return Err(too_large(max));
+        }
+        // Beyond the declared length hyper would fail the body; a chunked body is
+        // charged piece by piece.
+        let reserved = declared.unwrap_or(0);
+        if total > reserved {
+            reserve(&st.held, &mut permit, total - reserved.max(buf.len()))?;
+        }
+        buf.extend_from_slice(&data);
     }
+    done.0.store(true, Ordering::Release);
+    Ok(HeldBody {
+        bytes: Bytes::from(buf),
+        permit,
+    })
 }
 
 /// Runs CPU work off the async threads; a panic becomes an `internal` error.
@@ -185,39 +354,82 @@ fn wants_csv(uri: &Uri) -> Result<bool, ApiError> {
 
 async fn map(
     State(st): State<Arc<AppState>>,
+    Extension(done): Extension<BodyDone>,
     uri: Uri,
     headers: HeaderMap,
     body: Body,
 ) -> Response {
     let result = match wants_csv(&uri) {
-        Ok(true) => map_csv_inner(st, headers, body).await,
-        Ok(false) => map_inner(st, headers, body).await,
+        Ok(true) => map_csv_inner(st, headers, done, body).await,
+        Ok(false) => map_inner(st, headers, done, body).await,
         Err(e) => Err(e),
     };
     result.unwrap_or_else(IntoResponse::into_response)
 }
 
-async fn map_inner(
-    st: Arc<AppState>,
-    headers: HeaderMap,
-    body: Body,
-) -> Result<Response, ApiError> {
-    let bytes = read_body(&st, &headers, body).await?;
-    let _permit = st
+/// Parses and checks a map request off the async threads, before it queues for the map
+/// worker: a malformed body is refused at once, not after the maps ahead of it.
+async fn validate_map(
+    st: &Arc<AppState>,
+    held: HeldBody,
+) -> Result<(mapview::Prepared, mapview::Paging, HeldBody), ApiError> {
+    let st = st.clone();
+    blocking(move || {
+        let mut req: MapRequest = parse(&held.bytes)?;
+        let paging = mapview::paging(&req)?;
+        let prepared = mapview::prepare(&st, &mut req)?;
+        // The text now lives in `prepared`; the raw body can go, its share of
+        // --max-held-bytes stays with the request (the permit) until the answer is built.
+        let held = HeldBody {
+            bytes: Bytes::new(),
+            permit: held.permit,
+        };
+        Ok((prepared, paging, held))
+    })
+    .await
+}
+
+/// Waits for the map worker (one map at a time: each uses every worker thread), and says
+/// whether and how long this request waited.
+async fn map_worker(st: &AppState) -> Result<(tokio::sync::SemaphorePermit<'_>, Queue), ApiError> {
+    if let Ok(p) = st.gate.try_acquire() {
+        return Ok((p, Queue::none()));
+    }
+    let start = Instant::now();
+    let p = st
         .gate
         .acquire()
         .await
         .map_err(|_| ApiError::internal("the server is stopping"))?;
-    let st = st.clone();
+    Ok((p, Queue::waited(start.elapsed())))
+}
+
+async fn map_inner(
+    st: Arc<AppState>,
+    headers: HeaderMap,
+    done: BodyDone,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let held = read_body(&st, &headers, &done, body).await?;
+    let (prepared, paging, held) = validate_map(&st, held).await?;
+    // Paging through the last result needs no worker.
+    let (permit, queue) = match mapview::cached(&st, &prepared) {
+        Some(_) => (None, Queue::none()),
+        None => {
+            let (p, q) = map_worker(&st).await?;
+            (Some(p), q)
+        }
+    };
+    let st2 = st.clone();
     let out = blocking(move || {
-        let mut req: MapRequest = parse(&bytes)?;
-        drop(bytes);
-        let (class, page, size, invalid_page) = mapview::paging(&req)?;
-        let prepared = mapview::prepare(&st, &mut req)?;
-        let (result, cached) = mapview::compute(&st, &prepared)?;
-        mapview::respond(&result, cached, &class, page, size, invalid_page)
+        let (result, cached) = mapview::compute(&st2, &prepared)?;
+        drop(prepared);
+        let out = mapview::respond(&result, cached, queue, &paging);
+        drop(held);
+        out
     })
     .await?;
+    drop(permit);
     Ok((
         [(header::CONTENT_TYPE, "application/json; charset=utf-8")],
         out,
@@ -225,8 +437,13 @@ async fn map_inner(
         .into_response())
 }
 
-async fn map_csv(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Body) -> Response {
-    map_csv_inner(st, headers, body)
+async fn map_csv(
+    State(st): State<Arc<AppState>>,
+    Extension(done): Extension<BodyDone>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    map_csv_inner(st, headers, done, body)
         .await
         .unwrap_or_else(IntoResponse::into_response)
 }
@@ -234,29 +451,36 @@ async fn map_csv(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Body
 async fn map_csv_inner(
     st: Arc<AppState>,
     headers: HeaderMap,
+    done: BodyDone,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let bytes = read_body(&st, &headers, body).await?;
-    let _permit = st
-        .gate
-        .acquire()
-        .await
-        .map_err(|_| ApiError::internal("the server is stopping"))?;
-    let st = st.clone();
+    let held = read_body(&st, &headers, &done, body).await?;
+    let (prepared, _paging, held) = validate_map(&st, held).await?;
+    let (permit, queue) = map_worker(&st).await?;
+    let st2 = st.clone();
     let csv = blocking(move || {
-        let mut req: MapRequest = parse(&bytes)?;
-        drop(bytes);
-        mapview::paging(&req)?;
-        let prepared = mapview::prepare(&st, &mut req)?;
-        mapview::map_csv(&st, &prepared)
+        let csv = mapview::map_csv(&st2, &prepared);
+        drop(held);
+        csv
     })
     .await?;
+    drop(permit);
+    let queue_ms = HeaderValue::from_str(&format!("{:.1}", queue.ms()))
+        .unwrap_or(HeaderValue::from_static("0"));
     Ok((
         [
-            (header::CONTENT_TYPE, "text/csv; charset=utf-8"),
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/csv; charset=utf-8"),
+            ),
             (
                 header::CONTENT_DISPOSITION,
-                "attachment; filename=\"urlkey-map.csv\"",
+                HeaderValue::from_static("attachment; filename=\"urlkey-map.csv\""),
+            ),
+            // The CSV has no room for it: the wait for the map worker is a header.
+            (
+                header::HeaderName::from_static("x-urlkey-queue-ms"),
+                queue_ms,
             ),
         ],
         csv,
@@ -288,11 +512,16 @@ struct KeyResponse<'a> {
     outcome: &'a urlkey::Outcome,
 }
 
-async fn key(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Body) -> Response {
+async fn key(
+    State(st): State<Arc<AppState>>,
+    Extension(done): Extension<BodyDone>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
     let work = async move {
-        let bytes = read_body(&st, &headers, body).await?;
+        let held = read_body(&st, &headers, &done, body).await?;
         blocking(move || {
-            let req: KeyRequest = parse(&bytes)?;
+            let req: KeyRequest = parse(&held.bytes)?;
             let policy = st
                 .set
                 .get(&req.policy)
@@ -339,11 +568,16 @@ fn default_inspect_policy() -> String {
     "webkey@1".into()
 }
 
-async fn inspect(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Body) -> Response {
+async fn inspect(
+    State(st): State<Arc<AppState>>,
+    Extension(done): Extension<BodyDone>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
     let work = async move {
-        let bytes = read_body(&st, &headers, body).await?;
+        let held = read_body(&st, &headers, &done, body).await?;
         blocking(move || {
-            let req: InspectRequest = parse(&bytes)?;
+            let req: InspectRequest = parse(&held.bytes)?;
             let policy = st
                 .set
                 .get(&req.policy)

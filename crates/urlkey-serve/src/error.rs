@@ -5,7 +5,7 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 /// Every error code the API answers with, its HTTP status, and when.
-pub const CODES: [(&str, u16, &str); 12] = [
+pub const CODES: [(&str, u16, &str); 14] = [
     (
         "request.not-found",
         404,
@@ -31,6 +31,11 @@ pub const CODES: [(&str, u16, &str); 12] = [
         400,
         "the body could not be read to its end",
     ),
+    (
+        "request.body-timeout",
+        408,
+        "the body did not arrive whole within --body-timeout seconds",
+    ),
     ("request.invalid-json", 400, "the body is not JSON"),
     (
         "request.invalid-field",
@@ -52,6 +57,11 @@ pub const CODES: [(&str, u16, &str); 12] = [
         "map.fingerprint-collision",
         500,
         "two keys share a 128-bit fingerprint (please report the input)",
+    ),
+    (
+        "server.busy",
+        503,
+        "the request bodies held at once would pass --max-held-bytes: retry after Retry-After seconds",
     ),
     ("internal", 500, "a bug: the work stopped unexpectedly"),
 ];
@@ -110,7 +120,13 @@ impl IntoResponse for ApiError {
         let body = serde_json::json!({
             "error": { "code": self.code, "message": self.message }
         });
-        json_response(self.status, &body)
+        let mut res = json_response(self.status, &body);
+        if self.status == StatusCode::SERVICE_UNAVAILABLE {
+            // Held bytes are given back as soon as the requests ahead are answered.
+            res.headers_mut()
+                .insert(header::RETRY_AFTER, header::HeaderValue::from_static("1"));
+        }
+        res
     }
 }
 

@@ -8,6 +8,13 @@
 //! failure is a JSON error `{"error": {"code", "message"}}` with a stable code
 //! ([`error::CODES`]).
 //!
+//! Under load and faults (issue 20) the server stays bounded: connections are served by
+//! hyper's HTTP/1 builder with a timer, so a connection that does not send a complete head
+//! within [`Config::header_timeout`] is closed; a body must arrive within
+//! [`Config::body_timeout`] (408); at most [`Config::max_connections`] connections are open
+//! (more wait in the kernel's backlog, so file descriptors never run out); and request
+//! bodies held at once are capped at [`Config::max_held_bytes`] (503 with `Retry-After`).
+//!
 //! The map endpoint runs the very code path of `urlkey map` ([`urlkey_batch::map::MapRun`])
 //! on the posted text, so the CSV export is byte for byte what the command writes, and the
 //! rows the page shows are read back from the command's own JSON Lines output. The last
@@ -17,11 +24,13 @@
 
 mod api;
 mod assets;
+mod conn;
 pub mod error;
 mod mapview;
 
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use urlkey::PolicySet;
 use urlkey_batch::pipeline::Pipeline;
@@ -31,6 +40,24 @@ pub use assets::{APP_CSS, APP_JS, INDEX_HTML};
 
 /// The default cap on a request body: 64 MiB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
+
+/// The default time a connection has to send a complete request head (also the longest
+/// an idle keep-alive connection is kept): 10 s.
+pub const DEFAULT_HEADER_TIMEOUT_SECS: u64 = 10;
+
+/// The default time a request has to send its whole body: 30 s.
+pub const DEFAULT_BODY_TIMEOUT_SECS: u64 = 30;
+
+/// The default cap on open connections: 256.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 256;
+
+/// The default cap on request-body bytes held at once across all requests: 256 MiB.
+pub const DEFAULT_MAX_HELD_BYTES: usize = 256 * 1024 * 1024;
+
+/// File descriptors kept for the process itself (standard streams, the listener, the
+/// runtime's epoll and wake-up descriptors, spare room) when the connection cap is fitted
+/// under `ulimit -n`.
+pub const FD_RESERVE: u64 = 32;
 
 /// The Content-Security-Policy sent with every response.
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
@@ -48,6 +75,37 @@ pub struct ServeArgs {
     /// Worker threads for mapping (0 = every core).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
+    /// Seconds a connection has to send a complete request head; an idle keep-alive
+    /// connection is closed after as long.
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_HEADER_TIMEOUT_SECS)]
+    pub header_timeout: u64,
+    /// Seconds a request has to send its whole body (408 after that).
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_BODY_TIMEOUT_SECS)]
+    pub body_timeout: u64,
+    /// Open connections at most; more wait to be accepted. Lowered to fit under the
+    /// process's file-descriptor limit (`ulimit -n`).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CONNECTIONS)]
+    pub max_connections: usize,
+    /// Request-body bytes held at once across all requests; a body that does not fit gets
+    /// 503 with Retry-After.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_HELD_BYTES)]
+    pub max_held_bytes: usize,
+}
+
+impl ServeArgs {
+    /// The server settings these flags ask for, checked.
+    pub fn config(&self) -> Result<Config, String> {
+        let config = Config {
+            max_body_bytes: self.max_body_bytes,
+            threads: self.threads,
+            header_timeout: Duration::from_secs(self.header_timeout),
+            body_timeout: Duration::from_secs(self.body_timeout),
+            max_connections: self.max_connections,
+            max_held_bytes: self.max_held_bytes,
+        };
+        config.validate()?;
+        Ok(config)
+    }
 }
 
 /// Server settings.
@@ -57,6 +115,14 @@ pub struct Config {
     pub max_body_bytes: usize,
     /// Worker threads for mapping (0 = every core).
     pub threads: usize,
+    /// How long a connection has to send a complete request head.
+    pub header_timeout: Duration,
+    /// How long a request has to send its whole body.
+    pub body_timeout: Duration,
+    /// Open connections at most (before fitting under the file-descriptor limit).
+    pub max_connections: usize,
+    /// Request-body bytes held at once across all requests.
+    pub max_held_bytes: usize,
 }
 
 impl Default for Config {
@@ -64,7 +130,37 @@ impl Default for Config {
         Config {
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             threads: 0,
+            header_timeout: Duration::from_secs(DEFAULT_HEADER_TIMEOUT_SECS),
+            body_timeout: Duration::from_secs(DEFAULT_BODY_TIMEOUT_SECS),
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            max_held_bytes: DEFAULT_MAX_HELD_BYTES,
         }
+    }
+}
+
+impl Config {
+    /// Refuses settings the server cannot honour, saying which flag to change.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.max_body_bytes == 0 {
+            return Err("--max-body-bytes must be at least 1".into());
+        }
+        if self.header_timeout.is_zero() {
+            return Err("--header-timeout must be at least 1 (seconds)".into());
+        }
+        if self.body_timeout.is_zero() {
+            return Err("--body-timeout must be at least 1 (seconds)".into());
+        }
+        if self.max_connections == 0 {
+            return Err("--max-connections must be at least 1".into());
+        }
+        // Otherwise a body under --max-body-bytes could never be admitted.
+        if self.max_held_bytes < self.max_body_bytes {
+            return Err(format!(
+                "--max-held-bytes ({}) must be at least --max-body-bytes ({}): raise the first or lower the second",
+                self.max_held_bytes, self.max_body_bytes
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -76,18 +172,32 @@ pub struct AppState {
     cache: Mutex<Option<Arc<mapview::MapResult>>>,
     /// One map computation at a time: each already uses every worker thread.
     gate: tokio::sync::Semaphore,
+    /// One permit per request-body byte held (`max_held_bytes` in all): a body is admitted
+    /// only when its bytes fit, so memory is bounded however many requests arrive.
+    held: Arc<tokio::sync::Semaphore>,
 }
 
 impl AppState {
     /// The builtin policies and a worker pool of `config.threads`.
     pub fn new(config: Config) -> Result<Arc<Self>, String> {
+        config.validate()?;
         Ok(Arc::new(AppState {
             set: PolicySet::builtin(),
             pipeline: Pipeline::new(config.threads)?,
             config,
             cache: Mutex::new(None),
             gate: tokio::sync::Semaphore::new(1),
+            held: Arc::new(tokio::sync::Semaphore::new(
+                config
+                    .max_held_bytes
+                    .min(tokio::sync::Semaphore::MAX_PERMITS),
+            )),
         }))
+    }
+
+    /// The settings in force.
+    pub fn config(&self) -> &Config {
+        &self.config
     }
 }
 
@@ -106,13 +216,8 @@ pub fn resolve_addr(addr: &str) -> Result<SocketAddr, String> {
 /// output, and a warning on standard error when the address is not loopback.
 pub fn run(args: ServeArgs) -> Result<(), String> {
     let addr = resolve_addr(&args.addr)?;
-    if args.max_body_bytes == 0 {
-        return Err("--max-body-bytes must be at least 1".into());
-    }
-    let state = AppState::new(Config {
-        max_body_bytes: args.max_body_bytes,
-        threads: args.threads,
-    })?;
+    let config = args.config()?;
+    let state = AppState::new(config)?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -126,13 +231,19 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
             .map_err(|e| format!("cannot read the bound address: {e}"))?;
         if !local.ip().is_loopback() {
             eprintln!(
-                "urlkey serve: warning: {local} is not a loopback address: anyone who can reach it can use the page and its API"
+                "urlkey serve: warning: {local} is not a loopback address: anyone who can reach it can use the page and its API (see docs/security.md)"
+            );
+        }
+        let cap = conn::connection_cap(config.max_connections);
+        if cap < config.max_connections {
+            eprintln!(
+                "urlkey serve: --max-connections {} lowered to {cap} to stay under the file-descriptor limit (ulimit -n)",
+                config.max_connections
             );
         }
         println!("urlkey serve: http://{local}/ (no URL is fetched; Ctrl-C stops)");
-        axum::serve(listener, app(state))
-            .await
-            .map_err(|e| format!("the server stopped: {e}"))
+        conn::serve(listener, state, cap, true).await;
+        Err("the server stopped accepting connections".to_string())
     })
 }
 
@@ -152,9 +263,8 @@ pub fn spawn(config: Config) -> std::io::Result<SocketAddr> {
             rt.block_on(async move {
                 match tokio::net::TcpListener::from_std(listener) {
                     Ok(l) => {
-                        if let Err(e) = axum::serve(l, app(state)).await {
-                            eprintln!("urlkey serve (test): {e}");
-                        }
+                        let cap = conn::connection_cap(config.max_connections);
+                        conn::serve(l, state, cap, false).await;
                     }
                     Err(e) => eprintln!("urlkey serve (test): {e}"),
                 }

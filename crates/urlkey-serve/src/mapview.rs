@@ -281,12 +281,17 @@ pub fn map_csv(state: &AppState, p: &Prepared) -> Result<Vec<u8>, ApiError> {
         .map_err(|e| ApiError::internal(format!("cannot write the CSV: {e}")))
 }
 
+/// The cached result for these settings, if it is the last one computed.
+pub fn cached(state: &AppState, p: &Prepared) -> Option<Arc<MapResult>> {
+    let guard = state.cache.lock().ok()?;
+    guard.as_ref().filter(|r| r.key == p.key).cloned()
+}
+
 /// The cached result for these settings, or a new one (which replaces the cache).
 pub fn compute(state: &AppState, p: &Prepared) -> Result<(Arc<MapResult>, bool), ApiError> {
-    if let Ok(guard) = state.cache.lock() {
-        if let Some(r) = guard.as_ref().filter(|r| r.key == p.key) {
-            return Ok((r.clone(), true));
-        }
+    // Checked again under the worker: the request ahead may have computed it.
+    if let Some(r) = cached(state, p) {
+        return Ok((r, true));
     }
     let start = Instant::now();
     let mut sink = RowSink::default();
@@ -432,13 +437,53 @@ pub struct MapResponse<'a> {
     classifications: &'a BTreeMap<&'static str, u64>,
     cached: bool,
     compute_ms: f64,
+    /// Whether (and how long) the request waited for the map worker.
+    queue: Queue,
     review: &'static str,
     rows: Page<'a>,
     invalid: Page<'a>,
 }
 
+/// The paging fields of a request, checked.
+pub struct Paging {
+    classification: String,
+    page: usize,
+    page_size: usize,
+    invalid_page: usize,
+}
+
+/// How long a map request waited for the map worker (one map runs at a time).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Queue {
+    /// Whether it had to wait for another map to finish.
+    pub waited: bool,
+    /// How long, in milliseconds.
+    pub ms: f64,
+}
+
+impl Queue {
+    /// No wait.
+    pub fn none() -> Self {
+        Queue {
+            waited: false,
+            ms: 0.0,
+        }
+    }
+    /// A wait of `d`.
+    pub fn waited(d: std::time::Duration) -> Self {
+        Queue {
+            waited: true,
+            ms: d.as_secs_f64() * 1000.0,
+        }
+    }
+    /// The wait in milliseconds.
+    pub fn ms(&self) -> f64 {
+        self.ms
+    }
+}
+
 /// Checks the paging fields.
-pub fn paging(req: &MapRequest) -> Result<(String, usize, usize, usize), ApiError> {
+pub fn paging(req: &MapRequest) -> Result<Paging, ApiError> {
     let classification = req.classification.as_deref().unwrap_or("all");
     if !["all", "unique", "duplicate", "review", "invalid"].contains(&classification) {
         return Err(ApiError::new(
@@ -463,18 +508,29 @@ pub fn paging(req: &MapRequest) -> Result<(String, usize, usize, usize), ApiErro
             "page and invalid_page count from 1",
         ));
     }
-    Ok((classification.to_string(), page, page_size, invalid_page))
+    Ok(Paging {
+        classification: classification.to_string(),
+        page,
+        page_size,
+        invalid_page,
+    })
 }
 
 /// Builds the JSON response for one page of a result.
 pub fn respond(
     result: &MapResult,
     cached: bool,
-    classification: &str,
-    page: usize,
-    page_size: usize,
-    invalid_page: usize,
+    queue: Queue,
+    paging: &Paging,
 ) -> Result<Vec<u8>, ApiError> {
+    let Paging {
+        classification,
+        page,
+        page_size,
+        invalid_page,
+    } = paging;
+    let (classification, page, page_size, invalid_page) =
+        (classification.as_str(), *page, *page_size, *invalid_page);
     let filtered: Vec<u32>;
     let idx: &[u32] = match classification {
         "all" => &result.order,
@@ -494,6 +550,7 @@ pub fn respond(
         classifications: &result.by_class,
         cached,
         compute_ms: result.elapsed_ms,
+        queue,
         review: REVIEW,
         rows: page_of(result, idx, classification, page, page_size),
         invalid: page_of(

@@ -27,6 +27,7 @@ fn small_server() -> SocketAddr {
         urlkey_serve::spawn(Config {
             max_body_bytes: 1024,
             threads: 1,
+            ..Config::default()
         })
         .expect("server starts")
     })
