@@ -612,6 +612,47 @@ fn inspect_json_fields() {
     assert!(text.contains("scheme-assumed"), "{text}");
 }
 
+/// Issue 13, item 5: a policy that refuses the input says so at the top level, and query
+/// pairs are null (text: "-") when the text is not a well-formed URL.
+#[test]
+fn inspect_reports_the_policys_refusal_and_no_pairs_without_a_url() {
+    let out = ok(
+        &[
+            "inspect",
+            "--format",
+            "json",
+            "--policy",
+            "citation@1",
+            "example.com/A/",
+        ],
+        b"",
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["valid"], true);
+    assert!(v["key"].is_null());
+    assert_eq!(v["key_error"]["code"], "web.invalid-url");
+    let text = ok(
+        &["inspect", "--policy", "citation@1", "example.com/A/"],
+        b"",
+    );
+    assert!(
+        text.contains("key (citation@1)  invalid: web.invalid-url"),
+        "{text}"
+    );
+    let out = ok(
+        &["inspect", "--format", "json", "http://1.2.3.4.5/?a=1&b"],
+        b"",
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert!(v["query_pairs"].is_null(), "{}", v["query_pairs"]);
+    assert!(v["key_error"].is_object());
+    let text = ok(&["inspect", "http://1.2.3.4.5/?a=1&b"], b"");
+    assert!(
+        text.contains("query pairs        - (not a well-formed URL)"),
+        "{text}"
+    );
+}
+
 #[test]
 fn policies_rules_codes() {
     let p = ok(&["policies"], b"");

@@ -494,7 +494,8 @@
 
     const dl = el('dl', { class: 'facts' });
     kv(dl, 'Classification', badge(row.classification));
-    kv(dl, 'Key under ' + i.policy, i.key === null ? null : el('code', null, i.key));
+    kv(dl, 'Key under ' + i.policy, i.key !== null ? el('code', null, i.key)
+      : i.key_error ? 'invalid: ' + i.key_error.code + ' (' + i.key_error.message + ')' : null);
     kv(dl, 'Valid URL', i.valid ? 'yes' : 'no' + (i.error ? ': ' + i.error.code + ' (' + i.error.message + ')' : ''));
     kv(dl, 'Canonical (webkey@1)', i.canonical === null ? null : el('code', null, i.canonical));
     kv(dl, 'href', i.href === null ? null : el('code', null, i.href));
@@ -532,8 +533,13 @@
     body.append(table('Spans of each component (UTF-16 and byte offsets)', ['Component', 'UTF-16', 'Bytes', 'Text'], spans));
 
     body.append(el('h4', null, 'Query pairs'));
-    body.append(table('The query, form-decoded, in order', ['Name', 'Value'],
-      i.query_pairs.map((p) => ({ cells: [codeOr(p[0]), codeOr(p[1])] }))));
+    // null when the text is not a well-formed URL (issue 13, item 5).
+    if (i.query_pairs === null) {
+      body.append(el('p', null, 'None: not a well-formed URL.'));
+    } else {
+      body.append(table('The query, form-decoded, in order', ['Name', 'Value'],
+        i.query_pairs.map((p) => ({ cells: [codeOr(p[0]), codeOr(p[1])] }))));
+    }
   }
 
   // ---------------------------------------------------------------- wiring

@@ -43,8 +43,10 @@ pub struct Inspection {
     pub profile: Option<Profile>,
     /// Spans of the components in the input as given.
     pub offsets: Offsets,
-    /// The query as form-decoded pairs, in order.
-    pub query_pairs: Vec<(String, String)>,
+    /// The query as form-decoded pairs, in order; `None` (JSON `null`) when the text is not
+    /// a well-formed URL, since seed 002's `query_pairs` "inspects a well-formed URL" and an
+    /// empty list would read as "no parameters" (issue 13, item 5).
+    pub query_pairs: Option<Vec<(String, String)>>,
     /// The host's registrable domain (Public Suffix List).
     pub registrable_domain: Option<String>,
     /// The host's public suffix.
@@ -57,6 +59,10 @@ pub struct Inspection {
     pub policy: String,
     /// Its key.
     pub key: Option<String>,
+    /// Why the policy asked for gives no key (code and message), `None` when it gives one:
+    /// `valid` and `error` describe the parse with `https://` assumed, which another
+    /// policy may refuse (issue 13, item 5).
+    pub key_error: Option<KeyError>,
     /// Its transformations.
     pub transformations: Vec<Transformation>,
     /// The key under every policy of the set.
@@ -77,7 +83,9 @@ pub struct Inspection {
 pub fn inspect(input: &str, set: &PolicySet, policy: &Policy) -> Inspection {
     let seed = set.get("webkey@1").ok().map(|p| p.key(input));
     let chosen = policy.key(input);
-    let (trimmed, _) = text::trim_c0_space(input);
+    // Trimmed as webkey@1 trims (seed 001, "Input text is trimmed of white space"), so
+    // that `valid` and `href` describe the parse the canonical form comes from.
+    let (trimmed, _) = text::trim_white_space_and_c0(input);
     let cleaned: String = trimmed
         .chars()
         .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
@@ -97,13 +105,14 @@ pub fn inspect(input: &str, set: &PolicySet, policy: &Policy) -> Inspection {
         facts: seed.as_ref().map(|o| o.facts.clone()).unwrap_or_default(),
         profile: None,
         offsets: crate::offsets::offsets(input, written),
-        query_pairs: Vec::new(),
+        query_pairs: None,
         registrable_domain: None,
         public_suffix: None,
         suffix_section: None,
         psl: psl.version().to_string(),
         policy: policy.id().to_string(),
         key: chosen.key.clone(),
+        key_error: chosen.error.clone(),
         transformations: chosen.transformations.clone(),
         keys: set
             .list()
@@ -127,7 +136,7 @@ pub fn inspect(input: &str, set: &PolicySet, policy: &Policy) -> Inspection {
             url.pathname(),
             url.query(),
         );
-        out.query_pairs = url.query().map(crate::parse_form).unwrap_or_default();
+        out.query_pairs = Some(url.query().map(crate::parse_form).unwrap_or_default());
         if url.host_kind() == crate::HostKind::Domain {
             let host = url.hostname().trim_end_matches('.');
             if let Some(info) = psl.lookup(host) {

@@ -342,6 +342,53 @@ mod document_contract {
     }
 }
 
+/// Item 5. Seed 002: "The second function [query_pairs] inspects a well-formed URL";
+/// `inspect` says at the top level when the chosen policy refuses the input.
+mod inspect_output {
+    use super::*;
+
+    fn inspect(input: &str, policy: &str) -> serde_json::Value {
+        let set = PolicySet::builtin();
+        let p = set.get(policy).unwrap();
+        serde_json::to_value(urlkey::inspect(input, &set, &p)).unwrap()
+    }
+
+    #[test]
+    fn query_pairs_are_null_without_a_well_formed_url() {
+        for input in [
+            "http://1.2.3.4.5/?a=1&b",
+            "https://exa mple.com/?a=1",
+            "https://a.test:99999/?a=1",
+            "?a=1",
+        ] {
+            let v = inspect(input, "webkey@1");
+            assert_eq!(v["valid"], false, "{input}");
+            assert!(v["query_pairs"].is_null(), "{input}: {}", v["query_pairs"]);
+        }
+        // A well-formed URL without a query has no pairs: an empty list, not null.
+        let v = inspect("https://a.test/", "webkey@1");
+        assert_eq!(v["query_pairs"], serde_json::json!([]));
+        let v = inspect("https://a.test/?a=1&b", "webkey@1");
+        assert_eq!(v["query_pairs"], serde_json::json!([["a", "1"], ["b", ""]]));
+    }
+
+    #[test]
+    fn a_refusing_policy_says_so_at_the_top_level() {
+        let v = inspect("example.com/A/", "citation@1");
+        assert_eq!(v["valid"], true);
+        assert!(v["key"].is_null());
+        assert_eq!(v["key_error"]["code"], "web.invalid-url");
+        assert!(v["key_error"]["message"].as_str().unwrap().len() > 10);
+        let v = inspect("mailto:a@b.test", "citation@1");
+        assert_eq!(v["key_error"]["code"], "citation.unsupported-scheme");
+        let v = inspect("https://a.test/ b", "document@1");
+        assert_eq!(v["key_error"]["code"], "document.forbidden-character");
+        let v = inspect("https://a.test/", "citation@1");
+        assert!(v["key_error"].is_null());
+        assert_eq!(v["key"], "https://a.test/");
+    }
+}
+
 /// Item 6. Decision: empty query pieces are not parameters (mapper@1, citation@1), as the
 /// browser's own parsing skips them (https://url.spec.whatwg.org/#urlencoded-parsing,
 /// "If bytes is the empty byte sequence, then continue").

@@ -86,11 +86,24 @@ fn write_text(out: &mut impl Write, i: &urlkey::Inspection) -> std::io::Result<(
             )?;
         }
     }
-    writeln!(out, "query pairs")?;
-    for (n, v) in &i.query_pairs {
-        writeln!(out, "  {n:?} = {v:?}")?;
+    // No pairs at all when the text is not a well-formed URL (issue 13, item 5).
+    match &i.query_pairs {
+        Some(pairs) => {
+            writeln!(out, "query pairs")?;
+            for (n, v) in pairs {
+                writeln!(out, "  {n:?} = {v:?}")?;
+            }
+        }
+        None => writeln!(out, "query pairs        - (not a well-formed URL)")?,
     }
-    writeln!(out, "key ({})  {}", i.policy, opt(&i.key))?;
+    match &i.key_error {
+        Some(e) => writeln!(
+            out,
+            "key ({})  invalid: {} ({})",
+            i.policy, e.code, e.message
+        )?,
+        None => writeln!(out, "key ({})  {}", i.policy, opt(&i.key))?,
+    }
     for t in &i.transformations {
         writeln!(
             out,
