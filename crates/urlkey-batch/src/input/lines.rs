@@ -124,7 +124,7 @@ impl<R: Read> LineTracker<R> {
         let ended = self
             .starts
             .back()
-            .is_some_and(|s| s.at == self.offset && self.offset > 0);
+            .is_some_and(|s| s.text == self.offset && self.offset > 0);
         self.line - u64::from(ended && self.line > 1)
     }
 

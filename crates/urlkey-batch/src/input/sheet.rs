@@ -65,14 +65,16 @@ impl SheetReader {
                 Some(n) => n.clone(),
                 None => match s.parse::<usize>() {
                     Ok(i) if i >= 1 && i <= sheets.len() => sheets[i - 1].clone(),
-                    _ => return Err(err(format!(
+                    _ => {
+                        return Err(err(format!(
                         "no sheet {s:?}; the workbook has: {} (name one, or give a 1-based number)",
                         sheets
                             .iter()
                             .map(|n| format!("{n:?}"))
                             .collect::<Vec<_>>()
                             .join(", ")
-                    ))),
+                    )))
+                    }
                 },
             },
         };

@@ -94,7 +94,12 @@ impl RowShape {
                     match found {
                         Ok(i) => {
                             idx.push(Some(i));
-                            labels.push(names.get(i).cloned().unwrap_or_else(|| w.clone()));
+                            labels.push(
+                                names
+                                    .get(i)
+                                    .cloned()
+                                    .unwrap_or_else(|| format!("column{}", i + 1)),
+                            );
                         }
                         Err(m) if strict => {
                             return Err(col_err(format!("cannot keep a column: {m}")))

@@ -318,3 +318,22 @@ fn record_refs_pack_source_and_line() {
     assert_eq!((r.source(), r.line()), (7, 123_456_789));
     assert!(RecordRef::new(0, u64::from(u32::MAX)) < RecordRef::new(1, 1));
 }
+
+#[test]
+fn lines_read_counts_physical_lines() {
+    for (text, n) in [
+        (&b"Address\r\nhttps://a/\r\nx\r\n"[..], 3),
+        (b"Address\nhttps://a/\nx", 3),
+        (b"Address\rhttps://a/\r", 2),
+    ] {
+        let mut src = records_from(
+            Box::new(io::Cursor::new(text.to_vec())),
+            "t".into(),
+            &csv("1"),
+        )
+        .unwrap();
+        let mut out = Vec::new();
+        while src.next_batch(&mut out, 10).unwrap() {}
+        assert_eq!(src.lines_read(), n, "{text:?}");
+    }
+}

@@ -84,11 +84,11 @@ pub fn run(a: MapArgs) -> Result<(), Failure> {
             let mut last = phase.lock().unwrap_or_else(|e| e.into_inner());
             if *last != Some(pass) {
                 *last = Some(pass);
+                b.reset();
                 b.set_prefix(match pass {
                     Pass::Counting => format!("pass 1/{passes}: counting "),
                     Pass::Writing => "pass 2/2: writing ".to_string(),
                 });
-                b.reset();
             }
             b.set_position(bytes);
             b.set_message(format!("{lines} lines"));
