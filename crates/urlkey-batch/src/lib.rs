@@ -9,6 +9,7 @@
 
 pub mod input;
 pub mod map;
+pub mod outfile;
 pub mod output;
 pub mod parquet_out;
 pub mod pipeline;

@@ -14,7 +14,7 @@ use std::time::Instant;
 use hashbrown::HashMap;
 use urlkey::{ErrorCode, Outcome, Policy};
 
-use crate::input::{InputError, InputRecord, RecordSource, Skipped};
+use crate::input::{InputError, InputRecord, RecordRef, RecordSource, Skipped};
 use crate::output::{join_names, MapRow, RecordWriter, REVIEW};
 use crate::pipeline::{Pipeline, StreamError};
 
@@ -60,7 +60,7 @@ impl BuildHasher for FingerprintHasher {
 #[derive(Clone, Copy)]
 struct KeyState {
     count: u64,
-    first_line: u64,
+    first: RecordRef,
     signature: Fingerprint,
 }
 
@@ -68,7 +68,7 @@ struct KeyState {
 struct SigState {
     distinct_keys: u64,
     members: u64,
-    first_line: u64,
+    first: RecordRef,
     /// Only with `--groups`: the signature's text and up to five member lines.
     detail: Option<Box<(String, Vec<u64>)>>,
 }
@@ -145,7 +145,7 @@ pub struct MapSummary {
 /// owns the tables only inserts.
 #[derive(Debug, Clone)]
 pub struct Counted {
-    line: u64,
+    at: RecordRef,
     fingerprints: Result<(Fingerprint, Fingerprint), Option<ErrorCode>>,
     key: Option<Box<str>>,
     signature: Option<Box<str>>,
@@ -154,16 +154,16 @@ pub struct Counted {
 impl Counted {
     /// The fingerprints of a record's key and signature (or its error code); the key's
     /// text only when `verify`, the signature's only when `groups`.
-    pub fn of(line: u64, o: &Outcome, verify: bool, groups: bool) -> Self {
+    pub fn of(at: RecordRef, o: &Outcome, verify: bool, groups: bool) -> Self {
         match (o.key.as_deref(), o.signature.as_deref()) {
             (Some(key), Some(sig)) => Counted {
-                line,
+                at,
                 fingerprints: Ok((fingerprint(key), fingerprint(sig))),
                 key: verify.then(|| key.into()),
                 signature: groups.then(|| sig.into()),
             },
             _ => Counted {
-                line,
+                at,
                 fingerprints: Err(o.error.as_ref().map(|e| e.code)),
                 key: None,
                 signature: None,
@@ -198,7 +198,7 @@ impl Counted {
         };
         let valid = fingerprints.is_ok();
         Counted {
-            line: r.line,
+            at: RecordRef::of(r),
             fingerprints,
             key: (valid && verify).then(|| buf.key.as_str().into()),
             signature: (valid && groups).then(|| buf.signature.as_str().into()),
@@ -233,8 +233,8 @@ impl Grouping {
     }
 
     /// Counts one record.
-    pub fn insert(&mut self, line: u64, o: &Outcome) -> Result<(), FingerprintCollision> {
-        let c = Counted::of(line, o, self.verify.is_some(), self.keep_detail);
+    pub fn insert(&mut self, at: RecordRef, o: &Outcome) -> Result<(), FingerprintCollision> {
+        let c = Counted::of(at, o, self.verify.is_some(), self.keep_detail);
         self.insert_counted(c)
     }
 
@@ -264,17 +264,17 @@ impl Grouping {
                 });
             }
         }
-        let line = c.line;
+        let at = c.at;
         let sig_state = self.sigs.entry(sf).or_insert_with(|| SigState {
             distinct_keys: 0,
             members: 0,
-            first_line: line,
+            first: at,
             detail: c.signature.map(|s| Box::new((s.into_string(), Vec::new()))),
         });
         sig_state.members += 1;
         if let Some(d) = &mut sig_state.detail {
             if d.1.len() < 5 {
-                d.1.push(line);
+                d.1.push(at.line());
             }
         }
         match self.keys.entry(kf) {
@@ -282,7 +282,7 @@ impl Grouping {
             hashbrown::hash_map::Entry::Vacant(e) => {
                 e.insert(KeyState {
                     count: 1,
-                    first_line: line,
+                    first: at,
                     signature: sf,
                 });
                 sig_state.distinct_keys += 1;
@@ -310,17 +310,30 @@ impl Grouping {
             .count() as u64;
     }
 
-    /// The row of one record, after pass one.
-    pub fn row<'a>(&self, rec: &'a InputRecord, o: &'a Outcome, with_detail: bool) -> MapRow<'a> {
+    /// The row of one record, after pass one. `sources` names the run's inputs when it has
+    /// more than one (for the tail columns), else is empty.
+    pub fn row<'a>(
+        &self,
+        rec: &'a InputRecord,
+        o: &'a Outcome,
+        with_detail: bool,
+        sources: &'a [String],
+    ) -> MapRow<'a> {
         let (mut group, mut duplicate_of, mut duplicates, mut variants) = (None, None, None, None);
+        let name = |r: RecordRef| sources.get(r.source() as usize).map(String::as_str);
+        let (mut group_source, mut duplicate_of_source) = (None, None);
         let classification = match (o.key.as_deref(), o.signature.as_deref()) {
             (Some(key), Some(sig)) => {
                 let k = self.keys.get(&fingerprint(key)).copied();
                 let s = self.sigs.get(&fingerprint(sig));
                 let count = k.map_or(1, |k| k.count);
                 let distinct = s.map_or(1, |s| s.distinct_keys);
-                group = s.map(|s| s.first_line);
-                duplicate_of = k.map(|k| k.first_line).filter(|&l| l != rec.line);
+                let here = RecordRef::of(rec);
+                let first = k.map(|k| k.first).filter(|&f| f != here);
+                group = s.map(|s| s.first.line());
+                group_source = s.and_then(|s| name(s.first));
+                duplicate_of = first.map(RecordRef::line);
+                duplicate_of_source = first.and_then(name);
                 duplicates = Some(count);
                 variants = Some(distinct);
                 if distinct > 1 {
@@ -351,35 +364,44 @@ impl Grouping {
             transformations: with_detail.then_some(&o.transformations[..]),
             removed_params: with_detail.then_some(&o.removed_params[..]),
             facts: with_detail.then_some(&o.facts[..]),
+            source: sources.get(rec.source as usize).map(String::as_str),
+            group_source,
+            duplicate_of_source,
+            kept: &rec.kept,
         }
     }
 
-    /// One row per signature group (needs `groups` at creation), ordered by group id.
-    pub fn group_rows(&self) -> Vec<GroupRow> {
-        let mut rows: Vec<GroupRow> = self
+    /// One row per signature group (needs `groups` at creation), ordered by input and
+    /// group id; `sources` as for [`Grouping::row`].
+    pub fn group_rows(&self, sources: &[String]) -> Vec<GroupRow> {
+        let mut rows: Vec<(RecordRef, GroupRow)> = self
             .sigs
             .values()
             .filter_map(|s| {
                 let d = s.detail.as_ref()?;
-                Some(GroupRow {
-                    group: s.first_line,
-                    signature: d.0.clone(),
-                    members: s.members,
-                    distinct_keys: s.distinct_keys,
-                    classification: if s.distinct_keys > 1 {
-                        "review"
-                    } else if s.members > 1 {
-                        "duplicate"
-                    } else {
-                        "unique"
+                Some((
+                    s.first,
+                    GroupRow {
+                        group: s.first.line(),
+                        group_source: sources.get(s.first.source() as usize).cloned(),
+                        signature: d.0.clone(),
+                        members: s.members,
+                        distinct_keys: s.distinct_keys,
+                        classification: if s.distinct_keys > 1 {
+                            "review"
+                        } else if s.members > 1 {
+                            "duplicate"
+                        } else {
+                            "unique"
+                        },
+                        sample_lines: d.1.clone(),
+                        review: REVIEW,
                     },
-                    sample_lines: d.1.clone(),
-                    review: REVIEW,
-                })
+                ))
             })
             .collect();
-        rows.sort_by_key(|r| r.group);
-        rows
+        rows.sort_by_key(|r| r.0);
+        rows.into_iter().map(|r| r.1).collect()
     }
 }
 
@@ -398,6 +420,9 @@ pub struct GroupRow {
     pub classification: &'static str,
     /// Up to five member lines.
     pub sample_lines: Vec<u64>,
+    /// The input holding line `group`, when the run has more than one (a tail column).
+    #[serde(skip)]
+    pub group_source: Option<String>,
     /// Always `MANUAL REVIEW REQUIRED`.
     pub review: &'static str,
 }
@@ -449,8 +474,21 @@ pub struct MapRun<'p> {
     pub verify_fingerprints: bool,
     /// One row per group instead of per record.
     pub groups: bool,
-    /// Called after each batch with (lines read, bytes read), for progress.
-    pub progress: Option<&'p (dyn Fn(u64, u64) + Sync)>,
+    /// Called after each batch with (pass, lines read, bytes read), for progress.
+    pub progress: Option<&'p (dyn Fn(Pass, u64, u64) + Sync)>,
+    /// Called with each notice about the input (once: in pass one).
+    pub notice: Option<&'p (dyn Fn(&str) + Sync)>,
+    /// The inputs' names (`source`) when the run reads more than one, else empty.
+    pub sources: &'p [String],
+}
+
+/// Which pass of a map run is under way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pass {
+    /// Pass one: every record keyed and counted.
+    Counting,
+    /// Pass two: every row written.
+    Writing,
 }
 
 impl MapRun<'_> {
@@ -480,7 +518,10 @@ impl MapRun<'_> {
                         grouping.insert_counted(c).map_err(MapError::Collision)?;
                     }
                     if let Some(p) = self.progress {
-                        p(batch.lines_read, batch.bytes_read);
+                        p(Pass::Counting, batch.lines_read, batch.bytes_read);
+                    }
+                    if let Some(n) = self.notice {
+                        batch.notices.iter().for_each(|m| n(m));
                     }
                     Ok(())
                 },
@@ -492,7 +533,7 @@ impl MapRun<'_> {
         drop(src);
         if self.groups {
             writer.start_map_groups().map_err(MapError::Output)?;
-            for g in grouping.group_rows() {
+            for g in grouping.group_rows(self.sources) {
                 writer.write_group(&g).map_err(MapError::Output)?;
             }
         } else {
@@ -503,17 +544,18 @@ impl MapRun<'_> {
             let detail = writer.is_jsonl();
             let format = writer.format();
             let fragments = writer.supports_fragments();
-            let grouping = &grouping;
+            let tail = writer.tail().clone();
+            let (grouping, sources, tail) = (&grouping, self.sources, &tail);
             self.pipeline
                 .stream(
                     src.as_mut(),
                     CHUNK,
                     |recs| -> Result<Rows, std::io::Error> {
                         if fragments {
-                            let mut w = RecordWriter::fragment(format);
+                            let mut w = RecordWriter::fragment(format, tail);
                             for r in recs {
                                 let o = outcome_of(self.policy, r);
-                                w.write_map(&grouping.row(r, &o, detail))?;
+                                w.write_map(&grouping.row(r, &o, detail, sources))?;
                             }
                             w.finish().map(Rows::Bytes)
                         } else {
@@ -534,11 +576,14 @@ impl MapRun<'_> {
                                     // the chunk's end.
                                     for (o, r) in outcomes.iter().zip(recs.by_ref()) {
                                         writer
-                                            .write_map(&grouping.row(r, o, detail))
+                                            .write_map(&grouping.row(r, o, detail, sources))
                                             .map_err(MapError::Output)?;
                                     }
                                 }
                             }
+                        }
+                        if let Some(p) = self.progress {
+                            p(Pass::Writing, batch.lines_read, batch.bytes_read);
                         }
                         Ok(())
                     },
@@ -585,9 +630,9 @@ pub fn outcome_of(policy: &Policy, r: &InputRecord) -> Outcome {
 mod tests {
     use super::*;
 
-    fn fields(c: &Counted) -> (u64, String, Option<&str>, Option<&str>) {
+    fn fields(c: &Counted) -> (RecordRef, String, Option<&str>, Option<&str>) {
         (
-            c.line,
+            c.at,
             format!("{:?}", c.fingerprints),
             c.key.as_deref(),
             c.signature.as_deref(),
@@ -614,13 +659,14 @@ mod tests {
             .map(|(i, s)| InputRecord {
                 line: i as u64 + 1,
                 observed: s.to_string(),
-                problem: None,
+                ..InputRecord::default()
             })
             .collect();
         records.push(InputRecord {
             line: 99,
             observed: "bad".into(),
             problem: Some(urlkey::KeyError::new(ErrorCode::InputInvalidUtf8, "x")),
+            ..InputRecord::default()
         });
         let mut buf = KeyBuffers::default();
         for id in urlkey::policy::BUILTIN_IDS {
@@ -628,7 +674,7 @@ mod tests {
             for r in &records {
                 for (verify, groups) in [(false, false), (true, true)] {
                     let lean = Counted::key(&p, r, verify, groups, &mut buf);
-                    let full = Counted::of(r.line, &outcome_of(&p, r), verify, groups);
+                    let full = Counted::of(RecordRef::of(r), &outcome_of(&p, r), verify, groups);
                     assert_eq!(fields(&lean), fields(&full), "{id} {:?}", r.observed);
                 }
             }

@@ -8,6 +8,8 @@ use std::io::{self, Write};
 use serde::Serialize;
 use urlkey::{Fact, Outcome, Transformation};
 
+pub use crate::parquet_out::Table;
+
 /// Output shapes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OutputFormat {
@@ -73,6 +75,12 @@ pub struct KeyRecord<'a> {
     pub facts: &'a [Fact],
     /// PSL version when used.
     pub psl: Option<&'a str>,
+    /// The input's name, when the run has more than one input (a [`Tail`] column).
+    #[serde(skip)]
+    pub source: Option<&'a str>,
+    /// The kept columns' cells (a [`Tail`]).
+    #[serde(skip)]
+    pub kept: &'a [String],
 }
 
 impl<'a> KeyRecord<'a> {
@@ -90,7 +98,23 @@ impl<'a> KeyRecord<'a> {
             removed_params: &o.removed_params,
             facts: &o.facts,
             psl: o.psl.as_deref(),
+            source: None,
+            kept: &[],
         }
+    }
+
+    /// The same record with its source's name and kept cells.
+    pub fn with_input(mut self, source: Option<&'a str>, kept: &'a [String]) -> Self {
+        self.source = source;
+        self.kept = kept;
+        self
+    }
+
+    fn tail(&self) -> Vec<Option<&str>> {
+        let mut t = Vec::with_capacity(1 + self.kept.len());
+        t.push(self.source);
+        t.extend(self.kept.iter().map(|k| Some(k.as_str())));
+        t
     }
 }
 
@@ -128,8 +152,97 @@ pub const MAP_COLUMNS: [&str; 14] = [
     "review",
 ];
 
+/// The columns after urlkey's own in every row: the inputs' names when a run reads more
+/// than one input (`source`, and the inputs of the lines that `group` and `duplicate_of`
+/// name), then the input's kept columns (`--keep-columns`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tail {
+    /// The run reads more than one input: rows name theirs.
+    pub sources: bool,
+    /// The kept columns' names, as the input has them.
+    pub kept: Vec<String>,
+}
+
+/// The source columns of each table.
+fn source_columns(table: Table) -> &'static [&'static str] {
+    match table {
+        Table::Key => &["source"],
+        Table::Map => &["source", "group_source", "duplicate_of_source"],
+        Table::Groups => &["group_source"],
+    }
+}
+
+fn base_columns(table: Table) -> &'static [&'static str] {
+    match table {
+        Table::Key => &KEY_COLUMNS,
+        Table::Map => &MAP_COLUMNS_ALL,
+        Table::Groups => &crate::map::GROUP_COLUMNS,
+    }
+}
+
+impl Tail {
+    /// The tail's column names in `table`; a kept column whose name is one of urlkey's
+    /// gets the prefix `input:`.
+    pub fn names(&self, table: Table) -> Vec<String> {
+        let mut names: Vec<String> = if self.sources {
+            source_columns(table)
+                .iter()
+                .map(|s| s.to_string())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        for k in &self.kept {
+            let taken = base_columns(table).contains(&k.as_str())
+                || source_columns(table).contains(&k.as_str())
+                || names.contains(k);
+            names.push(if taken {
+                format!("input:{k}")
+            } else {
+                k.clone()
+            });
+        }
+        names
+    }
+
+    /// The tail cells of a row whose every slot (sources first) is in `all`.
+    fn cells<'a>(&self, table: Table, mut all: Vec<Option<&'a str>>) -> Vec<Option<&'a str>> {
+        if !self.sources {
+            all.drain(..source_columns(table).len().min(all.len()));
+        }
+        all
+    }
+
+    fn is_empty(&self) -> bool {
+        !self.sources && self.kept.is_empty()
+    }
+}
+
+/// Every field of a map row in JSONL and Parquet (CSV has the first 14).
+const MAP_COLUMNS_ALL: [&str; 17] = [
+    "line",
+    "observed",
+    "status",
+    "key",
+    "signature",
+    "group",
+    "duplicate_of",
+    "duplicates",
+    "variants",
+    "classification",
+    "removed_tracking",
+    "error_code",
+    "error",
+    "review",
+    "transformations",
+    "removed_params",
+    "facts",
+];
+
 /// Writes records in one format.
 pub struct RecordWriter<W: Write> {
+    tail: Tail,
+    excel: bool,
     format: OutputFormat,
     /// CSV/TSV rows are encoded into memory and drained into `raw` with the other bytes.
     csv: Option<csv::Writer<Vec<u8>>>,
@@ -142,8 +255,9 @@ pub struct RecordWriter<W: Write> {
 impl RecordWriter<Vec<u8>> {
     /// A writer of part of the rows, into memory, without a header: worker threads format
     /// their rows with it and the writing thread joins the bytes in input order.
-    pub fn fragment(format: OutputFormat) -> Self {
+    pub fn fragment(format: OutputFormat, tail: &Tail) -> Self {
         let mut w = RecordWriter::new(format, Vec::with_capacity(64 * 1024));
+        w.tail = tail.clone();
         w.header_written = true;
         w
     }
@@ -154,6 +268,8 @@ impl<W: Write> RecordWriter<W> {
     pub fn new(format: OutputFormat, out: W) -> Self {
         match format {
             OutputFormat::Csv | OutputFormat::Tsv => RecordWriter {
+                tail: Tail::default(),
+                excel: false,
                 format,
                 csv: Some(csv_encoder(format, Vec::with_capacity(64 * 1024))),
                 raw: Some(out),
@@ -162,6 +278,8 @@ impl<W: Write> RecordWriter<W> {
                 parquet: None,
             },
             _ => RecordWriter {
+                tail: Tail::default(),
+                excel: false,
                 format,
                 csv: None,
                 raw: Some(out),
@@ -171,6 +289,24 @@ impl<W: Write> RecordWriter<W> {
                     .then(crate::parquet_out::ParquetSink::new),
             },
         }
+    }
+
+    /// The same writer with these tail columns after urlkey's own.
+    pub fn with_tail(mut self, tail: Tail) -> Self {
+        self.tail = tail;
+        self
+    }
+
+    /// CSV/TSV for Excel: a UTF-8 byte-order mark before the header (rows already end in
+    /// CRLF), without which Excel on Windows shows `pÃ¤ge` for `päge`.
+    pub fn with_excel_bom(mut self, on: bool) -> Self {
+        self.excel = on;
+        self
+    }
+
+    /// The tail columns.
+    pub fn tail(&self) -> &Tail {
+        &self.tail
     }
 
     /// The output format.
@@ -204,44 +340,67 @@ impl<W: Write> RecordWriter<W> {
         Ok(())
     }
 
-    fn header(&mut self, cols: &[&str]) -> io::Result<()> {
+    fn header(&mut self, table: Table, cols: &[&str]) -> io::Result<()> {
         if !self.header_written {
             self.header_written = true;
             if let Some(w) = &mut self.csv {
-                w.write_record(cols)?;
+                if self.excel {
+                    self.buf.extend_from_slice("\u{feff}".as_bytes());
+                }
+                let tail = self.tail.names(table);
+                w.write_record(cols.iter().copied().chain(tail.iter().map(String::as_str)))?;
             }
         }
         Ok(())
     }
 
+    /// Writes a row as one JSON object, the tail cells after its fields.
+    fn write_json_row<T: Serialize>(
+        &mut self,
+        table: Table,
+        v: &T,
+        tail: Vec<Option<&str>>,
+    ) -> io::Result<()> {
+        serde_json::to_writer(&mut self.buf, v).map_err(io::Error::other)?;
+        if !self.tail.is_empty() && self.buf.last() == Some(&b'}') {
+            self.buf.pop();
+            let cells = self.tail.cells(table, tail);
+            for (name, cell) in self.tail.names(table).iter().zip(cells) {
+                self.buf.push(b',');
+                serde_json::to_writer(&mut self.buf, name).map_err(io::Error::other)?;
+                self.buf.push(b':');
+                serde_json::to_writer(&mut self.buf, &cell).map_err(io::Error::other)?;
+            }
+            self.buf.push(b'}');
+        }
+        self.buf.push(b'\n');
+        self.flush_buf(false)
+    }
+
     /// Writes the header now (an empty input still gets one).
     pub fn start_key(&mut self) -> io::Result<()> {
         if let Some(p) = &mut self.parquet {
-            p.start(crate::parquet_out::Table::Key)?;
+            p.start(Table::Key, self.tail.names(Table::Key))?;
         }
-        self.header(&KEY_COLUMNS)
+        self.header(Table::Key, &KEY_COLUMNS)
     }
 
     /// Writes the header now (an empty input still gets one).
     pub fn start_map(&mut self) -> io::Result<()> {
         if let Some(p) = &mut self.parquet {
-            p.start(crate::parquet_out::Table::Map)?;
+            p.start(Table::Map, self.tail.names(Table::Map))?;
         }
-        self.header(&MAP_COLUMNS)
+        self.header(Table::Map, &MAP_COLUMNS)
     }
 
     /// Writes one `urlkey key` record.
     pub fn write_key(&mut self, r: &KeyRecord<'_>) -> io::Result<()> {
         if let Some(p) = &mut self.parquet {
-            p.write_key(r, &mut self.buf)?;
+            p.write_key(r, &self.tail.cells(Table::Key, r.tail()), &mut self.buf)?;
             return self.flush_buf(false);
         }
         match self.format {
-            OutputFormat::Jsonl => {
-                serde_json::to_writer(&mut self.buf, r).map_err(io::Error::other)?;
-                self.buf.push(b'\n');
-                self.flush_buf(false)
-            }
+            OutputFormat::Jsonl => self.write_json_row(Table::Key, r, r.tail()),
             OutputFormat::Parquet => Err(io::Error::other("the Parquet writer is closed")),
             OutputFormat::Key => {
                 self.buf.extend_from_slice(r.key.unwrap_or("").as_bytes());
@@ -249,7 +408,7 @@ impl<W: Write> RecordWriter<W> {
                 self.flush_buf(false)
             }
             OutputFormat::Csv | OutputFormat::Tsv => {
-                self.header(&KEY_COLUMNS)?;
+                self.header(Table::Key, &KEY_COLUMNS)?;
                 let rules = join(r.transformations.iter().map(|t| t.rule));
                 let removed = join(r.removed_params.iter().map(String::as_str));
                 let facts = join(r.facts.iter().map(|f| f.as_str()));
@@ -269,7 +428,7 @@ impl<W: Write> RecordWriter<W> {
                     &facts,
                     r.psl.unwrap_or(""),
                 ];
-                self.csv_write(&cells)
+                self.csv_write_with_tail(Table::Key, &cells, r.tail())
             }
         }
     }
@@ -277,15 +436,11 @@ impl<W: Write> RecordWriter<W> {
     /// Writes one `urlkey map` row.
     pub fn write_map(&mut self, r: &MapRow<'_>) -> io::Result<()> {
         if let Some(p) = &mut self.parquet {
-            p.write_map(r, &mut self.buf)?;
+            p.write_map(r, &self.tail.cells(Table::Map, r.tail()), &mut self.buf)?;
             return self.flush_buf(false);
         }
         match self.format {
-            OutputFormat::Jsonl => {
-                serde_json::to_writer(&mut self.buf, r).map_err(io::Error::other)?;
-                self.buf.push(b'\n');
-                self.flush_buf(false)
-            }
+            OutputFormat::Jsonl => self.write_json_row(Table::Map, r, r.tail()),
             OutputFormat::Parquet => Err(io::Error::other("the Parquet writer is closed")),
             OutputFormat::Key => {
                 self.buf.extend_from_slice(r.key.unwrap_or("").as_bytes());
@@ -293,7 +448,7 @@ impl<W: Write> RecordWriter<W> {
                 self.flush_buf(false)
             }
             OutputFormat::Csv | OutputFormat::Tsv => {
-                self.header(&MAP_COLUMNS)?;
+                self.header(Table::Map, &MAP_COLUMNS)?;
                 let num = |v: Option<u64>| v.map(|n| n.to_string()).unwrap_or_default();
                 let cells: [&str; 14] = [
                     &r.line.to_string(),
@@ -311,7 +466,7 @@ impl<W: Write> RecordWriter<W> {
                     &spreadsheet_safe(r.error.unwrap_or("")),
                     REVIEW,
                 ];
-                self.csv_write(&cells)
+                self.csv_write_with_tail(Table::Map, &cells, r.tail())
             }
         }
     }
@@ -324,15 +479,16 @@ impl<W: Write> RecordWriter<W> {
     /// Writes the `--groups` header now.
     pub fn start_map_groups(&mut self) -> io::Result<()> {
         if let Some(p) = &mut self.parquet {
-            p.start(crate::parquet_out::Table::Groups)?;
+            p.start(Table::Groups, self.tail.names(Table::Groups))?;
         }
-        self.header(&crate::map::GROUP_COLUMNS)
+        self.header(Table::Groups, &crate::map::GROUP_COLUMNS)
     }
 
     /// Writes one `--groups` row.
     pub fn write_group(&mut self, g: &crate::map::GroupRow) -> io::Result<()> {
+        let tail = vec![g.group_source.as_deref()];
         if let Some(p) = &mut self.parquet {
-            p.write_group(g, &mut self.buf)?;
+            p.write_group(g, &self.tail.cells(Table::Groups, tail), &mut self.buf)?;
             return self.flush_buf(false);
         }
         match self.format {
@@ -352,9 +508,9 @@ impl<W: Write> RecordWriter<W> {
                     &lines,
                     g.review,
                 ];
-                self.csv_write(&cells)
+                self.csv_write_with_tail(Table::Groups, &cells, tail)
             }
-            _ => self.write_json(g),
+            _ => self.write_json_row(Table::Groups, g, tail),
         }
     }
 
@@ -365,7 +521,25 @@ impl<W: Write> RecordWriter<W> {
         self.flush_buf(false)
     }
 
-    fn csv_write(&mut self, cells: &[&str]) -> io::Result<()> {
+    fn csv_write_with_tail(
+        &mut self,
+        table: Table,
+        cells: &[&str],
+        tail: Vec<Option<&str>>,
+    ) -> io::Result<()> {
+        if self.tail.is_empty() {
+            return self.csv_write(cells.iter().copied());
+        }
+        let tail: Vec<std::borrow::Cow<'_, str>> = self
+            .tail
+            .cells(table, tail)
+            .into_iter()
+            .map(|c| spreadsheet_safe(c.unwrap_or("")))
+            .collect();
+        self.csv_write(cells.iter().copied().chain(tail.iter().map(|c| c.as_ref())))
+    }
+
+    fn csv_write<'c>(&mut self, cells: impl IntoIterator<Item = &'c str>) -> io::Result<()> {
         match &mut self.csv {
             Some(w) => w.write_record(cells).map_err(io::Error::other)?,
             None => return Err(io::Error::other("not a CSV writer")),
@@ -471,6 +645,27 @@ pub struct MapRow<'a> {
     /// Facts (JSONL only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub facts: Option<&'a [Fact]>,
+    /// The record's input, when the run has more than one (a [`Tail`] column).
+    #[serde(skip)]
+    pub source: Option<&'a str>,
+    /// The input holding line `group`.
+    #[serde(skip)]
+    pub group_source: Option<&'a str>,
+    /// The input holding line `duplicate_of`.
+    #[serde(skip)]
+    pub duplicate_of_source: Option<&'a str>,
+    /// The kept columns' cells.
+    #[serde(skip)]
+    pub kept: &'a [String],
+}
+
+impl MapRow<'_> {
+    fn tail(&self) -> Vec<Option<&str>> {
+        let mut t = Vec::with_capacity(3 + self.kept.len());
+        t.extend([self.source, self.group_source, self.duplicate_of_source]);
+        t.extend(self.kept.iter().map(|k| Some(k.as_str())));
+        t
+    }
 }
 
 /// Joins names with `;`.

@@ -65,19 +65,34 @@ mod imp {
             ParquetSink
         }
         /// Fails: no Parquet support.
-        pub fn start(&mut self, _table: Table) -> io::Result<()> {
+        pub fn start(&mut self, _table: Table, _tail: Vec<String>) -> io::Result<()> {
             Err(unsupported())
         }
         /// Fails: no Parquet support.
-        pub fn write_key(&mut self, _r: &KeyRecord<'_>, _out: &mut Vec<u8>) -> io::Result<()> {
+        pub fn write_key(
+            &mut self,
+            _r: &KeyRecord<'_>,
+            _tail: &[Option<&str>],
+            _out: &mut Vec<u8>,
+        ) -> io::Result<()> {
             Err(unsupported())
         }
         /// Fails: no Parquet support.
-        pub fn write_map(&mut self, _r: &MapRow<'_>, _out: &mut Vec<u8>) -> io::Result<()> {
+        pub fn write_map(
+            &mut self,
+            _r: &MapRow<'_>,
+            _tail: &[Option<&str>],
+            _out: &mut Vec<u8>,
+        ) -> io::Result<()> {
             Err(unsupported())
         }
         /// Fails: no Parquet support.
-        pub fn write_group(&mut self, _g: &GroupRow, _out: &mut Vec<u8>) -> io::Result<()> {
+        pub fn write_group(
+            &mut self,
+            _g: &GroupRow,
+            _tail: &[Option<&str>],
+            _out: &mut Vec<u8>,
+        ) -> io::Result<()> {
             Err(unsupported())
         }
         /// Fails: no Parquet support.
@@ -173,6 +188,17 @@ mod imp {
 
     fn error_fields() -> Fields {
         Fields::from(vec![utf8("code", false), utf8("message", false)])
+    }
+
+    /// The Arrow schema of a table with tail columns (nullable strings) after its own.
+    pub fn schema_with_tail(table: Table, tail: &[String]) -> SchemaRef {
+        let mut fields: Vec<Field> = schema(table)
+            .fields()
+            .iter()
+            .map(|f| f.as_ref().clone())
+            .collect();
+        fields.extend(tail.iter().map(|n| utf8(n, true)));
+        Arc::new(Schema::new(fields))
     }
 
     /// The Arrow schema of a table (the Parquet file's schema).
@@ -432,14 +458,15 @@ mod imp {
         table: Table,
         schema: SchemaRef,
         cols: Cols,
+        tail: Vec<StringBuilder>,
         rows: usize,
         writer: ArrowWriter<SharedBuf>,
         buf: SharedBuf,
     }
 
     impl State {
-        fn new(table: Table) -> io::Result<Self> {
-            let schema = schema(table);
+        fn new(table: Table, tail: &[String]) -> io::Result<Self> {
+            let schema = schema_with_tail(table, tail);
             let buf = SharedBuf::default();
             let props = WriterProperties::builder()
                 .set_compression(Compression::ZSTD(ZstdLevel::default()))
@@ -452,6 +479,7 @@ mod imp {
                 table,
                 schema,
                 cols: Cols::new(table),
+                tail: tail.iter().map(|_| StringBuilder::new()).collect(),
                 rows: 0,
                 writer,
                 buf,
@@ -462,13 +490,19 @@ mod imp {
             if self.rows == 0 {
                 return Ok(());
             }
-            let columns = self.cols.finish()?;
+            let mut columns = self.cols.finish()?;
+            for t in &mut self.tail {
+                columns.push(Arc::new(t.finish()));
+            }
             let batch = RecordBatch::try_new(self.schema.clone(), columns).map_err(arrow)?;
             self.rows = 0;
             self.writer.write(&batch).map_err(pq)
         }
 
-        fn row_done(&mut self, out: &mut Vec<u8>) -> io::Result<()> {
+        fn row_done(&mut self, tail: &[Option<&str>], out: &mut Vec<u8>) -> io::Result<()> {
+            for (b, v) in self.tail.iter_mut().zip(tail) {
+                b.append_option(*v);
+            }
             self.rows += 1;
             if self.rows >= BATCH_ROWS {
                 self.write_batch()?;
@@ -491,13 +525,16 @@ mod imp {
         }
 
         /// Chooses the table (an empty input still gives a file with the schema).
-        pub fn start(&mut self, table: Table) -> io::Result<()> {
+        pub fn start(&mut self, table: Table, tail: Vec<String>) -> io::Result<()> {
+            if self.state.is_none() {
+                self.state = Some(State::new(table, &tail)?);
+            }
             self.state(table).map(|_| ())
         }
 
         fn state(&mut self, table: Table) -> io::Result<&mut State> {
             if self.state.is_none() {
-                self.state = Some(State::new(table)?);
+                self.state = Some(State::new(table, &[])?);
             }
             match &mut self.state {
                 Some(s) if s.table == table => Ok(s),
@@ -508,7 +545,12 @@ mod imp {
         }
 
         /// Adds one `urlkey key` record; bytes ready for the file are appended to `out`.
-        pub fn write_key(&mut self, r: &KeyRecord<'_>, out: &mut Vec<u8>) -> io::Result<()> {
+        pub fn write_key(
+            &mut self,
+            r: &KeyRecord<'_>,
+            tail: &[Option<&str>],
+            out: &mut Vec<u8>,
+        ) -> io::Result<()> {
             let s = self.state(Table::Key)?;
             let Cols::Key(c) = &mut s.cols else {
                 return Err(io::Error::other("not a key table"));
@@ -539,11 +581,16 @@ mod imp {
             );
             append_strings(&mut c.facts, Some(facts(r.facts)));
             c.psl.append_option(r.psl);
-            s.row_done(out)
+            s.row_done(tail, out)
         }
 
         /// Adds one `urlkey map` row.
-        pub fn write_map(&mut self, r: &MapRow<'_>, out: &mut Vec<u8>) -> io::Result<()> {
+        pub fn write_map(
+            &mut self,
+            r: &MapRow<'_>,
+            tail: &[Option<&str>],
+            out: &mut Vec<u8>,
+        ) -> io::Result<()> {
             let s = self.state(Table::Map)?;
             let Cols::Map(c) = &mut s.cols else {
                 return Err(io::Error::other("not a map table"));
@@ -568,11 +615,16 @@ mod imp {
                 r.removed_params.map(|p| p.iter().map(String::as_str)),
             );
             append_strings(&mut c.facts, r.facts.map(facts));
-            s.row_done(out)
+            s.row_done(tail, out)
         }
 
         /// Adds one `urlkey map --groups` row.
-        pub fn write_group(&mut self, g: &GroupRow, out: &mut Vec<u8>) -> io::Result<()> {
+        pub fn write_group(
+            &mut self,
+            g: &GroupRow,
+            tail: &[Option<&str>],
+            out: &mut Vec<u8>,
+        ) -> io::Result<()> {
             let s = self.state(Table::Groups)?;
             let Cols::Groups(c) = &mut s.cols else {
                 return Err(io::Error::other("not a groups table"));
@@ -587,7 +639,7 @@ mod imp {
             }
             c.sample_lines.append(true);
             c.review.append_value(g.review);
-            s.row_done(out)
+            s.row_done(tail, out)
         }
 
         /// Writes what is buffered and the file footer; the last bytes go to `out`.

@@ -15,6 +15,8 @@ pub struct ReadBatch {
     pub lines_read: u64,
     /// Bytes read so far.
     pub bytes_read: u64,
+    /// Notices about the input that arose while reading this batch.
+    pub notices: Vec<String>,
 }
 
 /// Why [`Pipeline::stream`] stopped.
@@ -35,6 +37,7 @@ fn read_batch(src: &mut dyn RecordSource) -> Result<(ReadBatch, bool), InputErro
         records,
         lines_read: src.lines_read(),
         bytes_read: src.bytes_read(),
+        notices: src.take_notices(),
     };
     Ok((batch, more))
 }

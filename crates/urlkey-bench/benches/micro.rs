@@ -200,7 +200,11 @@ fn grouping(c: &mut Criterion) {
             || Grouping::new("mapper@1", false, false),
             |mut gr| {
                 for (i, o) in outcomes.iter().enumerate() {
-                    gr.insert(i as u64 + 1, black_box(o)).unwrap();
+                    gr.insert(
+                        urlkey_batch::input::RecordRef::new(0, i as u64 + 1),
+                        black_box(o),
+                    )
+                    .unwrap();
                 }
                 gr
             },
@@ -216,12 +220,17 @@ fn grouping(c: &mut Criterion) {
             signature: Some(format!("h{}.example/p/{i}", i % 5000)),
             ..Outcome::default()
         };
-        big.insert(i + 1, &o).unwrap();
+        big.insert(urlkey_batch::input::RecordRef::new(0, i + 1), &o)
+            .unwrap();
     }
     g.bench_function("insert-into-1M", |b| {
         b.iter(|| {
             for (i, o) in outcomes.iter().enumerate() {
-                big.insert(i as u64 + 1, black_box(o)).unwrap();
+                big.insert(
+                    urlkey_batch::input::RecordRef::new(0, i as u64 + 1),
+                    black_box(o),
+                )
+                .unwrap();
             }
         })
     });

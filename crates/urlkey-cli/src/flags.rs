@@ -35,6 +35,41 @@ pub enum Command {
     Serve(urlkey_serve::ServeArgs),
 }
 
+const KEY_HELP: &str = "\
+Examples:
+  urlkey key urls.txt                                    # JSONL, citation@1
+  urlkey key --policy webkey@1 --format key urls.txt     # the keys alone
+  urlkey key --column Address --keep-columns all --excel crawl.csv -o keys.csv
+
+Every input line (row) gives exactly one record: invalid input is a record with an error
+code, never dropped. More: docs/cli.md (inputs, outputs, exit codes) and docs/policies.md.";
+
+const MAP_HELP: &str = "\
+Examples:
+  urlkey map inventory.txt -o groups.csv
+  urlkey map --column Address --keep-columns \"Status Code,Indexability\" crawl.csv -o map.csv
+  urlkey map --groups --summary summary.json export.xlsx -o groups.csv
+
+The columns of every row:
+  group           the line of the first record with the same signature (host, path and
+                  parameter names): the group a person reviews together
+  duplicate_of    the line of the first record with the same key (empty for that record)
+  duplicates      records sharing this key, itself included
+  variants        distinct keys in the group
+  classification  unique, duplicate (same key, nothing else in the group), review (the group
+                  holds several keys: a person decides; a review row may still have exact
+                  duplicates: its duplicates count says so, and duplicate_of points to the
+                  first), or invalid (no key: the error columns say why)
+  With several inputs, source, group_source and duplicate_of_source name the file that each
+  line number belongs to.
+More: docs/cli.md (inputs, outputs, exit codes).";
+
+const INSPECT_HELP: &str = "\
+Examples:
+  urlkey inspect 'https://news.Example.com.au/Sport/index.htm?page=2&utm_medium=x'
+  urlkey inspect --policy citation@1 --format json 'https://example.com/a/?gclid=1'
+More: docs/cli.md and docs/policies.md.";
+
 /// Where policies come from.
 #[derive(Args, Debug, Clone)]
 pub struct PolicySource {
@@ -52,24 +87,51 @@ pub struct InputArgs {
     /// Input files (standard input when none or `-`); several are read as one input.
     #[arg(value_name = "FILE")]
     pub files: Vec<String>,
-    /// The input shape; default: from the file name (.csv .tsv .jsonl), else lines.
-    #[arg(long, value_name = "lines|csv|tsv|jsonl")]
+    /// The input shape; default: from the file name (.csv .tsv .jsonl .xlsx .xls .ods), else lines.
+    #[arg(long, value_name = "lines|csv|tsv|jsonl|sheet")]
     pub input_format: Option<String>,
-    /// CSV/TSV column holding the URL: a header name or a 1-based number.
+    /// The column holding the URL (CSV/TSV/spreadsheet): a header name (exact, else
+    /// ignoring ASCII case when that is unique) or a 1-based number.
     #[arg(long, value_name = "NAME|N")]
     pub column: Option<String>,
     /// JSONL field holding the URL.
     #[arg(long, value_name = "NAME")]
     pub field: Option<String>,
+    /// The input's other columns to carry into every output record: `all`, or names
+    /// separated by commas (JSONL: field names).
+    #[arg(long, value_name = "all|NAME,...")]
+    pub keep_columns: Option<String>,
+    /// The CSV delimiter (one character, or `tab`); default: detected from the header line
+    /// among `,` `;` tab `|`.
+    #[arg(long, value_name = "C")]
+    pub delimiter: Option<String>,
+    /// The CSV (or spreadsheet) has no header row: --column is a 1-based number.
+    #[arg(long)]
+    pub no_headers: bool,
+    /// Lines (spreadsheet rows) before the header, such as a crawler's title line.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub skip_rows: u64,
+    /// The spreadsheet's sheet: a name or a 1-based number (default: the first).
+    #[arg(long, value_name = "NAME|N")]
+    pub sheet: Option<String>,
+    /// The text encoding of input without a byte-order mark: a WHATWG label such as
+    /// windows-1252, shift_jis, utf-16le (default: UTF-8; a UTF-16 BOM is always honoured).
+    #[arg(long, value_name = "LABEL")]
+    pub encoding: Option<String>,
     /// Lines longer than this become `input.too-long` records.
     #[arg(long, value_name = "BYTES", default_value_t = 64 * 1024)]
     pub max_line_bytes: usize,
     /// Worker threads (0 = every core).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
-    /// Write to this file instead of standard output.
+    /// Write to this file instead of standard output (through a temporary file renamed
+    /// into place on success; never one of the inputs).
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// CSV for Excel: a UTF-8 byte-order mark first (rows end in CRLF); implies csv when
+    /// no --format is given.
+    #[arg(long)]
+    pub excel: bool,
     /// No progress bar and no summary on standard error.
     #[arg(short, long)]
     pub quiet: bool,
@@ -77,6 +139,7 @@ pub struct InputArgs {
 
 /// `urlkey key`.
 #[derive(Args, Debug)]
+#[command(after_help = KEY_HELP)]
 pub struct KeyArgs {
     /// The policy id (see `urlkey policies`).
     #[arg(long, default_value = "citation@1")]
@@ -87,9 +150,9 @@ pub struct KeyArgs {
     /// Resolve relative input against this URL (whatwg@1 only).
     #[arg(long, value_name = "URL")]
     pub base: Option<String>,
-    /// Output: jsonl, csv, tsv, key (the key alone per line) or parquet (needs -o FILE).
-    #[arg(long, default_value = "jsonl")]
-    pub format: String,
+    /// Output: jsonl (default), csv, tsv, key (the key alone per line) or parquet (needs -o FILE).
+    #[arg(long)]
+    pub format: Option<String>,
     /// Input and run settings.
     #[command(flatten)]
     pub input: InputArgs,
@@ -97,6 +160,7 @@ pub struct KeyArgs {
 
 /// `urlkey map`.
 #[derive(Args, Debug)]
+#[command(after_help = MAP_HELP)]
 pub struct MapArgs {
     /// The policy id.
     #[arg(long, default_value = "mapper@1")]
@@ -123,6 +187,7 @@ pub struct MapArgs {
 
 /// `urlkey inspect`.
 #[derive(Args, Debug)]
+#[command(after_help = INSPECT_HELP)]
 pub struct InspectArgs {
     /// The URL (or any text) to inspect.
     pub url: String,

@@ -1,8 +1,10 @@
 //! `urlkey`: a thin binary over the `urlkey` library and its batch crate.
 //!
-//! Exit codes (docs/cli.md): 0 the run completed (invalid rows included); 1 an internal
-//! error; 2 a usage error; 3 an input could not be read; 4 the output could not be
-//! written; 5 a policy, policy file or suffix list could not be used.
+//! Exit codes, one table for every command (docs/cli.md): 0 the run completed (invalid
+//! rows included); 1 an internal error; 2 a usage error; 3 an input could not be read; 4
+//! the output could not be written; 5 a policy, policy file or suffix list could not be
+//! used; 6 the ledger's database could not be used; 130 interrupted (SIGINT); 143
+//! terminated (SIGTERM). An interrupted run leaves every output file as it was.
 
 mod cmd;
 mod flags;
@@ -53,8 +55,41 @@ pub fn output_error(e: std::io::Error) -> Failure {
     }
 }
 
+/// On SIGINT or SIGTERM: remove the temporary output files, so that every target stays as
+/// it was, and exit 130 or 143 as shells do.
+fn handle_signals() {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
+        return;
+    };
+    let spawned = std::thread::Builder::new()
+        .name("urlkey-signals".into())
+        .spawn(move || {
+            if let Some(sig) = signals.forever().next() {
+                let removed = urlkey_batch::outfile::remove_pending();
+                let what = if sig == SIGINT {
+                    "interrupted"
+                } else {
+                    "terminated"
+                };
+                if removed > 0 {
+                    eprintln!("urlkey: {what}: outputs left as they were");
+                } else {
+                    eprintln!("urlkey: {what}");
+                }
+                std::process::exit(128 + sig);
+            }
+        });
+    if spawned.is_err() {
+        eprintln!(
+            "urlkey: note: cannot watch for Ctrl-C; an interrupted run may leave a temporary file"
+        );
+    }
+}
+
 fn main() {
     let cli = flags::Cli::parse();
+    handle_signals();
     let result = match cli.command {
         flags::Command::Key(a) => cmd::key::run(a),
         flags::Command::Map(a) => cmd::map::run(a),

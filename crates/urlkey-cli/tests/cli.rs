@@ -4,6 +4,25 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+/// `\r\n` as `\n`, so that a split on `\n` and `\r` counts each line end once.
+trait ReplaceCrlf {
+    fn replace_crlf(&self) -> Vec<u8>;
+}
+impl ReplaceCrlf for Vec<u8> {
+    fn replace_crlf(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.len());
+        let mut i = 0;
+        while i < self.len() {
+            if self[i] == b'\r' && self.get(i + 1) == Some(&b'\n') {
+                i += 1;
+            }
+            out.push(self[i]);
+            i += 1;
+        }
+        out
+    }
+}
+
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_urlkey"))
 }
@@ -275,21 +294,26 @@ fn every_corpus_line_comes_out_exactly_once() {
     ];
     args.extend(files.iter().map(String::as_str));
     let out = ok(&args, b"");
-    let lines: Vec<u64> = out
+    // Each record names its input (`source`) and its physical line in that input.
+    let lines: Vec<(String, u64)> = out
         .lines()
         .map(|l| {
-            serde_json::from_str::<serde_json::Value>(l).expect("JSON")["line"]
-                .as_u64()
-                .expect("line")
+            let v = serde_json::from_str::<serde_json::Value>(l).expect("JSON");
+            (
+                v["source"].as_str().expect("source").to_string(),
+                v["line"].as_u64().expect("line"),
+            )
         })
         .collect();
-    // Count the lines of each input the way the reader does: a final line without a
-    // newline still counts; blank and comment lines do not produce records.
+    // Count the lines of each input the way the reader does: `\n`, `\r\n` and a lone `\r`
+    // end a line; a final line without an end still counts; blank and comment lines do
+    // not produce records.
     let mut expected = 0u64;
     let mut total_lines = 0u64;
     for f in &files {
         let bytes = std::fs::read(f).expect("read");
-        for line in bytes.split(|&b| b == b'\n') {
+        let text = bytes.replace_crlf();
+        for line in text.split(|&b| b == b'\n' || b == b'\r') {
             total_lines += 1;
             let t = line.trim_ascii();
             let t = t.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(t);
@@ -297,8 +321,8 @@ fn every_corpus_line_comes_out_exactly_once() {
                 expected += 1;
             }
         }
-        if bytes.ends_with(b"\n") {
-            total_lines -= 1; // split yields an empty piece after the final newline
+        if text.ends_with(b"\n") || text.ends_with(b"\r") {
+            total_lines -= 1; // split yields an empty piece after the final line end
         }
     }
     assert_eq!(
@@ -306,11 +330,20 @@ fn every_corpus_line_comes_out_exactly_once() {
         expected,
         "one record per non-blank, non-comment line"
     );
+    let order: Vec<(usize, u64)> = lines
+        .iter()
+        .map(|(s, l)| {
+            (
+                files.iter().position(|f| f == s).expect("a known source"),
+                *l,
+            )
+        })
+        .collect();
     assert!(
-        lines.windows(2).all(|w| w[0] < w[1]),
+        order.windows(2).all(|w| w[0] < w[1]),
         "records in input order, each line once"
     );
-    assert!(*lines.last().expect("records") <= total_lines);
+    assert!(lines.iter().all(|(_, l)| *l <= total_lines));
     assert!(expected > 109_000, "the whole corpus was read ({expected})");
     let tail: Vec<serde_json::Value> = out
         .lines()
@@ -484,8 +517,17 @@ fn exit_codes() {
         code(&["key", "--policy", "citation@1", "--base", "https://a/"]),
         Some(2)
     );
+    // An empty input is no failure: no records, and a note that says it was empty.
+    let empty = run(&["map", "--input-format", "csv", "--column", "url"], b"");
+    assert_eq!(empty.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&empty.stderr).contains("empty"));
     assert_eq!(
-        code(&["map", "--input-format", "csv", "--column", "url"]),
+        run(
+            &["map", "--input-format", "csv", "--column", "url"],
+            b"link\nx\n"
+        )
+        .status
+        .code(),
         Some(3)
     );
     assert_eq!(code(&["frobnicate"]), Some(2));

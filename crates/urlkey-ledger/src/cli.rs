@@ -149,7 +149,7 @@ pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
             run_timestamp,
             collection,
         } => {
-            let norm = Normalizer::new(&policy).map_err(LedgerError::Usage)?;
+            let norm = Normalizer::new(&policy).map_err(LedgerError::Policy)?;
             if let Some(ts) = &run_timestamp {
                 crate::timefmt::parse_run_timestamp(ts)
                     .map_err(|m| LedgerError::Usage(format!("--run-timestamp: {m}")))?;
@@ -234,15 +234,24 @@ pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
             let conn = db::open(&args.db, false)?;
             let n = match output {
                 Some(path) => {
-                    let file = std::fs::File::create(&path).map_err(|e| {
-                        LedgerError::Other(format!(
-                            "cannot create {}: {e}; check the path",
+                    urlkey_batch::outfile::check_outputs(
+                        &[path.as_path()],
+                        &[urlkey_batch::input::Source::File(args.db.clone())],
+                    )
+                    .map_err(|m| LedgerError::Usage(m.replace("the input", "the ledger")))?;
+                    let failed = |e: std::io::Error| {
+                        LedgerError::Output(format!(
+                            "cannot write {}: {e}; check the path and the free space",
                             path.display()
                         ))
-                    })?;
+                    };
+                    let file = urlkey_batch::outfile::OutputFile::create(&path).map_err(failed)?;
                     let mut w = std::io::BufWriter::new(file);
                     let n = export::write(&conn, format, &mut w)?;
-                    w.flush()?;
+                    w.into_inner()
+                        .map_err(|e| failed(e.into_error()))?
+                        .commit()
+                        .map_err(failed)?;
                     writeln!(err, "{n} observations written to {}", path.display())?;
                     n
                 }

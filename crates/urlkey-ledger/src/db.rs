@@ -386,7 +386,7 @@ mod tests {
         c.execute_batch("PRAGMA user_version = 99").expect("set");
         drop(c);
         let err = open(&path, false).expect_err("refused");
-        assert_eq!(err.exit_code(), 4);
+        assert_eq!(err.exit_code(), 6);
         assert!(err.to_string().contains("newer"));
     }
 

@@ -10,9 +10,13 @@ pub enum LedgerError {
     Usage(String),
     /// An input file is unreadable, malformed, or conflicts with the ledger (exit 3).
     Input(String),
-    /// The database could not be opened, migrated, read or written (exit 4).
+    /// The database could not be opened, migrated, read or written (exit 6).
     Database(String),
-    /// Anything else, e.g. writing the output failed (exit 1).
+    /// The output could not be written (exit 4).
+    Output(String),
+    /// The policy could not be used (exit 5).
+    Policy(String),
+    /// Anything else (exit 1).
     Other(String),
     /// The reader of the output went away (`urlkey ledger export | head`): not a
     /// failure; [`crate::cli::run`] ends quietly with exit 0.
@@ -25,7 +29,9 @@ impl LedgerError {
         match self {
             LedgerError::Usage(_) => 2,
             LedgerError::Input(_) => 3,
-            LedgerError::Database(_) => 4,
+            LedgerError::Output(_) => 4,
+            LedgerError::Policy(_) => 5,
+            LedgerError::Database(_) => 6,
             LedgerError::Other(_) => 1,
             LedgerError::OutputClosed => 0,
         }
@@ -43,7 +49,8 @@ impl fmt::Display for LedgerError {
             LedgerError::Usage(m) => {
                 write!(f, "{m}\n(see `urlkey ledger --help` and docs/ledger.md)")
             }
-            LedgerError::Input(m) => write!(f, "{m}"),
+            LedgerError::Input(m) | LedgerError::Output(m) => write!(f, "{m}"),
+            LedgerError::Policy(m) => write!(f, "{m}\n(see `urlkey policies`)"),
             LedgerError::Database(m) => write!(
                 f,
                 "database error: {m}\n(check that --db names a urlkey ledger file that this \
@@ -68,7 +75,7 @@ impl From<std::io::Error> for LedgerError {
         if err.kind() == std::io::ErrorKind::BrokenPipe {
             LedgerError::OutputClosed
         } else {
-            LedgerError::Other(format!("could not write the output: {err}"))
+            LedgerError::Output(format!("could not write the output: {err}"))
         }
     }
 }
@@ -77,7 +84,7 @@ impl From<csv::Error> for LedgerError {
     fn from(err: csv::Error) -> Self {
         match err.into_kind() {
             csv::ErrorKind::Io(e) => LedgerError::from(e),
-            other => LedgerError::Other(format!("could not write CSV: {other:?}")),
+            other => LedgerError::Output(format!("could not write CSV: {other:?}")),
         }
     }
 }

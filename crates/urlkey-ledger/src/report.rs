@@ -322,7 +322,7 @@ pub fn write(
                     groups,
                 }),
             }
-            .map_err(|e| LedgerError::Other(format!("cannot write JSON: {e}")))?;
+            .map_err(|e| LedgerError::Output(format!("cannot write JSON: {e}")))?;
             writeln!(out, "{text}")?;
         }
         ReportFormat::Csv => write_csv(opts, &groups, out)?,

@@ -653,7 +653,7 @@ fn bad_inputs_are_input_errors_and_bad_policies_usage_errors() {
     assert_eq!(err.exit_code(), 3);
 
     let err = ledger(&dir.path().join("none.sqlite"), &["report"]).err();
-    assert_eq!(err.exit_code(), 4);
+    assert_eq!(err.exit_code(), 6);
     assert!(err.to_string().contains("init"), "{err}");
 }
 

@@ -15,10 +15,11 @@ use urlkey::offsets::offsets;
 use urlkey::text::{trim_c0_space, written_scheme};
 use urlkey::Policy;
 use urlkey_batch::input::{
-    records_from, InputError, InputFormat, ReadOptions, RecordSource, DEFAULT_MAX_LINE_BYTES,
+    records_from, InputError, InputFormat, KeepColumns, ReadOptions, RecordSource,
+    DEFAULT_MAX_LINE_BYTES,
 };
 use urlkey_batch::map::{fingerprint, Fingerprint, MapError, MapRun, MapSummary};
-use urlkey_batch::output::{OutputFormat, RecordWriter, REVIEW};
+use urlkey_batch::output::{OutputFormat, RecordWriter, Tail, REVIEW};
 
 use crate::error::ApiError;
 use crate::AppState;
@@ -49,6 +50,9 @@ pub struct MapRequest {
     /// `--max-line-bytes` (default 65536).
     #[serde(default)]
     pub max_line_bytes: Option<usize>,
+    /// `--keep-columns`: `all` or names separated by commas; the CSV export carries them.
+    #[serde(default)]
+    pub keep_columns: Option<String>,
     /// 1-based page of the table.
     #[serde(default)]
     pub page: Option<usize>,
@@ -77,6 +81,7 @@ pub struct CacheKey {
     column: Option<String>,
     field: Option<String>,
     max_line_bytes: usize,
+    keep: KeepColumns,
 }
 
 /// The validated settings of a request.
@@ -88,12 +93,7 @@ pub struct Prepared {
 }
 
 fn format_name(f: InputFormat) -> &'static str {
-    match f {
-        InputFormat::Lines => "lines",
-        InputFormat::Csv => "csv",
-        InputFormat::Tsv => "tsv",
-        InputFormat::Jsonl => "jsonl",
-    }
+    f.name()
 }
 
 /// Checks the request's settings and finds its policy.
@@ -136,6 +136,22 @@ pub fn prepare(state: &AppState, req: &mut MapRequest) -> Result<Prepared, ApiEr
         .with_max_input_bytes(max_line_bytes)
         .get(&req.policy)
         .map_err(|e| ApiError::new("policy.unknown", e.to_string()))?;
+    let keep = req
+        .keep_columns
+        .as_deref()
+        .map(KeepColumns::parse)
+        .unwrap_or_default();
+    let probe = ReadOptions {
+        format,
+        column: column.clone(),
+        field: field.clone(),
+        max_line_bytes,
+        keep: keep.clone(),
+        ..ReadOptions::default()
+    };
+    probe
+        .validate()
+        .map_err(|e| ApiError::new("request.invalid-option", e.to_string()))?;
     let key = CacheKey {
         text: fingerprint(&req.text),
         text_len: req.text.len(),
@@ -144,6 +160,7 @@ pub fn prepare(state: &AppState, req: &mut MapRequest) -> Result<Prepared, ApiEr
         column: column.clone(),
         field: field.clone(),
         max_line_bytes,
+        keep: keep.clone(),
     };
     let text = Bytes::from(std::mem::take(&mut req.text).into_bytes());
     Ok(Prepared {
@@ -154,6 +171,8 @@ pub fn prepare(state: &AppState, req: &mut MapRequest) -> Result<Prepared, ApiEr
             column,
             field,
             max_line_bytes,
+            keep,
+            ..ReadOptions::default()
         },
         key,
     })
@@ -244,6 +263,10 @@ pub struct MapResult {
     elapsed_ms: f64,
 }
 
+fn map_error_input(e: InputError) -> ApiError {
+    map_error(MapError::Input(e))
+}
+
 fn map_error(e: MapError) -> ApiError {
     match e {
         MapError::Input(e) => ApiError::new("input.unreadable", e.message),
@@ -268,13 +291,26 @@ fn run_map<W: Write>(
         verify_fingerprints: false,
         groups: false,
         progress: None,
+        notice: None,
+        sources: &[],
     };
     run.run(&open, writer).map_err(map_error)
 }
 
 /// The bytes of `urlkey map --format csv` for the request's text and settings.
 pub fn map_csv(state: &AppState, p: &Prepared) -> Result<Vec<u8>, ApiError> {
-    let mut writer = RecordWriter::new(OutputFormat::Csv, Vec::new());
+    let kept = records_from(
+        Box::new(Cursor::new(p.text.clone())),
+        "<text>".into(),
+        &p.opts,
+    )
+    .map_err(map_error_input)?
+    .kept_names()
+    .to_vec();
+    let mut writer = RecordWriter::new(OutputFormat::Csv, Vec::new()).with_tail(Tail {
+        sources: false,
+        kept,
+    });
     run_map(state, p, &mut writer)?;
     writer
         .finish()

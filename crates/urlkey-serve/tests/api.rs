@@ -166,6 +166,8 @@ fn cli_csv(text: &str, policy: &str) -> Vec<u8> {
         verify_fingerprints: false,
         groups: false,
         progress: None,
+        notice: None,
+        sources: &[],
     }
     .run(&open, &mut w)
     .unwrap();

@@ -5,7 +5,7 @@ use std::time::Instant;
 use urlkey::Outcome;
 use urlkey_batch::input::{ChainSource, InputRecord, RecordSource};
 use urlkey_batch::map::outcome_of;
-use urlkey_batch::output::{KeyRecord, OutputFormat, RecordWriter};
+use urlkey_batch::output::{KeyRecord, OutputFormat, RecordWriter, Tail};
 use urlkey_batch::pipeline::{Pipeline, ReadBatch, StreamError};
 
 /// Records per unit of work.
@@ -19,6 +19,17 @@ enum Chunk {
 
 use crate::flags::KeyArgs;
 use crate::{output_error, Failure};
+
+/// The record of one input record's outcome, with its source's name and kept cells.
+fn record<'a>(
+    r: &'a InputRecord,
+    o: &'a Outcome,
+    policy: &'a str,
+    labels: &'a [String],
+) -> KeyRecord<'a> {
+    KeyRecord::new(r.line, &r.observed, policy, o)
+        .with_input(labels.get(r.source as usize).map(String::as_str), &r.kept)
+}
 
 pub fn run(a: KeyArgs) -> Result<(), Failure> {
     let set = super::policy_set(&a.source)?;
@@ -36,22 +47,39 @@ pub fn run(a: KeyArgs) -> Result<(), Failure> {
         urlkey::WebUrl::parse(b, None)
             .map_err(|e| Failure::Usage(format!("--base {b:?} is not a URL: {e}")))?;
     }
-    let format = OutputFormat::parse(&a.format).ok_or_else(|| {
+    let format_name = a
+        .format
+        .as_deref()
+        .unwrap_or(if a.input.excel { "csv" } else { "jsonl" });
+    let format = OutputFormat::parse(format_name).ok_or_else(|| {
         Failure::Usage(format!(
-            "--format {:?}: use jsonl, csv, tsv, key or parquet",
-            a.format
+            "--format {format_name:?}: use jsonl, csv, tsv, key or parquet"
         ))
     })?;
+    if a.input.excel && !matches!(format, OutputFormat::Csv | OutputFormat::Tsv) {
+        return Err(Failure::Usage(format!(
+            "--excel writes CSV for spreadsheets; --format {format_name} is not CSV: drop one of them"
+        )));
+    }
     if format == OutputFormat::Parquet && a.input.output.is_none() {
         return Err(Failure::Usage(
             "--format parquet writes a file, not standard output: give -o FILE".into(),
         ));
     }
     let (sources, opts) = super::read_options(&a.input)?;
+    let outputs: Vec<&std::path::Path> = a.input.output.iter().map(|p| p.as_path()).collect();
+    super::check_outputs(&outputs, &sources)?;
     let pipeline = Pipeline::new(a.input.threads).map_err(Failure::Internal)?;
     let bar = super::progress(a.input.quiet, super::total_bytes(&sources));
+    let labels = super::source_labels(&sources);
     let mut src = ChainSource::new(sources, opts).map_err(|e| Failure::Input(e.to_string()))?;
-    let mut writer = RecordWriter::new(format, super::output(&a.input.output)?);
+    let tail = Tail {
+        sources: !labels.is_empty(),
+        kept: src.kept_names().to_vec(),
+    };
+    let mut writer = RecordWriter::new(format, super::output(&a.input.output)?)
+        .with_tail(tail.clone())
+        .with_excel_bom(a.input.excel);
     if matches!(
         format,
         OutputFormat::Csv | OutputFormat::Tsv | OutputFormat::Parquet
@@ -65,6 +93,7 @@ pub fn run(a: KeyArgs) -> Result<(), Failure> {
         (None, Some(b)) => policy.key_with_base(&r.observed, Some(b)),
         _ => outcome_of(&policy, r),
     };
+    let (id, labels) = (policy.id(), &labels[..]);
     let format = writer.format();
     let lean = format == OutputFormat::Key && base.is_none();
     let fragments = writer.supports_fragments();
@@ -85,12 +114,12 @@ pub fn run(a: KeyArgs) -> Result<(), Failure> {
             }
             Ok(Chunk::Bytes(bytes, bad))
         } else if fragments {
-            let mut w = RecordWriter::fragment(format);
+            let mut w = RecordWriter::fragment(format, &tail);
             let mut bad = 0u64;
             for r in recs {
                 let o = run(r);
                 bad += u64::from(!o.is_valid());
-                w.write_key(&KeyRecord::new(r.line, &r.observed, policy.id(), &o))?;
+                w.write_key(&record(r, &o, id, labels))?;
             }
             w.finish().map(|bytes| Chunk::Bytes(bytes, bad))
         } else {
@@ -111,13 +140,14 @@ pub fn run(a: KeyArgs) -> Result<(), Failure> {
                         for (o, r) in outcomes.iter().zip(recs.by_ref()) {
                             invalid += u64::from(!o.is_valid());
                             writer
-                                .write_key(&KeyRecord::new(r.line, &r.observed, policy.id(), o))
+                                .write_key(&record(r, o, id, labels))
                                 .map_err(output_error)?;
                         }
                     }
                 }
             }
             records += batch.records.len() as u64;
+            super::print_notices(a.input.quiet, &batch.notices);
             if let Some(b) = &bar {
                 b.set_position(batch.bytes_read);
                 b.set_message(format!("{} lines", batch.lines_read));
@@ -131,7 +161,7 @@ pub fn run(a: KeyArgs) -> Result<(), Failure> {
             StreamError::Sink(f) => f,
             StreamError::Spawn(e) => Failure::Internal(e),
         })?;
-    writer.finish().map_err(output_error)?;
+    writer.finish().map_err(output_error)?.commit()?;
     if let Some(b) = bar {
         b.finish_and_clear();
     }

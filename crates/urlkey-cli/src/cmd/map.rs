@@ -1,10 +1,9 @@
 //! `urlkey map`: the Legacy URL Mapper over inventories of any size.
 
-use std::io::Write;
-
 use urlkey_batch::input::{ChainSource, RecordSource, Source};
-use urlkey_batch::map::{MapError, MapRun};
-use urlkey_batch::output::{OutputFormat, RecordWriter};
+use urlkey_batch::map::{MapError, MapRun, Pass};
+use urlkey_batch::outfile::TempGuard;
+use urlkey_batch::output::{OutputFormat, RecordWriter, Tail};
 use urlkey_batch::pipeline::Pipeline;
 
 use crate::flags::MapArgs;
@@ -29,12 +28,27 @@ pub fn run(a: MapArgs) -> Result<(), Failure> {
             )))
         }
     };
+    if a.input.excel && !matches!(format, OutputFormat::Csv | OutputFormat::Tsv) {
+        return Err(Failure::Usage(format!(
+            "--excel writes CSV for spreadsheets; --format {} is not CSV: drop one of them",
+            a.format
+        )));
+    }
     if format == OutputFormat::Parquet && a.input.output.is_none() {
         return Err(Failure::Usage(
             "--format parquet writes a file, not standard output: give -o FILE".into(),
         ));
     }
     let (mut sources, opts) = super::read_options(&a.input)?;
+    let outputs: Vec<&std::path::Path> = a
+        .input
+        .output
+        .iter()
+        .chain(a.summary.iter())
+        .map(|p| p.as_path())
+        .collect();
+    super::check_outputs(&outputs, &sources)?;
+    let labels = super::source_labels(&sources);
     // The second pass rereads the input: standard input is kept in a spill file.
     let _spill = if sources.contains(&Source::Stdin) {
         if sources.len() > 1 {
@@ -42,57 +56,88 @@ pub fn run(a: MapArgs) -> Result<(), Failure> {
                 "standard input (-) cannot be combined with files in map".into(),
             ));
         }
-        let mut tmp = tempfile::NamedTempFile::new().map_err(|e| {
-            Failure::Input(format!(
-                "cannot create a spill file for standard input: {e}"
-            ))
-        })?;
+        let mut tmp = tempfile::Builder::new()
+            .prefix("urlkey-stdin-")
+            .suffix(".spill")
+            .tempfile()
+            .map_err(|e| {
+                Failure::Input(format!(
+                    "cannot create a spill file for standard input: {e} (set TMPDIR to a writable directory)"
+                ))
+            })?;
+        let guard = TempGuard::new(tmp.path().to_path_buf());
         std::io::copy(&mut std::io::stdin().lock(), tmp.as_file_mut())
             .map_err(|e| Failure::Input(format!("cannot read standard input: {e}")))?;
-        sources = vec![Source::File(tmp.path().to_path_buf())];
-        Some(tmp)
+        sources = vec![Source::Spilled(tmp.path().to_path_buf())];
+        Some((tmp, guard))
     } else {
         None
     };
     let pipeline = Pipeline::new(a.input.threads).map_err(Failure::Internal)?;
     let total = super::total_bytes(&sources);
-    let bar = super::progress(a.input.quiet, total.map(|t| t * 2));
-    let pass = std::sync::atomic::AtomicU64::new(0);
-    let progress = |_lines: u64, bytes: u64| {
+    let bar = super::progress(a.input.quiet, total);
+    let passes = if a.groups { 1 } else { 2 };
+    // Each pass counts against the input's size, and says which pass it is.
+    let phase = std::sync::Mutex::new(None::<Pass>);
+    let progress = |pass: Pass, lines: u64, bytes: u64| {
         if let Some(b) = &bar {
-            let base = pass.load(std::sync::atomic::Ordering::Relaxed);
-            b.set_position(base + bytes);
+            let mut last = phase.lock().unwrap_or_else(|e| e.into_inner());
+            if *last != Some(pass) {
+                *last = Some(pass);
+                b.reset();
+                b.set_prefix(match pass {
+                    Pass::Counting => format!("pass 1/{passes}: counting "),
+                    Pass::Writing => "pass 2/2: writing ".to_string(),
+                });
+            }
+            b.set_position(bytes);
+            b.set_message(format!("{lines} lines"));
         }
     };
+    let quiet = a.input.quiet;
+    let notice = |m: &str| super::print_notices(quiet, &[m.to_string()]);
     let open = || -> Result<Box<dyn RecordSource>, urlkey_batch::input::InputError> {
         Ok(Box::new(ChainSource::new(sources.clone(), opts.clone())?))
     };
     // Fail before any output when the input cannot be opened.
     drop(open().map_err(|e| Failure::Input(e.to_string()))?);
-    let mut writer = RecordWriter::new(format, super::output(&a.input.output)?);
+    let kept = open()
+        .map_err(|e| Failure::Input(e.to_string()))?
+        .kept_names()
+        .to_vec();
+    let tail = Tail {
+        sources: !labels.is_empty(),
+        kept: if a.groups { Vec::new() } else { kept },
+    };
+    let mut writer = RecordWriter::new(format, super::output(&a.input.output)?)
+        .with_tail(tail)
+        .with_excel_bom(a.input.excel);
     let run = MapRun {
         policy: &policy,
         pipeline: &pipeline,
         verify_fingerprints: a.verify_fingerprints,
         groups: a.groups,
         progress: Some(&progress),
+        notice: Some(&notice),
+        sources: &labels,
     };
     let summary = run.run(&open, &mut writer).map_err(|e| match e {
         MapError::Input(e) => Failure::Input(e.to_string()),
         MapError::Output(e) => output_error(e),
         MapError::Collision(_) => Failure::Internal(e.to_string()),
     })?;
-    writer.finish().map_err(output_error)?;
+    let out = writer.finish().map_err(output_error)?;
     if let Some(b) = bar {
         b.finish_and_clear();
     }
+    // The summary first: a run whose summary cannot be written leaves the output as it was.
     if let Some(path) = &a.summary {
-        let mut f = std::fs::File::create(path)
-            .map_err(|e| Failure::Output(format!("{}: cannot create: {e}", path.display())))?;
-        serde_json::to_writer_pretty(&mut f, &summary)
-            .map_err(|e| Failure::Output(format!("{}: {e}", path.display())))?;
-        writeln!(f).map_err(|e| Failure::Output(format!("{}: {e}", path.display())))?;
+        let mut bytes = serde_json::to_vec_pretty(&summary)
+            .map_err(|e| Failure::Internal(format!("cannot encode the summary: {e}")))?;
+        bytes.push(b'\n');
+        super::write_small_file(path, &bytes)?;
     }
+    out.commit()?;
     if !a.input.quiet {
         let s = &summary;
         let codes: Vec<String> = s

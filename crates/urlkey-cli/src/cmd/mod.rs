@@ -5,12 +5,15 @@ pub mod inspect;
 pub mod key;
 pub mod map;
 
-use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};
+use std::path::Path;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use urlkey::{PolicySet, PublicSuffixList};
-use urlkey_batch::input::{format_from_name, InputFormat, ReadOptions, Source};
+use urlkey_batch::input::{
+    encoding_for_label, format_from_name, InputFormat, KeepColumns, ReadOptions, Source,
+};
+use urlkey_batch::outfile::OutputFile;
 
 use crate::flags::{InputArgs, PolicySource};
 use crate::Failure;
@@ -52,14 +55,14 @@ pub fn read_options(a: &InputArgs) -> Result<(Vec<Source>, ReadOptions), Failure
     let format = match &a.input_format {
         Some(f) => InputFormat::parse(f).ok_or_else(|| {
             Failure::Usage(format!(
-                "--input-format {f:?}: use lines, csv, tsv or jsonl"
+                "--input-format {f:?}: use lines, csv, tsv, jsonl or sheet"
             ))
         })?,
         None => sources
             .iter()
             .find_map(|s| match s {
                 Source::File(p) => format_from_name(p),
-                Source::Stdin => None,
+                _ => None,
             })
             .unwrap_or(if a.field.is_some() {
                 InputFormat::Jsonl
@@ -69,38 +72,148 @@ pub fn read_options(a: &InputArgs) -> Result<(Vec<Source>, ReadOptions), Failure
                 InputFormat::Lines
             }),
     };
-    if matches!(format, InputFormat::Csv | InputFormat::Tsv) && a.column.is_none() {
-        return Err(Failure::Usage(
-            "CSV/TSV input needs --column NAME (or a 1-based number)".into(),
-        ));
+    let encoding = match &a.encoding {
+        None => None,
+        Some(l) => Some(encoding_for_label(l).ok_or_else(|| {
+            Failure::Usage(format!(
+                "--encoding {l:?} is not an encoding label: use one such as utf-8, utf-16le, utf-16be, windows-1252, iso-8859-2, shift_jis, gb18030"
+            ))
+        })?),
+    };
+    let delimiter = match a.delimiter.as_deref() {
+        None => None,
+        Some("tab" | "\\t" | "\t") => Some(b'\t'),
+        Some(d) if d.len() == 1 => Some(d.as_bytes()[0]),
+        Some(d) => {
+            return Err(Failure::Usage(format!(
+                "--delimiter {d:?}: give one ASCII character such as ; or |, or tab"
+            )))
+        }
+    };
+    let opts = ReadOptions {
+        format,
+        column: a.column.clone(),
+        field: a.field.clone(),
+        max_line_bytes: a.max_line_bytes,
+        encoding,
+        delimiter,
+        headers: !a.no_headers,
+        skip_rows: a.skip_rows,
+        sheet: a.sheet.clone(),
+        keep: a
+            .keep_columns
+            .as_deref()
+            .map(KeepColumns::parse)
+            .unwrap_or_default(),
+    };
+    opts.validate()
+        .map_err(|e| Failure::Usage(with_flags(&e.to_string())))?;
+    Ok((sources, opts))
+}
+
+/// The library names settings; the command line names its flags.
+fn with_flags(m: &str) -> String {
+    let hint = if m.contains("column") && m.contains("needs") {
+        " (--column NAME or --column N)"
+    } else if m.contains("field holding") {
+        " (--field NAME)"
+    } else if m.contains("keep") {
+        " (--keep-columns)"
+    } else if m.contains("header row") {
+        " (--no-headers with --column N)"
+    } else if m.contains("sheet") {
+        " (--sheet)"
+    } else if m.contains("line limit") {
+        " (--max-line-bytes)"
+    } else if m.contains("delimiter") {
+        " (--delimiter)"
+    } else {
+        ""
+    };
+    format!("{m}{hint}")
+}
+
+/// Where the records go: standard output, or a file written through a temporary file.
+pub enum Output {
+    /// Standard output.
+    Stdout(BufWriter<io::Stdout>),
+    /// `-o FILE`.
+    File(BufWriter<OutputFile>),
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Output::Stdout(w) => w.write(buf),
+            Output::File(w) => w.write(buf),
+        }
     }
-    if format == InputFormat::Jsonl && a.field.is_none() {
-        return Err(Failure::Usage("JSONL input needs --field NAME".into()));
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Output::Stdout(w) => w.flush(),
+            Output::File(w) => w.flush(),
+        }
     }
-    if a.max_line_bytes == 0 {
-        return Err(Failure::Usage("--max-line-bytes must be at least 1".into()));
+}
+
+impl Output {
+    /// Flushes and, for a file, renames it into place.
+    pub fn commit(self) -> Result<(), Failure> {
+        match self {
+            Output::Stdout(mut w) => w.flush().map_err(crate::output_error),
+            Output::File(w) => {
+                let f = w
+                    .into_inner()
+                    .map_err(|e| crate::output_error(e.into_error()))?;
+                let name = f.target().display().to_string();
+                f.commit()
+                    .map_err(|e| Failure::Output(format!("{name}: cannot finish writing: {e}")))
+            }
+        }
     }
-    Ok((
-        sources,
-        ReadOptions {
-            format,
-            column: a.column.clone(),
-            field: a.field.clone(),
-            max_line_bytes: a.max_line_bytes,
-        },
-    ))
+}
+
+/// Refuses `-o` (and the other output files) naming an input, before anything is opened.
+pub fn check_outputs(outputs: &[&Path], sources: &[Source]) -> Result<(), Failure> {
+    urlkey_batch::outfile::check_outputs(outputs, sources).map_err(Failure::Usage)
 }
 
 /// Standard output or `-o FILE`, buffered.
-pub fn output(path: &Option<std::path::PathBuf>) -> Result<Box<dyn Write>, Failure> {
+pub fn output(path: &Option<std::path::PathBuf>) -> Result<Output, Failure> {
     Ok(match path {
-        Some(p) => Box::new(BufWriter::with_capacity(
+        Some(p) => Output::File(BufWriter::with_capacity(
             256 * 1024,
-            File::create(p)
+            OutputFile::create(p)
                 .map_err(|e| Failure::Output(format!("{}: cannot create: {e}", p.display())))?,
         )),
-        None => Box::new(BufWriter::with_capacity(256 * 1024, io::stdout())),
+        None => Output::Stdout(BufWriter::with_capacity(256 * 1024, io::stdout())),
     })
+}
+
+/// Writes a small file (a summary) through a temporary file.
+pub fn write_small_file(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
+    let fail = |e: io::Error| Failure::Output(format!("{}: cannot write: {e}", path.display()));
+    let mut f = OutputFile::create(path).map_err(fail)?;
+    f.write_all(bytes).map_err(fail)?;
+    f.commit().map_err(fail)
+}
+
+/// The inputs' names for the `source` columns: empty with one input.
+pub fn source_labels(sources: &[Source]) -> Vec<String> {
+    if sources.len() > 1 {
+        sources.iter().map(Source::label).collect()
+    } else {
+        Vec::new()
+    }
+}
+
+/// Prints notices about the input on standard error (unless quiet).
+pub fn print_notices(quiet: bool, notices: &[String]) {
+    if !quiet {
+        for n in notices {
+            eprintln!("urlkey: note: {n}");
+        }
+    }
 }
 
 /// A progress bar on standard error when it is a terminal and not `--quiet`.
@@ -110,11 +223,11 @@ pub fn progress(quiet: bool, total_bytes: Option<u64>) -> Option<ProgressBar> {
     }
     let bar = match total_bytes {
         Some(t) => ProgressBar::new(t).with_style(
-            ProgressStyle::with_template("{bar:30} {bytes}/{total_bytes} {msg} {elapsed}")
+            ProgressStyle::with_template("{prefix}{bar:30} {bytes}/{total_bytes} {msg} {elapsed}")
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
         ),
         None => ProgressBar::new_spinner().with_style(
-            ProgressStyle::with_template("{spinner} {bytes} read {msg} {elapsed}")
+            ProgressStyle::with_template("{prefix}{spinner} {bytes} read {msg} {elapsed}")
                 .unwrap_or_else(|_| ProgressStyle::default_spinner()),
         ),
     };

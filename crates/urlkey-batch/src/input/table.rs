@@ -1,0 +1,322 @@
+//! Delimited text (CSV, TSV, semicolon and pipe files) with a header row, and the row
+//! model that spreadsheets share: the URL from one column, the kept columns beside it.
+
+use std::io::BufRead;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use urlkey::{ErrorCode, KeyError};
+
+use super::lines::{skip_lines, LineTracker, PhysicalLines};
+use super::{
+    decode_record, escape_invalid_utf8, find_column, InputError, InputErrorKind, InputFormat,
+    InputRecord, KeepColumns, ReadOptions, RecordSource, Skipped,
+};
+
+/// Which cells of a row are read.
+#[derive(Debug, Clone)]
+pub(crate) struct RowShape {
+    /// The URL's column.
+    pub index: usize,
+    /// How the URL's column was asked for (for messages).
+    pub label: String,
+    /// The kept columns' indices (`None`: the input has no such column; the cell is empty).
+    pub kept: Vec<Option<usize>>,
+    /// The kept columns' names.
+    pub kept_names: Vec<String>,
+    pub max: usize,
+}
+
+impl RowShape {
+    /// Resolves the URL's column and the kept ones against the header (`names` is empty
+    /// when there is no header row). Later inputs of a run (`strict == false`) may lack a
+    /// kept column: its cells are empty, and a notice says so.
+    pub fn resolve(
+        names: &[String],
+        width: usize,
+        opts: &ReadOptions,
+        src: &str,
+        strict: bool,
+        notices: &mut Vec<String>,
+    ) -> Result<Self, InputError> {
+        let column = opts.column.as_deref().unwrap_or("1");
+        let col_err = |m: String| {
+            InputError::new(
+                InputErrorKind::Column,
+                src,
+                format!("line {}: {m}", opts.skip_rows + 1),
+            )
+        };
+        let index = if opts.headers {
+            find_column(names, column).map_err(col_err)?
+        } else {
+            match column.parse::<usize>() {
+                Ok(n) if n >= 1 => n - 1,
+                _ => {
+                    return Err(col_err(
+                        "without a header row the column must be a 1-based number".into(),
+                    ))
+                }
+            }
+        };
+        let (kept, kept_names) = match &opts.keep {
+            KeepColumns::None => (Vec::new(), Vec::new()),
+            KeepColumns::All => {
+                let all: Vec<usize> = (0..names.len().max(width))
+                    .filter(|&i| i != index)
+                    .collect();
+                let labels = all
+                    .iter()
+                    .map(|&i| {
+                        names
+                            .get(i)
+                            .cloned()
+                            .unwrap_or_else(|| format!("column{}", i + 1))
+                    })
+                    .collect();
+                (all.into_iter().map(Some).collect(), labels)
+            }
+            KeepColumns::Names(wanted) => {
+                let mut idx = Vec::new();
+                let mut labels = Vec::new();
+                for w in wanted {
+                    let found = if opts.headers {
+                        find_column(names, w)
+                    } else {
+                        w.parse::<usize>()
+                            .ok()
+                            .filter(|&n| n >= 1)
+                            .map(|n| n - 1)
+                            .ok_or_else(|| {
+                                "without a header row kept columns are 1-based numbers".to_string()
+                            })
+                    };
+                    match found {
+                        Ok(i) => {
+                            idx.push(Some(i));
+                            labels.push(
+                                names
+                                    .get(i)
+                                    .cloned()
+                                    .unwrap_or_else(|| format!("column{}", i + 1)),
+                            );
+                        }
+                        Err(m) if strict => {
+                            return Err(col_err(format!("cannot keep a column: {m}")))
+                        }
+                        Err(_) => {
+                            notices.push(format!(
+                                "{src}: no column {w:?} to keep: its cells are empty"
+                            ));
+                            idx.push(None);
+                            labels.push(w.clone());
+                        }
+                    }
+                }
+                (idx, labels)
+            }
+        };
+        Ok(RowShape {
+            index,
+            label: column.to_string(),
+            kept,
+            kept_names,
+            max: opts.max_line_bytes,
+        })
+    }
+
+    /// The record of one row starting at `line`.
+    pub fn record(&self, line: u64, row: &csv::ByteRecord) -> InputRecord {
+        let kept = self
+            .kept
+            .iter()
+            .map(|i| {
+                i.and_then(|i| row.get(i))
+                    .map(escape_invalid_utf8)
+                    .unwrap_or_default()
+            })
+            .collect();
+        let mut rec = match row.get(self.index) {
+            None => InputRecord {
+                line,
+                problem: Some(KeyError::new(
+                    ErrorCode::InputMissingField,
+                    format!(
+                        "the row has {} fields; column {:?} is field {}",
+                        row.len(),
+                        self.label,
+                        self.index + 1
+                    ),
+                )),
+                ..InputRecord::default()
+            },
+            // An empty cell is a row without its URL, not a blank line: keep it.
+            Some(field) if field.trim_ascii().is_empty() => InputRecord {
+                line,
+                observed: String::from_utf8_lossy(field).into_owned(),
+                problem: Some(KeyError::new(
+                    ErrorCode::InputMissingField,
+                    format!("column {:?} is empty", self.label),
+                )),
+                ..InputRecord::default()
+            },
+            Some(field) => decode_record(line, field, field.len(), self.max),
+        };
+        rec.kept = kept;
+        rec
+    }
+}
+
+/// The delimiter a header line uses: the most frequent of `,` `;` tab `|` outside quotes
+/// (a comma when none appears or on a tie with it).
+pub(crate) fn detect_delimiter(header: &[u8]) -> u8 {
+    let end = memchr::memchr2(b'\n', b'\r', header).unwrap_or(header.len());
+    let mut counts = [0usize; 4];
+    let cands = [b',', b';', b'\t', b'|'];
+    let mut quoted = false;
+    for &b in &header[..end] {
+        if b == b'"' {
+            quoted = !quoted;
+        } else if !quoted {
+            if let Some(i) = cands.iter().position(|&c| c == b) {
+                counts[i] += 1;
+            }
+        }
+    }
+    let mut best = 0;
+    for i in 1..4 {
+        if counts[i] > counts[best] {
+            best = i;
+        }
+    }
+    cands[best]
+}
+
+/// A printable name for a delimiter.
+pub(crate) fn delimiter_name(d: u8) -> String {
+    match d {
+        b'\t' => "tab".into(),
+        b' ' => "space".into(),
+        d => format!("{:?}", d as char),
+    }
+}
+
+/// CSV or TSV with a header row.
+pub struct CsvReader<R: std::io::Read> {
+    inner: csv::Reader<LineTracker<R>>,
+    shape: RowShape,
+    rec: csv::ByteRecord,
+    count: Arc<AtomicU64>,
+    done: bool,
+}
+
+impl<R: BufRead + Send> CsvReader<R> {
+    /// Skips the rows before the header, finds the delimiter, reads the header and finds
+    /// the columns. Returns the reader and its notices.
+    pub(crate) fn open(
+        inner: R,
+        name: String,
+        opts: &ReadOptions,
+        count: Arc<AtomicU64>,
+        strict_keep: bool,
+    ) -> Result<(Self, Vec<String>), InputError> {
+        let mut notices = Vec::new();
+        let read_err = |e: std::io::Error| {
+            InputError::new(InputErrorKind::Read, &name, format!("cannot read: {e}"))
+        };
+        let mut lines = PhysicalLines::new(inner);
+        let skipped = skip_lines(&mut lines, opts.skip_rows).map_err(read_err)?;
+        lines.finish_line_end().map_err(read_err)?;
+        let mut inner = lines.into_inner();
+        let delimiter = match (opts.delimiter, opts.format) {
+            (Some(d), _) => d,
+            (None, InputFormat::Tsv) => b'\t',
+            (None, _) => {
+                let head = inner.fill_buf().map_err(read_err)?;
+                let d = detect_delimiter(head);
+                if d != b',' {
+                    notices.push(format!(
+                        "{name}: reading as {}-separated (detected from the header line; choose another delimiter to override)",
+                        delimiter_name(d)
+                    ));
+                }
+                d
+            }
+        };
+        let tracker = LineTracker::new(inner, skipped + 1);
+        let mut rdr = csv::ReaderBuilder::new()
+            .delimiter(delimiter)
+            .flexible(true)
+            .has_headers(opts.headers)
+            .from_reader(tracker);
+        let names: Vec<String> = if opts.headers {
+            let headers = rdr.byte_headers().map_err(|e| {
+                InputError::new(
+                    InputErrorKind::Read,
+                    &name,
+                    format!("cannot read the header row: {e}"),
+                )
+            })?;
+            headers
+                .iter()
+                .enumerate()
+                .map(|(i, h)| {
+                    let h = String::from_utf8_lossy(h).into_owned();
+                    if i == 0 {
+                        h.trim_start_matches('\u{feff}').to_string()
+                    } else {
+                        h
+                    }
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let shape = RowShape::resolve(&names, names.len(), opts, &name, strict_keep, &mut notices)?;
+        Ok((
+            CsvReader {
+                inner: rdr,
+                shape,
+                rec: csv::ByteRecord::new(),
+                count,
+                done: false,
+            },
+            notices,
+        ))
+    }
+}
+
+impl<R: BufRead + Send> RecordSource for CsvReader<R> {
+    fn next_batch(&mut self, out: &mut Vec<InputRecord>, max: usize) -> Result<bool, InputError> {
+        let start = out.len();
+        while !self.done && out.len() - start < max {
+            let more = self
+                .inner
+                .read_byte_record(&mut self.rec)
+                .map_err(|e| InputError {
+                    kind: InputErrorKind::Read,
+                    message: format!("CSV: {e}"),
+                })?;
+            if !more {
+                self.done = true;
+                break;
+            }
+            let offset = self.rec.position().map_or(0, |p| p.byte());
+            let line = self.inner.get_mut().line_at(offset);
+            out.push(self.shape.record(line, &self.rec));
+        }
+        Ok(!self.done)
+    }
+    fn skipped(&self) -> Skipped {
+        Skipped::default()
+    }
+    fn lines_read(&self) -> u64 {
+        self.inner.get_ref().current_line()
+    }
+    fn bytes_read(&self) -> u64 {
+        self.count.load(Ordering::Relaxed)
+    }
+    fn kept_names(&self) -> &[String] {
+        &self.shape.kept_names
+    }
+}

@@ -1,0 +1,339 @@
+use std::io;
+
+use super::*;
+
+fn read_all(text: &[u8], opts: &ReadOptions) -> (Vec<InputRecord>, Skipped) {
+    let mut src = records_from(Box::new(io::Cursor::new(text.to_vec())), "t".into(), opts).unwrap();
+    let mut out = Vec::new();
+    while src.next_batch(&mut out, 2).unwrap() {}
+    (out, src.skipped())
+}
+
+fn csv(column: &str) -> ReadOptions {
+    ReadOptions {
+        format: InputFormat::Csv,
+        column: Some(column.into()),
+        ..Default::default()
+    }
+}
+
+fn lines_of(recs: &[InputRecord]) -> Vec<(u64, &str)> {
+    recs.iter().map(|r| (r.line, r.observed.as_str())).collect()
+}
+
+#[test]
+fn lines_are_numbered_with_skips_counted() {
+    let (recs, skipped) = read_all(
+        b"\xEF\xBB\xBFa\r\n\n  # c\nb\xFFc\nlast",
+        &ReadOptions::default(),
+    );
+    assert_eq!(recs.len(), 3);
+    assert_eq!((recs[0].line, recs[0].observed.as_str()), (1, "a"));
+    assert_eq!(recs[1].line, 4);
+    assert_eq!(recs[1].observed, "b\\xFFc");
+    assert_eq!(
+        recs[1].problem.as_ref().unwrap().code,
+        ErrorCode::InputInvalidUtf8
+    );
+    assert_eq!((recs[2].line, recs[2].observed.as_str()), (5, "last"));
+    assert_eq!(
+        skipped,
+        Skipped {
+            blank: 1,
+            comment: 1
+        }
+    );
+}
+
+#[test]
+fn every_line_end_gives_the_same_line_numbers() {
+    for text in [
+        &b"a\nb\nc\n"[..],
+        b"a\r\nb\r\nc\r\n",
+        b"a\rb\rc\r",
+        b"a\r\nb\nc",
+        b"a\rb\r\nc\n",
+    ] {
+        let (recs, _) = read_all(text, &ReadOptions::default());
+        assert_eq!(lines_of(&recs), [(1, "a"), (2, "b"), (3, "c")], "{text:?}");
+    }
+}
+
+#[test]
+fn long_lines_become_records_without_being_held() {
+    let opts = ReadOptions {
+        max_line_bytes: 10,
+        ..ReadOptions::default()
+    };
+    let (recs, _) = read_all(b"0123456789ABC\nok\n", &opts);
+    let p = recs[0].problem.as_ref().unwrap();
+    assert_eq!(p.code, ErrorCode::InputTooLong);
+    assert!(p.message.contains("13 bytes"), "{}", p.message);
+    assert_eq!(recs[0].observed, "0123456789A…");
+    assert!(recs[1].problem.is_none());
+    assert_eq!(recs[1].line, 2);
+}
+
+#[test]
+fn csv_line_numbers_are_physical_for_every_line_end() {
+    let want = [(2, "https://a.example/1"), (3, "https://a.example/2")];
+    for text in [
+        &b"Address\nhttps://a.example/1\nhttps://a.example/2\n"[..],
+        b"Address\r\nhttps://a.example/1\r\nhttps://a.example/2\r\n",
+        b"Address\rhttps://a.example/1\rhttps://a.example/2\r",
+        b"Address\nhttps://a.example/1\r\nhttps://a.example/2\r\n",
+        b"Address\r\nhttps://a.example/1\nhttps://a.example/2",
+    ] {
+        let (recs, _) = read_all(text, &csv("Address"));
+        assert_eq!(lines_of(&recs), want, "{text:?}");
+    }
+}
+
+#[test]
+fn csv_rows_spanning_lines_and_blank_lines() {
+    let text = b"id,url\r\n1,\"https://a/\r\nb\"\r\n2\r\n\r\n3,https://c/\r\n";
+    let (recs, _) = read_all(text, &csv("url"));
+    assert_eq!(recs.len(), 3);
+    assert_eq!(recs[0].observed, "https://a/\r\nb");
+    assert_eq!(recs[0].line, 2);
+    assert_eq!(
+        recs[1].problem.as_ref().unwrap().code,
+        ErrorCode::InputMissingField
+    );
+    assert_eq!(recs[1].line, 4);
+    assert_eq!((recs[2].line, recs[2].observed.as_str()), (6, "https://c/"));
+}
+
+#[test]
+fn csv_column_by_name_case_or_number() {
+    let text = b"id,Address\n1,https://a/\n";
+    assert_eq!(read_all(text, &csv("Address")).0[0].observed, "https://a/");
+    assert_eq!(read_all(text, &csv("address")).0[0].observed, "https://a/");
+    assert_eq!(read_all(text, &csv("2")).0[0].observed, "https://a/");
+    let err = |text: &[u8], col: &str| {
+        records_from(
+            Box::new(io::Cursor::new(text.to_vec())),
+            "f.csv".into(),
+            &csv(col),
+        )
+        .err()
+        .unwrap()
+        .message
+    };
+    let m = err(text, "link");
+    assert!(
+        m.contains("no column \"link\"") && m.contains("\"Address\""),
+        "{m}"
+    );
+    let m = err(b"url,URL\nx,y\n", "Url");
+    assert!(m.contains("matches 2 columns"), "{m}");
+}
+
+#[test]
+fn delimiters_are_detected_from_the_header_and_said() {
+    for (text, d) in [
+        (&b"Address;Status\nhttps://a/;200\n"[..], Some("';'")),
+        (b"Address|Status\nhttps://a/|200\n", Some("'|'")),
+        (b"Address\tStatus\nhttps://a/\t200\n", Some("tab")),
+        (b"Address,Status\nhttps://a/,200\n", None),
+        (b"\"a;b\",Address\nx,https://a/\n", None),
+    ] {
+        let (mut src, notices) = records_from_counted(
+            Box::new(io::Cursor::new(text.to_vec())),
+            "f".into(),
+            &csv("Address"),
+            Arc::default(),
+            true,
+        )
+        .unwrap();
+        let mut out = Vec::new();
+        while src.next_batch(&mut out, 10).unwrap() {}
+        assert_eq!(out[0].observed, "https://a/", "{text:?}");
+        match d {
+            Some(d) => assert!(notices.iter().any(|n| n.contains(d)), "{notices:?}"),
+            None => assert!(notices.is_empty(), "{notices:?}"),
+        }
+    }
+    let opts = ReadOptions {
+        delimiter: Some(b';'),
+        ..csv("b")
+    };
+    assert_eq!(read_all(b"a;b\n1,2;x\n", &opts).0[0].observed, "x");
+}
+
+#[test]
+fn skip_rows_no_headers_and_kept_columns() {
+    let text =
+        b"Internal - All\r\nAddress,Status Code,Indexability\r\nhttps://a/,301,Non-Indexable\r\n";
+    let opts = ReadOptions {
+        skip_rows: 1,
+        keep: KeepColumns::All,
+        ..csv("Address")
+    };
+    let mut src =
+        records_from(Box::new(io::Cursor::new(text.to_vec())), "t".into(), &opts).unwrap();
+    assert_eq!(src.kept_names(), ["Status Code", "Indexability"]);
+    let mut out = Vec::new();
+    while src.next_batch(&mut out, 10).unwrap() {}
+    assert_eq!(out[0].line, 3);
+    assert_eq!(out[0].kept, ["301", "Non-Indexable"]);
+    let opts = ReadOptions {
+        headers: false,
+        keep: KeepColumns::Names(vec!["1".into()]),
+        ..csv("2")
+    };
+    let (recs, _) = read_all(b"x,https://a/\ny,https://b/\n", &opts);
+    assert_eq!(lines_of(&recs), [(1, "https://a/"), (2, "https://b/")]);
+    assert_eq!(recs[1].kept, ["y"]);
+}
+
+#[test]
+fn utf16_and_legacy_encodings() {
+    let text = "Address,Title\r\nhttps://a.example/p\u{e4}ge,T\u{fc}r\r\n";
+    for bom_le in [true, false] {
+        let mut bytes: Vec<u8> = if bom_le {
+            vec![0xFF, 0xFE]
+        } else {
+            vec![0xFE, 0xFF]
+        };
+        for u in text.encode_utf16() {
+            bytes.extend(if bom_le {
+                u.to_le_bytes()
+            } else {
+                u.to_be_bytes()
+            });
+        }
+        let (recs, _) = read_all(&bytes, &csv("Address"));
+        assert_eq!(lines_of(&recs), [(2, "https://a.example/p\u{e4}ge")]);
+    }
+    let opts = ReadOptions {
+        encoding: encoding_for_label("windows-1252"),
+        ..ReadOptions::default()
+    };
+    let (recs, _) = read_all(b"https://a.example/p\xE4ge\n", &opts);
+    assert_eq!(recs[0].observed, "https://a.example/p\u{e4}ge");
+}
+
+#[test]
+fn empty_inputs_have_no_records_and_say_so() {
+    for opts in [ReadOptions::default(), csv("Address")] {
+        let (mut src, notices) = records_from_counted(
+            Box::new(io::Cursor::new(Vec::new())),
+            "e".into(),
+            &opts,
+            Arc::default(),
+            true,
+        )
+        .unwrap();
+        let mut out = Vec::new();
+        assert!(!src.next_batch(&mut out, 10).unwrap());
+        assert!(out.is_empty());
+        assert!(notices.iter().any(|n| n.contains("empty")), "{notices:?}");
+    }
+}
+
+#[test]
+fn binary_input_is_flagged_but_read() {
+    let (mut src, notices) = records_from_counted(
+        Box::new(io::Cursor::new(b"\x7fELF\x02\x01\x01\0\0\nx\n".to_vec())),
+        "b".into(),
+        &ReadOptions::default(),
+        Arc::default(),
+        true,
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    while src.next_batch(&mut out, 10).unwrap() {}
+    assert_eq!(out.len(), 2);
+    assert!(notices.iter().any(|n| n.contains("ELF")), "{notices:?}");
+}
+
+#[test]
+fn jsonl_field_and_kept_fields() {
+    let text = b"{\"u\":\"https://a/\",\"pos\":3}\n{\"v\":1}\nnot json\n[1]\n{\"u\":5}\n";
+    let opts = ReadOptions {
+        format: InputFormat::Jsonl,
+        field: Some("u".into()),
+        keep: KeepColumns::Names(vec!["pos".into()]),
+        ..Default::default()
+    };
+    let (recs, _) = read_all(text, &opts);
+    let codes: Vec<_> = recs
+        .iter()
+        .map(|r| r.problem.as_ref().map(|p| p.code.as_str()))
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            None,
+            Some("input.missing-field"),
+            Some("input.invalid-json"),
+            Some("input.invalid-json"),
+            Some("input.missing-field")
+        ]
+    );
+    assert_eq!(recs[0].observed, "https://a/");
+    assert_eq!(recs[0].kept, ["3"]);
+    assert!(recs.iter().all(|r| r.kept.len() == 1));
+}
+
+#[test]
+fn validate_catches_settings_that_cannot_work() {
+    assert!(ReadOptions::default().validate().is_ok());
+    assert!(ReadOptions {
+        format: InputFormat::Csv,
+        ..Default::default()
+    }
+    .validate()
+    .is_err());
+    assert!(ReadOptions {
+        headers: false,
+        ..csv("Address")
+    }
+    .validate()
+    .is_err());
+    assert!(ReadOptions {
+        keep: KeepColumns::All,
+        ..Default::default()
+    }
+    .validate()
+    .is_err());
+    assert!(ReadOptions {
+        sheet: Some("1".into()),
+        ..csv("a")
+    }
+    .validate()
+    .is_err());
+    assert!(ReadOptions {
+        max_line_bytes: 0,
+        ..Default::default()
+    }
+    .validate()
+    .is_err());
+}
+
+#[test]
+fn record_refs_pack_source_and_line() {
+    let r = RecordRef::new(7, 123_456_789);
+    assert_eq!((r.source(), r.line()), (7, 123_456_789));
+    assert!(RecordRef::new(0, u64::from(u32::MAX)) < RecordRef::new(1, 1));
+}
+
+#[test]
+fn lines_read_counts_physical_lines() {
+    for (text, n) in [
+        (&b"Address\r\nhttps://a/\r\nx\r\n"[..], 3),
+        (b"Address\nhttps://a/\nx", 3),
+        (b"Address\rhttps://a/\r", 2),
+    ] {
+        let mut src = records_from(
+            Box::new(io::Cursor::new(text.to_vec())),
+            "t".into(),
+            &csv("1"),
+        )
+        .unwrap();
+        let mut out = Vec::new();
+        while src.next_batch(&mut out, 10).unwrap() {}
+        assert_eq!(src.lines_read(), n, "{text:?}");
+    }
+}

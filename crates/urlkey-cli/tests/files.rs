@@ -1,0 +1,714 @@
+//! Real files in, nothing destroyed out (issue 12): the inputs people have (crawler CSVs,
+//! Windows line ends, UTF-16 and legacy encodings, semicolon CSVs, spreadsheets, binary
+//! junk, empty files) and outputs that are never lost, run through the binary.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_urlkey"))
+}
+
+fn run_in(dir: &Path, args: &[&str]) -> Output {
+    bin()
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("the binary runs")
+}
+
+fn ok_in(dir: &Path, args: &[&str]) -> String {
+    let out = run_in(dir, args);
+    assert!(
+        out.status.success(),
+        "urlkey {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The rows of CSV output as maps from column to cell.
+fn rows(csv_text: &str) -> Vec<std::collections::BTreeMap<String, String>> {
+    let mut r = csv::ReaderBuilder::new().from_reader(csv_text.as_bytes());
+    let headers = r.headers().expect("header").clone();
+    r.records()
+        .map(|rec| {
+            let rec = rec.expect("row");
+            headers
+                .iter()
+                .zip(rec.iter())
+                .map(|(h, v)| (h.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+fn col(rows: &[std::collections::BTreeMap<String, String>], name: &str) -> Vec<String> {
+    rows.iter()
+        .map(|r| r.get(name).cloned().unwrap_or_default())
+        .collect()
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).expect("write fixture");
+    p
+}
+
+const CRAWL_LF: &str = "Address,Status Code,Indexability\nhttps://a.example/1,200,Indexable\nhttps://a.example/1?utm_source=x,301,Non-Indexable\nhttps://a.example/2,200,Indexable\n";
+
+#[test]
+fn output_naming_an_input_is_refused_and_the_input_kept() {
+    let dir = tempfile::tempdir().expect("dir");
+    let d = dir.path();
+    write(d, "crawl.csv", CRAWL_LF.as_bytes());
+    std::fs::hard_link(d.join("crawl.csv"), d.join("hard.csv")).expect("link");
+    std::os::unix::fs::symlink(d.join("crawl.csv"), d.join("sym.csv")).expect("symlink");
+    for out in ["crawl.csv", "./crawl.csv", "hard.csv", "sym.csv"] {
+        for args in [
+            vec!["map", "--column", "Address", "crawl.csv", "-o", out],
+            vec!["key", "--column", "Address", "crawl.csv", "-o", out],
+            vec![
+                "map",
+                "--column",
+                "Address",
+                "crawl.csv",
+                "--summary",
+                out,
+                "-o",
+                "x.csv",
+            ],
+        ] {
+            let o = run_in(d, &args);
+            assert_eq!(o.status.code(), Some(2), "{args:?}");
+            assert!(
+                stderr(&o).contains("is the input crawl.csv"),
+                "{}",
+                stderr(&o)
+            );
+            assert_eq!(
+                std::fs::read_to_string(d.join("crawl.csv")).expect("read"),
+                CRAWL_LF
+            );
+        }
+    }
+    assert!(!d.join("x.csv").exists());
+}
+
+#[test]
+fn special_files_are_written_directly() {
+    let dir = tempfile::tempdir().expect("dir");
+    let d = dir.path();
+    write(d, "u.txt", b"https://a.example/\n");
+    ok_in(d, &["map", "u.txt", "-o", "/dev/null"]);
+    ok_in(d, &["key", "u.txt", "-o", "/dev/null"]);
+    let meta = std::fs::metadata("/dev/null").expect("/dev/null");
+    use std::os::unix::fs::FileTypeExt;
+    assert!(meta.file_type().is_char_device());
+    // A FIFO is written, not replaced.
+    let fifo = d.join("pipe");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo")
+        .success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).expect("read fifo"))
+    };
+    ok_in(d, &["key", "--format", "key", "u.txt", "-o", "pipe"]);
+    assert_eq!(reader.join().expect("reader"), "https://a.example/\n");
+    assert!(std::fs::metadata(&fifo)
+        .expect("fifo")
+        .file_type()
+        .is_fifo());
+}
+
+#[test]
+fn a_failed_run_leaves_the_existing_output_as_it_was() {
+    let dir = tempfile::tempdir().expect("dir");
+    let d = dir.path();
+    write(d, "out.csv", b"good old output\n");
+    write(d, "u.csv", b"url\nhttps://a.example/\n");
+    // The column does not exist: the run fails before writing.
+    let o = run_in(d, &["map", "--column", "Address", "u.csv", "-o", "out.csv"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read(d.join("out.csv")).expect("out"),
+        b"good old output\n"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(d)
+        .expect("dir")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains("urlkey-partial"))
+        .collect();
+    assert!(leftovers.is_empty());
+}
+
+fn big_input(d: &Path, lines: u32) -> PathBuf {
+    let mut text = String::with_capacity(lines as usize * 60);
+    for i in 0..lines {
+        text.push_str(&format!(
+            "https://host{}.example/path/{i}?utm_source=x&b={}\n",
+            i % 977,
+            i % 13
+        ));
+    }
+    write(d, "big.txt", text.as_bytes())
+}
+
+fn partial_files(d: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(d)
+        .expect("dir")
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().ends_with(".urlkey-partial"))
+        .collect()
+}
+
+/// Starts a long run, waits until it writes its temporary file, signals it.
+fn interrupt(d: &Path, args: &[&str], signal: &str) -> (Option<i32>, String) {
+    let mut child = bin()
+        .args(args)
+        .current_dir(d)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start");
+    let start = Instant::now();
+    while partial_files(d).is_empty() {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no temporary file appeared"
+        );
+        assert!(
+            child.try_wait().expect("wait").is_none(),
+            "the run ended too soon to interrupt"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    std::thread::sleep(Duration::from_millis(50));
+    let pid = child.id().to_string();
+    assert!(Command::new("kill")
+        .args([signal, &pid])
+        .status()
+        .expect("kill")
+        .success());
+    let out = child.wait_with_output().expect("wait");
+    (out.status.code(), stderr(&out))
+}
+
+#[test]
+fn signals_during_a_long_run_leave_the_target_untouched() {
+    let dir = tempfile::tempdir().expect("dir");
+    let d = dir.path();
+    big_input(d, 1_500_000);
+    let good = b"line,observed\n1,a good earlier result\n";
+    for (cmd, signal, code) in [
+        ("map", "-INT", Some(130)),
+        ("map", "-TERM", Some(143)),
+        ("key", "-INT", Some(130)),
+        ("key", "-TERM", Some(143)),
+        ("map", "-KILL", None),
+        ("key", "-KILL", None),
+    ] {
+        write(d, "out.csv", good);
+        let args = [cmd, "--threads", "1", "--quiet", "big.txt", "-o", "out.csv"];
+        let (got, err) = interrupt(d, &args, signal);
+        assert_eq!(got, code, "{cmd} {signal}: {err}");
+        assert_eq!(
+            std::fs::read(d.join("out.csv")).expect("out"),
+            good,
+            "{cmd} {signal}"
+        );
+        let left = partial_files(d);
+        if code.is_some() {
+            assert!(left.is_empty(), "{cmd} {signal} left {left:?}");
+        } else {
+            // SIGKILL cannot be caught: the leftover says what it is.
+            assert_eq!(left.len(), 1, "{cmd} {signal}");
+            assert!(left[0]
+                .file_name()
+                .expect("name")
+                .to_string_lossy()
+                .starts_with(".out.csv."));
+            std::fs::remove_file(&left[0]).expect("remove leftover");
+        }
+    }
+}
+
+#[test]
+fn csv_line_numbers_are_physical_whatever_the_line_ends() {
+    let dir = tempfile::tempdir().expect("dir");
+    let d = dir.path();
+    let lf = CRAWL_LF.to_string();
+    let crlf = lf.replace('\n', "\r\n");
+    let cr = lf.replace('\n', "\r");
+    let mixed = lf.replacen('\n', "\r\n", 2);
+    let want = ["2", "3", "4"];
+    for (name, text) in [
+        ("lf.csv", &lf),
+        ("crlf.csv", &crlf),
+        ("cr.csv", &cr),
+        ("mixed.csv", &mixed),
+    ] {
+        write(d, name, text.as_bytes());
+        let out = ok_in(d, &["map", "--column", "Address", name]);
+        let r = rows(&out);
+        assert_eq!(col(&r, "line"), want, "{name}");
+        assert_eq!(col(&r, "group"), ["2", "2", "4"], "{name}");
+        assert_eq!(col(&r, "duplicate_of"), ["", "2", ""], "{name}");
+        let keyed = ok_in(d, &["key", "--format", "csv", "--column", "Address", name]);
+        assert_eq!(col(&rows(&keyed), "line"), want, "{name}");
+    }
+    // A quoted cell spanning lines, and a blank line.
+    write(
+        d,
+        "q.csv",
+        b"id,Address\r\n1,\"https://a.example/x\r\ny\"\r\n\r\n2,https://b.example/\r\n",
+    );
+    let r = rows(&ok_in(d, &["map", "--column", "Address", "q.csv"]));
+    assert_eq!(col(&r, "line"), ["2", "5"]);
+    // Plain lines with CR-only and mixed ends.
+    write(
+        d,
+        "l.txt",
+        b"https://a.example/\rhttps://b.example/\r\nhttps://c.example/\n",
+    );
+    let r = rows(&ok_in(d, &["map", "l.txt"]));
+    assert_eq!(col(&r, "line"), ["1", "2", "3"]);
+}
+
+#[test]
+fn several_inputs_count_their_own_lines_and_name_their_source() {
+    let dir = tempfile::tempdir().expect("dir");
+    let d = dir.path();
+    write(
+        d,
+        "a.csv",
+        b"Address\r\nhttps://a.example/1\r\nhttps://a.example/2\r\n",
+    );
+    write(
+        d,
+        "b.csv",
+        b"Address\nhttps://a.example/1?utm_source=x\nhttps://b.example/\n",
+    );
+    let r = rows(&ok_in(d, &["map", "--column", "Address", "a.csv", "b.csv"]));
+    assert_eq!(col(&r, "line"), ["2", "3", "2", "3"]);
+    assert_eq!(col(&r, "source"), ["a.csv", "a.csv", "b.csv", "b.csv"]);
+    // b.csv line 2 duplicates a.csv line 2: the pair (source, line) says so.
+    assert_eq!(col(&r, "duplicate_of"), ["", "", "2", ""]);
+    assert_eq!(col(&r, "duplicate_of_source"), ["", "", "a.csv", ""]);
+    assert_eq!(
+        col(&r, "group_source"),
+        ["a.csv", "a.csv", "a.csv", "b.csv"]
+    );
+    let k = rows(&ok_in(
+        d,
+        &[
+            "key", "--format", "csv", "--column", "Address", "a.csv", "b.csv",
+        ],
+    ));
+    assert_eq!(col(&k, "source"), ["a.csv", "a.csv", "b.csv", "b.csv"]);
+    // One input: no source columns (the output is as before).
+    let one = ok_in(d, &["map", "--column", "Address", "a.csv"]);
+    assert!(!one.lines().next().expect("header").contains("source"));
+}
+
+#[test]
+fn encodings_delimiters_and_column_names() {
+    let dir = tempfile::tempdir().expect("dir");
+    let d = dir.path();
+    let text = "Address\tTitle\r\nhttps://a.example/p\u{e4}ge\tT\u{fc}r\r\n";
+    for (name, le) in [("le.txt", true), ("be.txt", false)] {
+        let mut bytes = if le {
+            vec![0xFF, 0xFE]
+        } else {
+            vec![0xFE, 0xFF]
+        };
+        for u in text.encode_utf16() {
+            bytes.extend(if le { u.to_le_bytes() } else { u.to_be_bytes() });
+        }
+        write(d, name, &bytes);
+        let r = rows(&ok_in(
+            d,
+            &["map", "--input-format", "csv", "--column", "address", name],
+        ));
+        assert_eq!(
+            col(&r, "observed"),
+            ["https://a.example/p\u{e4}ge"],
+            "{name}"
+        );
+        assert_eq!(col(&r, "line"), ["2"], "{name}");
+    }
+    write(d, "w.txt", b"https://a.example/p\xE4ge\n");
+    let r = rows(&ok_in(d, &["map", "--encoding", "windows-1252", "w.txt"]));
+    assert_eq!(col(&r, "observed"), ["https://a.example/p\u{e4}ge"]);
+    assert_eq!(col(&r, "status"), ["ok"]);
+    let o = run_in(d, &["map", "--encoding", "klingon", "w.txt"]);
+    assert_eq!(o.status.code(), Some(2));
+    // A semicolon CSV (European Excel) is detected, and the detection is said.
+    write(
+        d,
+        "semi.csv",
+        b"Address;Status Code\r\nhttps://a.example/;200\r\n",
+    );
+    let o = run_in(d, &["map", "--column", "Address", "semi.csv"]);
+    assert!(o.status.success());
+    assert!(stderr(&o).contains("';'-separated"), "{}", stderr(&o));
+    assert_eq!(
+        col(&rows(&String::from_utf8_lossy(&o.stdout)), "status"),
+        ["ok"]
+    );
+    let r = rows(&ok_in(
+        d,
+        &["map", "--delimiter", ";", "--column", "2", "semi.csv"],
+    ));
+    assert_eq!(col(&r, "observed"), ["200"]);
+    // Ambiguous case-insensitive names are refused with the candidates.
+    write(d, "two.csv", b"url,URL\nhttps://a/,https://b/\n");
+    let o = run_in(d, &["map", "--column", "Url", "two.csv"]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(stderr(&o).contains("matches 2 columns"), "{}", stderr(&o));
+    // --skip-rows: a crawler's title line before the header.
+    write(
+        d,
+        "title.csv",
+        b"Internal - All\r\nAddress\r\nhttps://a.example/\r\n",
+    );
+    let r = rows(&ok_in(
+        d,
+        &[
+            "map",
+            "--skip-rows",
+            "1",
+            "--column",
+            "Address",
+            "title.csv",
+        ],
+    ));
+    assert_eq!(col(&r, "line"), ["3"]);
+    // --no-headers.
+    write(
+        d,
+        "nh.csv",
+        b"https://a.example/,x\r\nhttps://b.example/,y\r\n",
+    );
+    let r = rows(&ok_in(
+        d,
+        &[
+            "map",
+            "--no-headers",
+            "--column",
+            "1",
+            "--keep-columns",
+            "2",
+            "nh.csv",
+        ],
+    ));
+    assert_eq!(col(&r, "line"), ["1", "2"]);
+    assert_eq!(col(&r, "column2"), ["x", "y"]);
+}
+
+#[test]
+fn kept_columns_follow_in_every_format() {
+    let dir = tempfile::tempdir().expect("dir");
+    let d = dir.path();
+    write(
+        d,
+        "crawl.csv",
+        CRAWL_LF.replace("Indexability", "status").as_bytes(),
+    );
+    let r = rows(&ok_in(
+        d,
+        &[
+            "map",
+            "--column",
+            "Address",
+            "--keep-columns",
+            "all",
+            "crawl.csv",
+        ],
+    ));
+    assert_eq!(col(&r, "Status Code"), ["200", "301", "200"]);
+    // A kept column named like one of urlkey's gets a prefix.
+    assert_eq!(
+        col(&r, "input:status"),
+        ["Indexable", "Non-Indexable", "Indexable"]
+    );
+    assert_eq!(col(&r, "status"), ["ok", "ok", "ok"]);
+    let j = ok_in(
+        d,
+        &[
+            "key",
+            "--column",
+            "Address",
+            "--keep-columns",
+            "Status Code",
+            "crawl.csv",
+        ],
+    );
+    let first: serde_json::Value =
+        serde_json::from_str(j.lines().next().expect("line")).expect("json");
+    assert_eq!(first["Status Code"], "200");
+    assert_eq!(first["line"], 2);
+    let j = ok_in(
+        d,
+        &[
+            "map",
+            "--format",
+            "jsonl",
+            "--column",
+            "Address",
+            "--keep-columns",
+            "status code",
+            "crawl.csv",
+        ],
+    );
+    let last: serde_json::Value =
+        serde_json::from_str(j.lines().last().expect("line")).expect("json");
+    assert_eq!(last["Status Code"], "200");
+    let o = run_in(
+        d,
+        &[
+            "map",
+            "--column",
+            "Address",
+            "--keep-columns",
+            "Nope",
+            "crawl.csv",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(3));
+    let o = run_in(
+        d,
+        &[
+            "map",
+            "--keep-columns",
+            "all",
+            "crawl.csv",
+            "--input-format",
+            "lines",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn binary_and_empty_files_say_what_they_are() {
+    let dir = tempfile::tempdir().expect("dir");
+    let d = dir.path();
+    write(
+        d,
+        "junk.bin",
+        b"\x7fELF\x02\x01\x01\0\0\0\nhttps://a.example/\n",
+    );
+    let o = run_in(d, &["map", "junk.bin"]);
+    assert!(o.status.success());
+    assert!(
+        stderr(&o).contains("does not look like text"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        rows(&String::from_utf8_lossy(&o.stdout)).len(),
+        2,
+        "nothing dropped"
+    );
+    write(d, "empty.csv", b"");
+    let o = run_in(d, &["map", "--column", "Address", "empty.csv"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("empty"), "{}", stderr(&o));
+    assert_eq!(rows(&String::from_utf8_lossy(&o.stdout)).len(), 0);
+}
+
+#[test]
+fn excel_output_has_a_bom_and_crlf() {
+    let dir = tempfile::tempdir().expect("dir");
+    let d = dir.path();
+    write(d, "u.txt", "https://a.example/p\u{e4}ge\n".as_bytes());
+    for cmd in ["map", "key"] {
+        ok_in(d, &[cmd, "--excel", "u.txt", "-o", "x.csv"]);
+        let bytes = std::fs::read(d.join("x.csv")).expect("x.csv");
+        assert!(bytes.starts_with(b"\xEF\xBB\xBFline,"), "{cmd}");
+        assert!(bytes.ends_with(b"\r\n"));
+        assert!(!String::from_utf8_lossy(&bytes)
+            .replace("\r\n", "")
+            .contains('\n'));
+    }
+    let o = run_in(d, &["key", "--excel", "--format", "jsonl", "u.txt"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+fn zip_of(files: &[(&str, &str)]) -> Vec<u8> {
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let opts =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    for (name, body) in files {
+        w.start_file(*name, opts).expect("zip entry");
+        w.write_all(body.as_bytes()).expect("zip write");
+    }
+    w.finish().expect("zip").into_inner()
+}
+
+fn xlsx(rows: &[&[&str]]) -> Vec<u8> {
+    let mut sheet = String::from(
+        r#"<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>"#,
+    );
+    for (i, r) in rows.iter().enumerate() {
+        sheet.push_str(&format!(r#"<row r="{}">"#, i + 1));
+        for (j, c) in r.iter().enumerate() {
+            let cell = format!("{}{}", (b'A' + j as u8) as char, i + 1);
+            if let Ok(n) = c.parse::<f64>() {
+                sheet.push_str(&format!(r#"<c r="{cell}"><v>{n}</v></c>"#));
+            } else if !c.is_empty() {
+                sheet.push_str(&format!(
+                    r#"<c r="{cell}" t="inlineStr"><is><t>{c}</t></is></c>"#
+                ));
+            }
+        }
+        sheet.push_str("</row>");
+    }
+    sheet.push_str("</sheetData></worksheet>");
+    zip_of(&[
+        (
+            "[Content_Types].xml",
+            r#"<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/></Types>"#,
+        ),
+        (
+            "_rels/.rels",
+            r#"<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>"#,
+        ),
+        (
+            "xl/workbook.xml",
+            r#"<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Crawl" sheetId="1" r:id="rId1"/></sheets></workbook>"#,
+        ),
+        (
+            "xl/_rels/workbook.xml.rels",
+            r#"<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>"#,
+        ),
+        ("xl/worksheets/sheet1.xml", &sheet),
+    ])
+}
+
+fn ods(rows: &[&[&str]]) -> Vec<u8> {
+    let mut table = String::new();
+    for r in rows {
+        table.push_str("<table:table-row>");
+        for c in r.iter() {
+            if let Ok(n) = c.parse::<f64>() {
+                table.push_str(&format!(r#"<table:table-cell office:value-type="float" office:value="{n}"><text:p>{c}</text:p></table:table-cell>"#));
+            } else {
+                table.push_str(&format!(r#"<table:table-cell office:value-type="string"><text:p>{c}</text:p></table:table-cell>"#));
+            }
+        }
+        table.push_str("</table:table-row>");
+    }
+    let content = format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" office:version="1.2"><office:body><office:spreadsheet><table:table table:name="Crawl">{table}</table:table></office:spreadsheet></office:body></office:document-content>"#
+    );
+    zip_of(&[
+        ("mimetype", "application/vnd.oasis.opendocument.spreadsheet"),
+        (
+            "META-INF/manifest.xml",
+            r#"<?xml version="1.0" encoding="UTF-8"?><manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.2"><manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.spreadsheet"/><manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/></manifest:manifest>"#,
+        ),
+        ("content.xml", &content),
+    ])
+}
+
+#[test]
+fn spreadsheets_are_read_as_cell_text_with_row_numbers() {
+    let dir = tempfile::tempdir().expect("dir");
+    let d = dir.path();
+    let sheet: &[&[&str]] = &[
+        &["Address", "Status Code"],
+        &["https://a.example/1", "301"],
+        &["https://a.example/1?utm_source=x", "200"],
+        &["", ""],
+        &["https://b.example/", "404"],
+    ];
+    write(d, "crawl.xlsx", &xlsx(sheet));
+    write(d, "crawl.ods", &ods(sheet));
+    for name in ["crawl.xlsx", "crawl.ods"] {
+        let r = rows(&ok_in(
+            d,
+            &["map", "--column", "address", "--keep-columns", "all", name],
+        ));
+        assert_eq!(col(&r, "line"), ["2", "3", "5"], "{name}");
+        assert_eq!(
+            col(&r, "Status Code"),
+            ["301", "200", "404"],
+            "{name}: numbers as written"
+        );
+        assert_eq!(
+            col(&r, "classification"),
+            ["duplicate", "duplicate", "unique"],
+            "{name}"
+        );
+        let r = rows(&ok_in(
+            d,
+            &["map", "--sheet", "Crawl", "--column", "1", name],
+        ));
+        assert_eq!(r.len(), 3);
+        let o = run_in(d, &["map", "--sheet", "Nope", "--column", "1", name]);
+        assert_eq!(o.status.code(), Some(3), "{name}");
+        assert!(stderr(&o).contains("\"Crawl\""), "{}", stderr(&o));
+    }
+    // A spreadsheet named as text is flagged, not silently read as lines.
+    std::fs::copy(d.join("crawl.xlsx"), d.join("crawl.txt")).expect("copy");
+    let o = run_in(d, &["map", "crawl.txt"]);
+    assert!(stderr(&o).contains("ZIP archive"), "{}", stderr(&o));
+}
+
+#[test]
+fn the_map_bar_names_its_phase_and_moves_in_pass_two() {
+    let dir = tempfile::tempdir().expect("dir");
+    let d = dir.path();
+    big_input(d, 400_000);
+    // script(1) gives the run a pseudo-terminal, so the bar is drawn as a user sees it.
+    let cmd = format!(
+        "{} map --threads 1 big.txt -o out.csv",
+        env!("CARGO_BIN_EXE_urlkey")
+    );
+    let out = Command::new("script")
+        .args(["-qfec", &cmd, "/dev/null"])
+        .current_dir(d)
+        .stdin(Stdio::null())
+        .output()
+        .expect("script(1) runs (package bsdutils)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let screen = String::from_utf8_lossy(&out.stdout);
+    assert!(screen.contains("pass 1/2: counting"), "{screen}");
+    let writing: Vec<&str> = screen
+        .split(['\r', '\n'])
+        .filter(|l| l.contains("pass 2/2: writing"))
+        .collect();
+    // Several distinct positions ("12.50 MiB/...") were drawn during pass two.
+    let mut positions: Vec<String> = writing
+        .iter()
+        .filter_map(|l| {
+            let rest = &l[l.find("writing ")? + 8..];
+            let done = &rest[..rest.find('/')?];
+            Some(done.rsplit(' ').take(2).collect::<Vec<_>>().join(" "))
+        })
+        .collect();
+    positions.dedup();
+    assert!(
+        positions.len() >= 3,
+        "pass 2 did not move: {} drawings, positions {positions:?}",
+        writing.len()
+    );
+}
