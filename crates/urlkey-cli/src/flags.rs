@@ -24,10 +24,19 @@ pub enum Command {
     /// Everything about one URL: canonical form, facts, profile, offsets, query pairs, keys.
     Inspect(InspectArgs),
     /// List the policies (and the Public Suffix List version).
+    #[command(
+        after_help = "Examples:\n  urlkey policies\n  urlkey policies --policy-file mine.toml --format json\nMore: docs/policies.md (every rule of every policy)."
+    )]
     Policies(PoliciesArgs),
     /// Print the tracking-parameter registry with its sources.
+    #[command(
+        after_help = "Examples:\n  urlkey rules\n  urlkey rules --format json\nMore: docs/policies.md (the tracking registry and its sources)."
+    )]
     Rules(FormatArgs),
     /// List the stable error codes.
+    #[command(
+        after_help = "Examples:\n  urlkey codes\n  urlkey codes --format json\nMore: docs/cli.md (error codes and exit codes)."
+    )]
     Codes(FormatArgs),
     /// The citation audit ledger (SQLite): ingest, report, verify, export.
     Ledger(urlkey_ledger::cli::LedgerArgs),

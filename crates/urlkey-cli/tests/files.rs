@@ -712,3 +712,132 @@ fn the_map_bar_names_its_phase_and_moves_in_pass_two() {
         writing.len()
     );
 }
+
+#[test]
+fn every_command_help_has_examples_and_a_doc_page() {
+    for cmd in [
+        "key", "map", "inspect", "policies", "rules", "codes", "ledger",
+    ] {
+        let out = bin().args([cmd, "--help"]).output().expect("help");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{cmd}");
+        assert!(text.contains("Examples:"), "{cmd}: {text}");
+        assert!(text.contains("docs/"), "{cmd}: no doc page");
+    }
+    let map =
+        String::from_utf8_lossy(&bin().args(["map", "--help"]).output().expect("help").stdout)
+            .into_owned();
+    for word in [
+        "group",
+        "duplicate_of",
+        "duplicates",
+        "variants",
+        "classification",
+        "review",
+    ] {
+        assert!(map.contains(word), "map --help does not explain {word}");
+    }
+}
+
+#[test]
+fn standard_input_without_a_final_newline_and_with_crlf() {
+    let mut child = bin()
+        .args(["key", "--format", "csv", "--quiet"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"https://a.example/\r\n\r\nhttps://b.example/")
+        .expect("write");
+    let out = child.wait_with_output().expect("wait");
+    let r = rows(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(col(&r, "line"), ["1", "3"]);
+    assert_eq!(
+        col(&r, "observed"),
+        ["https://a.example/", "https://b.example/"]
+    );
+}
+
+#[test]
+fn ledger_export_goes_through_a_temporary_file_and_shares_the_exit_codes() {
+    let dir = tempfile::tempdir().expect("dir");
+    let d = dir.path();
+    write(
+        d,
+        "c.csv",
+        b"observation_id,observed_url\n1,https://a.example/\n",
+    );
+    ok_in(d, &["ledger", "--db", "l.sqlite", "ingest", "c.csv"]);
+    ok_in(
+        d,
+        &["ledger", "--db", "l.sqlite", "export", "-o", "out.csv"],
+    );
+    assert!(std::fs::read_to_string(d.join("out.csv"))
+        .expect("export")
+        .contains("https://a.example/"));
+    // The ledger itself is never an output.
+    let o = run_in(
+        d,
+        &["ledger", "--db", "l.sqlite", "export", "-o", "l.sqlite"],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // A write that fails is exit 4, as in key and map.
+    let o = run_in(
+        d,
+        &[
+            "ledger",
+            "--db",
+            "l.sqlite",
+            "export",
+            "-o",
+            "no/such/dir/out.csv",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    let o = run_in(
+        d,
+        &[
+            "map",
+            "c.csv",
+            "--column",
+            "observed_url",
+            "-o",
+            "no/such/dir/out.csv",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    // A missing ledger is a database error: 6.
+    let o = run_in(d, &["ledger", "--db", "none.sqlite", "report"]);
+    assert_eq!(o.status.code(), Some(6), "{}", stderr(&o));
+}
+
+#[test]
+fn ledger_ingest_shows_a_bar_on_a_terminal() {
+    let dir = tempfile::tempdir().expect("dir");
+    let d = dir.path();
+    let mut csv_text = String::from("observation_id,observed_url\n");
+    for i in 0..5000 {
+        csv_text.push_str(&format!("{i},https://a.example/{i}\n"));
+    }
+    write(d, "c.csv", csv_text.as_bytes());
+    let cmd = format!(
+        "{} ledger --db l.sqlite ingest c.csv",
+        env!("CARGO_BIN_EXE_urlkey")
+    );
+    let out = Command::new("script")
+        .args(["-qfec", &cmd, "/dev/null"])
+        .current_dir(d)
+        .stdin(Stdio::null())
+        .output()
+        .expect("script(1) runs");
+    let screen = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{screen}");
+    assert!(
+        screen.contains("ingest c.csv: ") && screen.contains("/5000 rows"),
+        "{screen}"
+    );
+}

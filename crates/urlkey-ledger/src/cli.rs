@@ -16,6 +16,11 @@ use crate::verify::{self, FetchConfig, NetworkScope, VerifyOptions};
 
 /// `urlkey ledger [--db PATH] COMMAND`
 #[derive(Args, Debug, Clone)]
+#[command(after_help = "Examples:
+  urlkey ledger --db citations.sqlite ingest export.csv
+  urlkey ledger --db citations.sqlite report --by publisher
+  urlkey ledger --db citations.sqlite export -o ledger.csv
+More: docs/ledger.md (ingest, report, verify, export, exit codes).")]
 pub struct LedgerArgs {
     /// The ledger database (SQLite). Created by `init` and `ingest`.
     #[arg(long, default_value = "urlkey-ledger.sqlite", global = true)]
@@ -115,6 +120,20 @@ pub enum LedgerCommand {
     },
 }
 
+/// The ingest progress bar: on standard error when it is a terminal, as `urlkey map`'s.
+fn ingest_bar(path: &std::path::Path) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let style =
+        indicatif::ProgressStyle::with_template("{prefix}{bar:30} {pos}/{len} rows {elapsed}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+    let bar = indicatif::ProgressBar::new(0).with_style(style);
+    bar.set_prefix(format!("ingest {}: ", path.display()));
+    Some(bar)
+}
+
 /// Runs a ledger command, writing results to standard output and notes to standard error.
 pub fn run(args: LedgerArgs) -> Result<()> {
     let stdout = std::io::stdout();
@@ -163,7 +182,24 @@ pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
             };
             let mut conn = db::open(&args.db, true)?;
             for f in &files {
-                let s = ingest::ingest_file(&mut conn, f, input_format, &defaults, &norm)?;
+                let bar = ingest_bar(f);
+                let progress = |done: u64, total: u64| {
+                    if let Some(b) = &bar {
+                        b.set_length(total);
+                        b.set_position(done);
+                    }
+                };
+                let s = ingest::ingest_file_with_progress(
+                    &mut conn,
+                    f,
+                    input_format,
+                    &defaults,
+                    &norm,
+                    &progress,
+                )?;
+                if let Some(b) = bar {
+                    b.finish_and_clear();
+                }
                 if !s.ignored_columns.is_empty() {
                     writeln!(
                         err,

@@ -152,6 +152,19 @@ pub fn ingest_file(
     defaults: &Defaults,
     norm: &Normalizer,
 ) -> Result<IngestSummary> {
+    ingest_file_with_progress(conn, path, format, defaults, norm, &|_, _| {})
+}
+
+/// [`ingest_file`], calling `progress(rows stored or compared, rows in the file)` as it goes
+/// (every 1,024 rows and at the end), for a progress bar.
+pub fn ingest_file_with_progress(
+    conn: &mut Connection,
+    path: &Path,
+    format: Option<InputFormat>,
+    defaults: &Defaults,
+    norm: &Normalizer,
+    progress: &dyn Fn(u64, u64),
+) -> Result<IngestSummary> {
     let shown = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| {
         LedgerError::Input(format!(
@@ -233,7 +246,11 @@ pub fn ingest_file(
                  ?16, ?17, ?18, ?19)",
             )
             .map_err(|e| LedgerError::db("cannot prepare the insert", e))?;
-        for row in &rows {
+        let total = rows.len() as u64;
+        for (done, row) in rows.iter().enumerate() {
+            if done % 1024 == 0 {
+                progress(done as u64, total);
+            }
             let existing = find
                 .query_row([&row.observation_id], |r| {
                     Ok(Stored {
@@ -308,6 +325,7 @@ pub fn ingest_file(
                 summary.invalid_added += 1;
             }
         }
+        progress(total, total);
     }
     if summary.added == 0 {
         // Nothing new: leave no trace, not even the ingest record.
