@@ -26,6 +26,10 @@ pub const LADDERS: [LadderSpec; 4] = [
             ),
             ("drop-credentials", "{ rule = \"drop-credentials\" }"),
             (
+                "drop-empty-parameters",
+                "{ rule = \"drop-empty-parameters\" }",
+            ),
+            (
                 "sort-query",
                 "{ rule = \"sort-query\", order = \"name-value\" }",
             ),
@@ -48,6 +52,10 @@ pub const LADDERS: [LadderSpec; 4] = [
             ("drop-credentials", "{ rule = \"drop-credentials\" }"),
             ("collapse-slashes", "{ rule = \"collapse-slashes\" }"),
             (
+                "drop-empty-parameters",
+                "{ rule = \"drop-empty-parameters\" }",
+            ),
+            (
                 "sort-query",
                 "{ rule = \"sort-query\", order = \"name-value\" }",
             ),
@@ -60,7 +68,7 @@ pub const LADDERS: [LadderSpec; 4] = [
         rules: &[
             (
                 "remove-tracking-parameters",
-                "{ rule = \"remove-tracking-parameters\", list = \"registry@1\" }",
+                "{ rule = \"remove-tracking-parameters\", list = \"webkey@1\" }",
             ),
             ("remove-fragment", "{ rule = \"remove-fragment\" }"),
             ("drop-credentials", "{ rule = \"drop-credentials\" }"),

@@ -76,7 +76,8 @@ impl LeanCitation {
         Ok(())
     }
 
-    /// remove-tracking-parameters, sort-query (name, value), drop-empty-query.
+    /// remove-tracking-parameters, drop-empty-parameters, sort-query (name, value),
+    /// drop-empty-query.
     fn write_query(&mut self, q: &str, out: &mut String) {
         self.pieces.clear();
         let mut removed = false;
@@ -84,6 +85,9 @@ impl LeanCitation {
         for piece in q.split('&') {
             let s = start;
             start += piece.len() + 1;
+            if piece.is_empty() {
+                continue; // drop-empty-parameters: an empty piece is no parameter
+            }
             let name_len = piece.find('=').unwrap_or(piece.len());
             if self.tracking.matches(&piece[..name_len]) {
                 removed = true;
