@@ -13,3 +13,4 @@ pub mod outfile;
 pub mod output;
 pub mod parquet_out;
 pub mod pipeline;
+pub mod rows;

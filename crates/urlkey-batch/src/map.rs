@@ -15,8 +15,10 @@ use hashbrown::HashMap;
 use urlkey::{ErrorCode, Outcome, Policy};
 
 use crate::input::{InputError, InputRecord, RecordRef, RecordSource, Skipped};
-use crate::output::{join_names, MapRow, RecordWriter, REVIEW};
+use crate::output::{join_names, RecordWriter};
 use crate::pipeline::{Pipeline, StreamError};
+pub use crate::rows::GroupRow;
+use crate::rows::{MapRow, RowSink, Table, REVIEW};
 
 /// Records per unit of work handed to a worker thread.
 const CHUNK: usize = 512;
@@ -405,39 +407,6 @@ impl Grouping {
     }
 }
 
-/// One row of `urlkey map --groups`.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct GroupRow {
-    /// The group id (line of its first member).
-    pub group: u64,
-    /// The signature.
-    pub signature: String,
-    /// Records in the group.
-    pub members: u64,
-    /// Distinct keys in the group.
-    pub distinct_keys: u64,
-    /// `review`, `duplicate` or `unique`.
-    pub classification: &'static str,
-    /// Up to five member lines.
-    pub sample_lines: Vec<u64>,
-    /// The input holding line `group`, when the run has more than one (a tail column).
-    #[serde(skip)]
-    pub group_source: Option<String>,
-    /// Always `MANUAL REVIEW REQUIRED`.
-    pub review: &'static str,
-}
-
-/// Columns of `--groups` CSV/TSV.
-pub const GROUP_COLUMNS: [&str; 7] = [
-    "group",
-    "signature",
-    "members",
-    "distinct_keys",
-    "classification",
-    "sample_lines",
-    "review",
-];
-
 /// What can stop a map run.
 #[derive(Debug)]
 pub enum MapError {
@@ -499,8 +468,88 @@ impl MapRun<'_> {
         writer: &mut RecordWriter<W>,
     ) -> Result<MapSummary, MapError> {
         let start = Instant::now();
+        let grouping = self.count(open)?;
+        if self.groups {
+            writer.start_map_groups().map_err(MapError::Output)?;
+            for g in grouping.group_rows(self.sources) {
+                writer.write_group(&g).map_err(MapError::Output)?;
+            }
+        } else {
+            self.write_rows(open, &grouping, writer)?;
+        }
+        Ok(self.finish(grouping, start))
+    }
+
+    /// Runs both passes into any [`RowSink`], one row at a time on this thread (the web
+    /// page keeps its rows so); `detail` adds the JSONL-only fields to map rows.
+    pub fn run_rows(
+        &self,
+        open: &dyn Fn() -> Result<Box<dyn RecordSource>, InputError>,
+        sink: &mut dyn RowSink,
+        detail: bool,
+    ) -> Result<MapSummary, MapError> {
+        let start = Instant::now();
+        let grouping = self.count(open)?;
+        let table = if self.groups {
+            Table::Groups
+        } else {
+            Table::Map
+        };
+        sink.start(table).map_err(MapError::Output)?;
+        if self.groups {
+            for g in grouping.group_rows(self.sources) {
+                sink.group_row(&g).map_err(MapError::Output)?;
+            }
+        } else {
+            let mut src = open().map_err(MapError::Input)?;
+            let (grouping, sources) = (&grouping, self.sources);
+            self.pipeline
+                .stream(
+                    src.as_mut(),
+                    CHUNK,
+                    |recs| {
+                        recs.iter()
+                            .map(|r| outcome_of(self.policy, r))
+                            .collect::<Vec<_>>()
+                    },
+                    |batch, chunks| {
+                        let mut recs = batch.records.iter();
+                        for outcomes in chunks {
+                            // Outcomes first: zip must not take a record past the chunk's end.
+                            for (o, r) in outcomes.iter().zip(recs.by_ref()) {
+                                sink.map_row(&grouping.row(r, o, detail, sources))
+                                    .map_err(MapError::Output)?;
+                            }
+                        }
+                        if let Some(p) = self.progress {
+                            p(Pass::Writing, batch.lines_read, batch.bytes_read);
+                        }
+                        Ok(())
+                    },
+                )
+                .map_err(stream_error)?;
+        }
+        Ok(self.finish(grouping, start))
+    }
+
+    fn finish(&self, grouping: Grouping, start: Instant) -> MapSummary {
+        let mut summary = grouping.summary;
+        summary.threads = self.pipeline.threads();
+        summary.elapsed_seconds = start.elapsed().as_secs_f64();
+        summary.lines_per_second = if summary.elapsed_seconds > 0.0 {
+            summary.lines_read as f64 / summary.elapsed_seconds
+        } else {
+            0.0
+        };
+        summary
+    }
+
+    /// Pass one: count. Workers compute fingerprints; this thread only inserts.
+    fn count(
+        &self,
+        open: &dyn Fn() -> Result<Box<dyn RecordSource>, InputError>,
+    ) -> Result<Grouping, MapError> {
         let mut grouping = Grouping::new(self.policy.id(), self.verify_fingerprints, self.groups);
-        // Pass one: count. Workers compute fingerprints; this thread only inserts.
         let mut src = open().map_err(MapError::Input)?;
         let (verify, groups) = (self.verify_fingerprints, self.groups);
         self.pipeline
@@ -530,13 +579,17 @@ impl MapRun<'_> {
         grouping.summary.lines_read = src.lines_read();
         grouping.summary.skipped = src.skipped();
         grouping.close();
-        drop(src);
-        if self.groups {
-            writer.start_map_groups().map_err(MapError::Output)?;
-            for g in grouping.group_rows(self.sources) {
-                writer.write_group(&g).map_err(MapError::Output)?;
-            }
-        } else {
+        Ok(grouping)
+    }
+
+    /// Pass two into a [`RecordWriter`].
+    fn write_rows<W: Write>(
+        &self,
+        open: &dyn Fn() -> Result<Box<dyn RecordSource>, InputError>,
+        grouping: &Grouping,
+        writer: &mut RecordWriter<W>,
+    ) -> Result<(), MapError> {
+        {
             // Pass two: write. Workers format the rows (or, for Parquet, build the
             // outcomes); this thread only joins them, in input order.
             writer.start_map().map_err(MapError::Output)?;
@@ -545,7 +598,7 @@ impl MapRun<'_> {
             let format = writer.format();
             let fragments = writer.supports_fragments();
             let tail = writer.tail().clone();
-            let (grouping, sources, tail) = (&grouping, self.sources, &tail);
+            let (sources, tail) = (self.sources, &tail);
             self.pipeline
                 .stream(
                     src.as_mut(),
@@ -590,15 +643,7 @@ impl MapRun<'_> {
                 )
                 .map_err(stream_error)?;
         }
-        let mut summary = grouping.summary;
-        summary.threads = self.pipeline.threads();
-        summary.elapsed_seconds = start.elapsed().as_secs_f64();
-        summary.lines_per_second = if summary.elapsed_seconds > 0.0 {
-            summary.lines_read as f64 / summary.elapsed_seconds
-        } else {
-            0.0
-        };
-        Ok(summary)
+        Ok(())
     }
 }
 

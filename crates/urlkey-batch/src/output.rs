@@ -6,9 +6,9 @@
 use std::io::{self, Write};
 
 use serde::Serialize;
-use urlkey::{Fact, Outcome, Transformation};
 
-pub use crate::parquet_out::Table;
+use crate::rows::GroupRow;
+pub use crate::rows::{KeyRecord, MapRow, RowSink, Table, Tail, REVIEW};
 
 /// Output shapes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,9 +39,6 @@ impl OutputFormat {
     }
 }
 
-/// What every exported row of `urlkey map` says (seed 000).
-pub const REVIEW: &str = "MANUAL REVIEW REQUIRED";
-
 /// Makes a text cell safe to open in a spreadsheet.
 pub fn spreadsheet_safe(s: &str) -> std::borrow::Cow<'_, str> {
     match s.as_bytes().first() {
@@ -49,195 +46,6 @@ pub fn spreadsheet_safe(s: &str) -> std::borrow::Cow<'_, str> {
         _ => std::borrow::Cow::Borrowed(s),
     }
 }
-
-/// One `urlkey key` record, borrowed for writing.
-#[derive(Serialize)]
-pub struct KeyRecord<'a> {
-    /// Line in the input.
-    pub line: u64,
-    /// The input as read.
-    pub observed: &'a str,
-    /// The policy id.
-    pub policy: &'a str,
-    /// `ok` or `invalid`.
-    pub status: urlkey::Status,
-    /// The key.
-    pub key: Option<&'a str>,
-    /// The canonical form.
-    pub canonical: Option<&'a str>,
-    /// The error.
-    pub error: Option<&'a urlkey::KeyError>,
-    /// The changes.
-    pub transformations: &'a [Transformation],
-    /// Tracking parameters removed.
-    pub removed_params: &'a [String],
-    /// Facts.
-    pub facts: &'a [Fact],
-    /// PSL version when used.
-    pub psl: Option<&'a str>,
-    /// The input's name, when the run has more than one input (a [`Tail`] column).
-    #[serde(skip)]
-    pub source: Option<&'a str>,
-    /// The kept columns' cells (a [`Tail`]).
-    #[serde(skip)]
-    pub kept: &'a [String],
-}
-
-impl<'a> KeyRecord<'a> {
-    /// A record for an outcome.
-    pub fn new(line: u64, observed: &'a str, policy: &'a str, o: &'a Outcome) -> Self {
-        KeyRecord {
-            line,
-            observed,
-            policy,
-            status: o.status(),
-            key: o.key.as_deref(),
-            canonical: o.canonical.as_deref(),
-            error: o.error.as_ref(),
-            transformations: &o.transformations,
-            removed_params: &o.removed_params,
-            facts: &o.facts,
-            psl: o.psl.as_deref(),
-            source: None,
-            kept: &[],
-        }
-    }
-
-    /// The same record with its source's name and kept cells.
-    pub fn with_input(mut self, source: Option<&'a str>, kept: &'a [String]) -> Self {
-        self.source = source;
-        self.kept = kept;
-        self
-    }
-
-    fn tail(&self) -> Vec<Option<&str>> {
-        let mut t = Vec::with_capacity(1 + self.kept.len());
-        t.push(self.source);
-        t.extend(self.kept.iter().map(|k| Some(k.as_str())));
-        t
-    }
-}
-
-/// CSV/TSV columns of `urlkey key`.
-pub const KEY_COLUMNS: [&str; 12] = [
-    "line",
-    "observed",
-    "policy",
-    "status",
-    "key",
-    "canonical",
-    "error_code",
-    "error",
-    "transformations",
-    "removed_params",
-    "facts",
-    "psl",
-];
-
-/// CSV/TSV columns of `urlkey map`.
-pub const MAP_COLUMNS: [&str; 14] = [
-    "line",
-    "observed",
-    "status",
-    "key",
-    "signature",
-    "group",
-    "duplicate_of",
-    "duplicates",
-    "variants",
-    "classification",
-    "removed_tracking",
-    "error_code",
-    "error",
-    "review",
-];
-
-/// The columns after urlkey's own in every row: the inputs' names when a run reads more
-/// than one input (`source`, and the inputs of the lines that `group` and `duplicate_of`
-/// name), then the input's kept columns (`--keep-columns`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Tail {
-    /// The run reads more than one input: rows name theirs.
-    pub sources: bool,
-    /// The kept columns' names, as the input has them.
-    pub kept: Vec<String>,
-}
-
-/// The source columns of each table.
-fn source_columns(table: Table) -> &'static [&'static str] {
-    match table {
-        Table::Key => &["source"],
-        Table::Map => &["source", "group_source", "duplicate_of_source"],
-        Table::Groups => &["group_source"],
-    }
-}
-
-fn base_columns(table: Table) -> &'static [&'static str] {
-    match table {
-        Table::Key => &KEY_COLUMNS,
-        Table::Map => &MAP_COLUMNS_ALL,
-        Table::Groups => &crate::map::GROUP_COLUMNS,
-    }
-}
-
-impl Tail {
-    /// The tail's column names in `table`; a kept column whose name is one of urlkey's
-    /// gets the prefix `input:`.
-    pub fn names(&self, table: Table) -> Vec<String> {
-        let mut names: Vec<String> = if self.sources {
-            source_columns(table)
-                .iter()
-                .map(|s| s.to_string())
-                .collect()
-        } else {
-            Vec::new()
-        };
-        for k in &self.kept {
-            let taken = base_columns(table).contains(&k.as_str())
-                || source_columns(table).contains(&k.as_str())
-                || names.contains(k);
-            names.push(if taken {
-                format!("input:{k}")
-            } else {
-                k.clone()
-            });
-        }
-        names
-    }
-
-    /// The tail cells of a row whose every slot (sources first) is in `all`.
-    fn cells<'a>(&self, table: Table, mut all: Vec<Option<&'a str>>) -> Vec<Option<&'a str>> {
-        if !self.sources {
-            all.drain(..source_columns(table).len().min(all.len()));
-        }
-        all
-    }
-
-    fn is_empty(&self) -> bool {
-        !self.sources && self.kept.is_empty()
-    }
-}
-
-/// Every field of a map row in JSONL and Parquet (CSV has the first 14).
-const MAP_COLUMNS_ALL: [&str; 17] = [
-    "line",
-    "observed",
-    "status",
-    "key",
-    "signature",
-    "group",
-    "duplicate_of",
-    "duplicates",
-    "variants",
-    "classification",
-    "removed_tracking",
-    "error_code",
-    "error",
-    "review",
-    "transformations",
-    "removed_params",
-    "facts",
-];
 
 /// Writes records in one format.
 pub struct RecordWriter<W: Write> {
@@ -340,7 +148,7 @@ impl<W: Write> RecordWriter<W> {
         Ok(())
     }
 
-    fn header(&mut self, table: Table, cols: &[&str]) -> io::Result<()> {
+    fn header(&mut self, table: Table) -> io::Result<()> {
         if !self.header_written {
             self.header_written = true;
             if let Some(w) = &mut self.csv {
@@ -348,7 +156,12 @@ impl<W: Write> RecordWriter<W> {
                     self.buf.extend_from_slice("\u{feff}".as_bytes());
                 }
                 let tail = self.tail.names(table);
-                w.write_record(cols.iter().copied().chain(tail.iter().map(String::as_str)))?;
+                w.write_record(
+                    table
+                        .csv_names()
+                        .into_iter()
+                        .chain(tail.iter().map(String::as_str)),
+                )?;
             }
         }
         Ok(())
@@ -382,7 +195,7 @@ impl<W: Write> RecordWriter<W> {
         if let Some(p) = &mut self.parquet {
             p.start(Table::Key, self.tail.names(Table::Key))?;
         }
-        self.header(Table::Key, &KEY_COLUMNS)
+        self.header(Table::Key)
     }
 
     /// Writes the header now (an empty input still gets one).
@@ -390,7 +203,7 @@ impl<W: Write> RecordWriter<W> {
         if let Some(p) = &mut self.parquet {
             p.start(Table::Map, self.tail.names(Table::Map))?;
         }
-        self.header(Table::Map, &MAP_COLUMNS)
+        self.header(Table::Map)
     }
 
     /// Writes one `urlkey key` record.
@@ -408,7 +221,7 @@ impl<W: Write> RecordWriter<W> {
                 self.flush_buf(false)
             }
             OutputFormat::Csv | OutputFormat::Tsv => {
-                self.header(Table::Key, &KEY_COLUMNS)?;
+                self.header(Table::Key)?;
                 let rules = join(r.transformations.iter().map(|t| t.rule));
                 let removed = join(r.removed_params.iter().map(String::as_str));
                 let facts = join(r.facts.iter().map(|f| f.as_str()));
@@ -448,7 +261,7 @@ impl<W: Write> RecordWriter<W> {
                 self.flush_buf(false)
             }
             OutputFormat::Csv | OutputFormat::Tsv => {
-                self.header(Table::Map, &MAP_COLUMNS)?;
+                self.header(Table::Map)?;
                 let num = |v: Option<u64>| v.map(|n| n.to_string()).unwrap_or_default();
                 let cells: [&str; 14] = [
                     &r.line.to_string(),
@@ -481,11 +294,11 @@ impl<W: Write> RecordWriter<W> {
         if let Some(p) = &mut self.parquet {
             p.start(Table::Groups, self.tail.names(Table::Groups))?;
         }
-        self.header(Table::Groups, &crate::map::GROUP_COLUMNS)
+        self.header(Table::Groups)
     }
 
     /// Writes one `--groups` row.
-    pub fn write_group(&mut self, g: &crate::map::GroupRow) -> io::Result<()> {
+    pub fn write_group(&mut self, g: &GroupRow) -> io::Result<()> {
         let tail = vec![g.group_source.as_deref()];
         if let Some(p) = &mut self.parquet {
             p.write_group(g, &self.tail.cells(Table::Groups, tail), &mut self.buf)?;
@@ -582,6 +395,25 @@ impl<W: Write> RecordWriter<W> {
     }
 }
 
+impl<W: Write> RowSink for RecordWriter<W> {
+    fn start(&mut self, table: Table) -> io::Result<()> {
+        match table {
+            Table::Key => self.start_key(),
+            Table::Map => self.start_map(),
+            Table::Groups => self.start_map_groups(),
+        }
+    }
+    fn key_record(&mut self, r: &KeyRecord<'_>) -> io::Result<()> {
+        self.write_key(r)
+    }
+    fn map_row(&mut self, r: &MapRow<'_>) -> io::Result<()> {
+        self.write_map(r)
+    }
+    fn group_row(&mut self, g: &GroupRow) -> io::Result<()> {
+        self.write_group(g)
+    }
+}
+
 /// RFC 4180 (CRLF) for CSV; the same quoting with tabs for TSV.
 fn csv_encoder(format: OutputFormat, into: Vec<u8>) -> csv::Writer<Vec<u8>> {
     csv::WriterBuilder::new()
@@ -603,69 +435,6 @@ fn join<'a>(items: impl Iterator<Item = &'a str>) -> String {
         s.push_str(it);
     }
     s
-}
-
-/// One row of `urlkey map`, borrowed for writing.
-#[derive(Serialize)]
-pub struct MapRow<'a> {
-    /// Line in the input.
-    pub line: u64,
-    /// The input as read.
-    pub observed: &'a str,
-    /// `ok` or `invalid`.
-    pub status: &'a str,
-    /// The key.
-    pub key: Option<&'a str>,
-    /// The grouping signature.
-    pub signature: Option<&'a str>,
-    /// The signature group's id: the line of its first member.
-    pub group: Option<u64>,
-    /// The line of the first record with the same key (none for that record itself).
-    pub duplicate_of: Option<u64>,
-    /// Records sharing this key, itself included.
-    pub duplicates: Option<u64>,
-    /// Distinct keys sharing this signature.
-    pub variants: Option<u64>,
-    /// `invalid`, `review`, `duplicate` or `unique`.
-    pub classification: &'a str,
-    /// Tracking parameter names removed, joined by `;`.
-    pub removed_tracking: String,
-    /// The error code.
-    pub error_code: Option<&'a str>,
-    /// The error message.
-    pub error: Option<&'a str>,
-    /// Always `MANUAL REVIEW REQUIRED`.
-    pub review: &'static str,
-    /// The changes (JSONL only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub transformations: Option<&'a [Transformation]>,
-    /// Tracking parameters removed, as a list (JSONL only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub removed_params: Option<&'a [String]>,
-    /// Facts (JSONL only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub facts: Option<&'a [Fact]>,
-    /// The record's input, when the run has more than one (a [`Tail`] column).
-    #[serde(skip)]
-    pub source: Option<&'a str>,
-    /// The input holding line `group`.
-    #[serde(skip)]
-    pub group_source: Option<&'a str>,
-    /// The input holding line `duplicate_of`.
-    #[serde(skip)]
-    pub duplicate_of_source: Option<&'a str>,
-    /// The kept columns' cells.
-    #[serde(skip)]
-    pub kept: &'a [String],
-}
-
-impl MapRow<'_> {
-    fn tail(&self) -> Vec<Option<&str>> {
-        let mut t = Vec::with_capacity(3 + self.kept.len());
-        t.extend([self.source, self.group_source, self.duplicate_of_source]);
-        t.extend(self.kept.iter().map(|k| Some(k.as_str())));
-        t
-    }
 }
 
 /// Joins names with `;`.

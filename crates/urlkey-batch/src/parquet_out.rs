@@ -23,25 +23,14 @@
 
 use std::io;
 
-use crate::map::GroupRow;
-use crate::output::{KeyRecord, MapRow};
+pub use crate::rows::Table;
+use crate::rows::{GroupRow, KeyRecord, MapRow};
 
 /// Rows per Parquet row group.
 pub const ROW_GROUP_ROWS: usize = 64 * 1024;
 
 /// Records buffered in Arrow builders before they are handed to the Parquet writer.
 pub const BATCH_ROWS: usize = 8 * 1024;
-
-/// Which table a sink writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Table {
-    /// `urlkey key` records.
-    Key,
-    /// `urlkey map` rows.
-    Map,
-    /// `urlkey map --groups` rows.
-    Groups,
-}
 
 pub use imp::ParquetSink;
 
@@ -201,55 +190,28 @@ mod imp {
         Arc::new(Schema::new(fields))
     }
 
-    /// The Arrow schema of a table (the Parquet file's schema).
+    /// The Arrow schema of a table (the Parquet file's schema), from its column table
+    /// ([`crate::rows::Table::columns`]).
     pub fn schema(table: Table) -> SchemaRef {
-        let fields = match table {
-            Table::Key => vec![
-                int("line", false),
-                utf8("observed", false),
-                utf8("policy", false),
-                utf8("status", false),
-                utf8("key", true),
-                utf8("canonical", true),
-                Field::new("error", DataType::Struct(error_fields()), true),
-                transformations_field(false),
-                string_list("removed_params", false),
-                string_list("facts", false),
-                utf8("psl", true),
-            ],
-            Table::Map => vec![
-                int("line", false),
-                utf8("observed", false),
-                utf8("status", false),
-                utf8("key", true),
-                utf8("signature", true),
-                int("group", true),
-                int("duplicate_of", true),
-                int("duplicates", true),
-                int("variants", true),
-                utf8("classification", false),
-                utf8("removed_tracking", false),
-                utf8("error_code", true),
-                utf8("error", true),
-                utf8("review", false),
-                transformations_field(true),
-                string_list("removed_params", true),
-                string_list("facts", true),
-            ],
-            Table::Groups => vec![
-                int("group", false),
-                utf8("signature", false),
-                int("members", false),
-                int("distinct_keys", false),
-                utf8("classification", false),
-                Field::new(
-                    "sample_lines",
+        use crate::rows::ColumnType;
+        let fields: Vec<Field> = table
+            .columns()
+            .iter()
+            .map(|c| match c.ty {
+                ColumnType::Int => int(c.name, c.nullable),
+                ColumnType::Text => utf8(c.name, c.nullable),
+                ColumnType::Error => {
+                    Field::new(c.name, DataType::Struct(error_fields()), c.nullable)
+                }
+                ColumnType::Transformations => transformations_field(c.nullable),
+                ColumnType::TextList => string_list(c.name, c.nullable),
+                ColumnType::IntList => Field::new(
+                    c.name,
                     DataType::List(Arc::new(Field::new("item", DataType::Int64, true))),
-                    false,
+                    c.nullable,
                 ),
-                utf8("review", false),
-            ],
-        };
+            })
+            .collect();
         Arc::new(Schema::new(fields))
     }
 

@@ -769,7 +769,7 @@ fn ledger_export_goes_through_a_temporary_file_and_shares_the_exit_codes() {
     write(
         d,
         "c.csv",
-        b"observation_id,observed_url\n1,https://a.example/\n",
+        b"observation_id,prompt_id,prompt_version,answer_system,market,collection,run_timestamp,observed_url\n1,p,v,a,us,c,2026-11-01T09:01:00Z,https://a.example/\n",
     );
     ok_in(d, &["ledger", "--db", "l.sqlite", "ingest", "c.csv"]);
     ok_in(
@@ -819,9 +819,13 @@ fn ledger_export_goes_through_a_temporary_file_and_shares_the_exit_codes() {
 fn ledger_ingest_shows_a_bar_on_a_terminal() {
     let dir = tempfile::tempdir().expect("dir");
     let d = dir.path();
-    let mut csv_text = String::from("observation_id,observed_url\n");
+    let mut csv_text = String::from(
+        "observation_id,prompt_id,prompt_version,answer_system,market,collection,run_timestamp,observed_url\n",
+    );
     for i in 0..5000 {
-        csv_text.push_str(&format!("{i},https://a.example/{i}\n"));
+        csv_text.push_str(&format!(
+            "{i},p,v,a,us,c,2026-11-01T09:01:00Z,https://a.example/{i}\n"
+        ));
     }
     write(d, "c.csv", csv_text.as_bytes());
     let cmd = format!(

@@ -613,13 +613,14 @@ fn jsonl_with_missing_columns_takes_the_flags_and_rejects_what_is_still_missing(
 }
 
 #[test]
-fn bad_inputs_are_input_errors_and_bad_policies_usage_errors() {
+fn bad_inputs_are_input_errors_and_bad_policies_policy_errors() {
     let dir = tempfile::tempdir().expect("tempdir");
     let db = dir.path().join("l.sqlite");
     let f = fixture(CSV);
     let f = f.to_str().expect("path");
+    // One exit-code table for every command: an unusable policy is 5, as in key and map.
     let err = ledger(&db, &["ingest", f, "--policy", "nonsense@9"]).err();
-    assert_eq!(err.exit_code(), 2);
+    assert_eq!(err.exit_code(), 5);
     assert!(err.to_string().contains("nonsense@9"), "{err}");
 
     let missing = dir.path().join("absent.csv");

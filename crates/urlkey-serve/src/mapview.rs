@@ -211,42 +211,55 @@ pub struct Row {
     facts: Vec<Box<str>>,
 }
 
-/// Collects rows from the JSON Lines writer, one complete line at a time.
+/// Keeps the map rows as the page's table needs them, straight from the map engine.
 #[derive(Default)]
-struct RowSink {
-    partial: Vec<u8>,
+struct Rows {
     rows: Vec<Row>,
 }
 
-impl RowSink {
-    fn take_line(&mut self, line: &[u8]) -> io::Result<()> {
-        if line.is_empty() {
-            return Ok(());
-        }
-        let row: Row = serde_json::from_slice(line).map_err(io::Error::other)?;
-        self.rows.push(row);
+impl urlkey_batch::rows::RowSink for Rows {
+    fn start(&mut self, _table: urlkey_batch::rows::Table) -> io::Result<()> {
         Ok(())
     }
-}
-
-impl Write for RowSink {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let mut rest = buf;
-        while let Some(nl) = rest.iter().position(|&b| b == b'\n') {
-            if self.partial.is_empty() {
-                self.take_line(&rest[..nl])?;
-            } else {
-                self.partial.extend_from_slice(&rest[..nl]);
-                let line = std::mem::take(&mut self.partial);
-                self.take_line(&line)?;
-            }
-            rest = &rest[nl + 1..];
-        }
-        self.partial.extend_from_slice(rest);
-        Ok(buf.len())
+    fn key_record(&mut self, _r: &urlkey_batch::rows::KeyRecord<'_>) -> io::Result<()> {
+        Err(io::Error::other("the page keeps map rows only"))
     }
-    fn flush(&mut self) -> io::Result<()> {
+    fn map_row(&mut self, r: &urlkey_batch::rows::MapRow<'_>) -> io::Result<()> {
+        self.rows.push(Row {
+            line: r.line,
+            observed: r.observed.to_string(),
+            status: r.status.into(),
+            key: r.key.map(str::to_string),
+            signature: r.signature.map(str::to_string),
+            group: r.group,
+            duplicate_of: r.duplicate_of,
+            duplicates: r.duplicates,
+            variants: r.variants,
+            classification: r.classification.into(),
+            removed_tracking: r.removed_tracking.clone(),
+            error_code: r.error_code.map(Into::into),
+            error: r.error.map(str::to_string),
+            transformations: r
+                .transformations
+                .unwrap_or_default()
+                .iter()
+                .map(|t| Step {
+                    rule: t.rule.into(),
+                    component: t.component.as_str().into(),
+                })
+                .collect(),
+            removed_params: r.removed_params.unwrap_or_default().to_vec(),
+            facts: r
+                .facts
+                .unwrap_or_default()
+                .iter()
+                .map(|f| f.as_str().into())
+                .collect(),
+        });
         Ok(())
+    }
+    fn group_row(&mut self, _g: &urlkey_batch::map::GroupRow) -> io::Result<()> {
+        Err(io::Error::other("the page keeps map rows only"))
     }
 }
 
@@ -275,17 +288,16 @@ fn map_error(e: MapError) -> ApiError {
     }
 }
 
-fn run_map<W: Write>(
-    state: &AppState,
-    p: &Prepared,
-    writer: &mut RecordWriter<W>,
-) -> Result<MapSummary, ApiError> {
+/// Opens the request's text as records, as `urlkey map` opens a file.
+fn open_text(p: &Prepared) -> impl Fn() -> Result<Box<dyn RecordSource>, InputError> {
     let text = p.text.clone();
     let opts = p.opts.clone();
-    let open = move || -> Result<Box<dyn RecordSource>, InputError> {
-        records_from(Box::new(Cursor::new(text.clone())), "<text>".into(), &opts)
-    };
-    let run = MapRun {
+    move || records_from(Box::new(Cursor::new(text.clone())), "<text>".into(), &opts)
+}
+
+/// The map run of a request: `urlkey map`'s engine with the request's policy.
+fn map_run<'a>(state: &'a AppState, p: &'a Prepared) -> MapRun<'a> {
+    MapRun {
         policy: &p.policy,
         pipeline: &state.pipeline,
         verify_fingerprints: false,
@@ -293,8 +305,17 @@ fn run_map<W: Write>(
         progress: None,
         notice: None,
         sources: &[],
-    };
-    run.run(&open, writer).map_err(map_error)
+    }
+}
+
+fn run_map<W: Write>(
+    state: &AppState,
+    p: &Prepared,
+    writer: &mut RecordWriter<W>,
+) -> Result<MapSummary, ApiError> {
+    map_run(state, p)
+        .run(&open_text(p), writer)
+        .map_err(map_error)
 }
 
 /// The bytes of `urlkey map --format csv` for the request's text and settings.
@@ -330,20 +351,10 @@ pub fn compute(state: &AppState, p: &Prepared) -> Result<(Arc<MapResult>, bool),
         return Ok((r, true));
     }
     let start = Instant::now();
-    let mut sink = RowSink::default();
-    let summary = {
-        let mut writer = RecordWriter::new(OutputFormat::Jsonl, &mut sink);
-        let summary = run_map(state, p, &mut writer)?;
-        writer
-            .finish()
-            .map_err(|e| ApiError::internal(format!("cannot build the rows: {e}")))?;
-        summary
-    };
-    if !sink.partial.is_empty() {
-        let line = std::mem::take(&mut sink.partial);
-        sink.take_line(&line)
-            .map_err(|e| ApiError::internal(format!("cannot build the rows: {e}")))?;
-    }
+    let mut sink = Rows::default();
+    let summary = map_run(state, p)
+        .run_rows(&open_text(p), &mut sink, true)
+        .map_err(map_error)?;
     let rows = sink.rows;
     if rows.len() > u32::MAX as usize {
         return Err(ApiError::new(
