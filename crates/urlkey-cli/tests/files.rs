@@ -845,3 +845,121 @@ fn ledger_ingest_shows_a_bar_on_a_terminal() {
         "{screen}"
     );
 }
+
+/// POSTs JSON to a running `urlkey serve` and returns the body (de-chunked).
+fn post_json(addr: &str, path: &str, body: &serde_json::Value) -> (u16, Vec<u8>) {
+    use std::io::Read;
+    let body = body.to_string();
+    let mut s = std::net::TcpStream::connect(addr).expect("connect to serve");
+    write!(
+        s,
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .expect("send");
+    let mut resp = Vec::new();
+    s.read_to_end(&mut resp).expect("read");
+    let split = resp
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("headers");
+    let head = String::from_utf8_lossy(&resp[..split]).to_ascii_lowercase();
+    let status = head[9..12].parse().expect("status");
+    let mut rest = &resp[split + 4..];
+    if !head.contains("transfer-encoding: chunked") {
+        return (status, rest.to_vec());
+    }
+    let mut out = Vec::new();
+    loop {
+        let nl = rest
+            .windows(2)
+            .position(|w| w == b"\r\n")
+            .expect("chunk size");
+        let size = usize::from_str_radix(std::str::from_utf8(&rest[..nl]).expect("hex").trim(), 16)
+            .expect("chunk size");
+        rest = &rest[nl + 2..];
+        if size == 0 {
+            return (status, out);
+        }
+        out.extend_from_slice(&rest[..size]);
+        rest = &rest[size + 2..];
+    }
+}
+
+#[test]
+fn the_web_page_gives_the_same_lines_and_kept_columns_for_the_same_bytes() {
+    let dir = tempfile::tempdir().expect("dir");
+    let d = dir.path();
+    let mut child = bin()
+        .args(["serve", "--addr", "127.0.0.1:0", "--threads", "1"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("serve starts");
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().expect("stdout")),
+        &mut line,
+    )
+    .expect("the address line");
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .expect("an address")
+        .to_string();
+    let text = "Title line\r\nAddress,Status Code\r\nhttps://a.example/1,200\r\nhttps://a.example/1?utm_source=x,301\r\n\"https://b.example/\r\nq\",404\r\nhttps://c.example/\n";
+    write(d, "crawl.csv", text.as_bytes());
+    let cli = bin()
+        .args([
+            "map",
+            "--quiet",
+            "--input-format",
+            "csv",
+            "--column",
+            "Address",
+        ])
+        .args(["--keep-columns", "all"])
+        .arg("crawl.csv")
+        .current_dir(d)
+        .output()
+        .expect("map");
+    // serve has no --skip-rows: the same bytes without the title line, on both sides.
+    let body = &text["Title line\r\n".len()..];
+    write(d, "body.csv", body.as_bytes());
+    let cli_body = bin()
+        .args([
+            "map",
+            "--quiet",
+            "--input-format",
+            "csv",
+            "--column",
+            "Address",
+        ])
+        .args(["--keep-columns", "all", "body.csv"])
+        .current_dir(d)
+        .output()
+        .expect("map");
+    let (status, served) = post_json(
+        &addr,
+        "/api/map.csv",
+        &serde_json::json!({
+            "text": body, "input_format": "csv", "column": "Address", "keep_columns": "all"
+        }),
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&served));
+    assert_eq!(
+        served, cli_body.stdout,
+        "serve's export is `urlkey map --format csv`, byte for byte"
+    );
+    let r = rows(&String::from_utf8_lossy(&served));
+    assert_eq!(col(&r, "line"), ["2", "3", "4", "6"]);
+    assert_eq!(col(&r, "Status Code"), ["200", "301", "404", ""]);
+    assert!(
+        cli.status.code() == Some(3),
+        "no Address column before --skip-rows"
+    );
+}
