@@ -189,6 +189,18 @@ pub(crate) struct HeldBody {
     pub permit: Option<OwnedSemaphorePermit>,
 }
 
+impl HeldBody {
+    /// Parses the body as JSON and frees its bytes at once (the parsed value holds its own
+    /// copy of the text): what is left is the share of `--max-held-bytes`, to keep until
+    /// the answer is built.
+    fn parse<T: serde::de::DeserializeOwned>(
+        self,
+    ) -> Result<(T, Option<OwnedSemaphorePermit>), ApiError> {
+        let value = parse(&self.bytes)?;
+        Ok((value, self.permit))
+    }
+}
+
 /// Takes `n` more permits of `held` (one per byte) into `permit`, at once or not at all:
 /// a request never waits for memory (which could deadlock bodies that wait on each
 /// other); it is told to come back (503, `Retry-After`).
@@ -375,14 +387,14 @@ async fn validate_map(
 ) -> Result<(mapview::Prepared, mapview::Paging, HeldBody), ApiError> {
     let st = st.clone();
     blocking(move || {
-        let mut req: MapRequest = parse(&held.bytes)?;
+        let (mut req, permit): (MapRequest, _) = held.parse()?;
         let paging = mapview::paging(&req)?;
+        // The text moves into `prepared`; the share of --max-held-bytes (the permit)
+        // stays with the request until the answer is built.
         let prepared = mapview::prepare(&st, &mut req)?;
-        // The text now lives in `prepared`; the raw body can go, its share of
-        // --max-held-bytes stays with the request (the permit) until the answer is built.
         let held = HeldBody {
             bytes: Bytes::new(),
-            permit: held.permit,
+            permit,
         };
         Ok((prepared, paging, held))
     })
@@ -521,7 +533,7 @@ async fn key(
     let work = async move {
         let held = read_body(&st, &headers, &done, body).await?;
         blocking(move || {
-            let req: KeyRequest = parse(&held.bytes)?;
+            let (req, _permit): (KeyRequest, _) = held.parse()?;
             let policy = st
                 .set
                 .get(&req.policy)
@@ -577,7 +589,7 @@ async fn inspect(
     let work = async move {
         let held = read_body(&st, &headers, &done, body).await?;
         blocking(move || {
-            let req: InspectRequest = parse(&held.bytes)?;
+            let (req, _permit): (InspectRequest, _) = held.parse()?;
             let policy = st
                 .set
                 .get(&req.policy)
