@@ -686,5 +686,48 @@ mod imp {
             let reader = read_back(&bytes);
             assert_eq!(reader.schema().fields(), schema(Table::Map).fields());
         }
+
+        #[test]
+        fn tail_columns_are_nullable_strings_after_the_table() {
+            let set = urlkey::PolicySet::builtin();
+            let policy = set.get("citation@1").unwrap();
+            let tail = crate::output::Tail {
+                sources: true,
+                kept: vec!["Status Code".into(), "status".into()],
+            };
+            let mut w = RecordWriter::new(OutputFormat::Parquet, Vec::new()).with_tail(tail);
+            w.start_key().unwrap();
+            let o = policy.key("https://a.example/");
+            let kept = vec!["301".to_string(), "Indexable".to_string()];
+            w.write_key(
+                &KeyRecord::new(2, "https://a.example/", policy.id(), &o)
+                    .with_input(Some("a.csv"), &kept),
+            )
+            .unwrap();
+            let bytes = w.finish().unwrap();
+            let reader = read_back(&bytes);
+            let names: Vec<String> = reader
+                .schema()
+                .fields()
+                .iter()
+                .map(|f| f.name().clone())
+                .collect();
+            let base = schema(Table::Key).fields().len();
+            assert_eq!(names[base..], ["source", "Status Code", "input:status"]);
+            let batch = reader.build().unwrap().next().unwrap().unwrap();
+            let cell = |i: usize| {
+                batch
+                    .column(base + i)
+                    .as_any()
+                    .downcast_ref::<arrow_array::StringArray>()
+                    .unwrap()
+                    .value(0)
+                    .to_string()
+            };
+            assert_eq!(
+                (cell(0), cell(1), cell(2)),
+                ("a.csv".into(), "301".into(), "Indexable".into())
+            );
+        }
     }
 }
