@@ -101,7 +101,11 @@ fn main() {
             eprintln!("urlkey ledger: {e}");
             Failure::Code(e.exit_code())
         }),
-        flags::Command::Serve(a) => urlkey_serve::run(a).map_err(Failure::Internal),
+        // Settings that cannot work are usage errors (exit 2), as in every command.
+        flags::Command::Serve(a) => match a.config() {
+            Err(e) => Err(Failure::Usage(e)),
+            Ok(_) => urlkey_serve::run(a).map_err(Failure::Internal),
+        },
     };
     if let Err(f) = result {
         match &f {

@@ -810,6 +810,12 @@ fn ledger_export_goes_through_a_temporary_file_and_shares_the_exit_codes() {
         ],
     );
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    // Serve's settings that cannot work are usage errors, as everywhere.
+    let o = run_in(
+        d,
+        &["serve", "--addr", "127.0.0.1:0", "--max-connections", "0"],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     // A missing ledger is a database error: 6.
     let o = run_in(d, &["ledger", "--db", "none.sqlite", "report"]);
     assert_eq!(o.status.code(), Some(6), "{}", stderr(&o));
