@@ -112,6 +112,16 @@ impl<W: Write> RecordWriter<W> {
         self
     }
 
+    /// A row's tail cells, built only when the writer has tail columns (most runs have
+    /// none, and the row loop is hot).
+    fn tail_of<'r>(&self, cells: impl FnOnce() -> Vec<Option<&'r str>>) -> Vec<Option<&'r str>> {
+        if self.tail.is_empty() {
+            Vec::new()
+        } else {
+            cells()
+        }
+    }
+
     /// The tail columns.
     pub fn tail(&self) -> &Tail {
         &self.tail
@@ -208,12 +218,13 @@ impl<W: Write> RecordWriter<W> {
 
     /// Writes one `urlkey key` record.
     pub fn write_key(&mut self, r: &KeyRecord<'_>) -> io::Result<()> {
+        let tail = self.tail_of(|| r.tail());
         if let Some(p) = &mut self.parquet {
-            p.write_key(r, &self.tail.cells(Table::Key, r.tail()), &mut self.buf)?;
+            p.write_key(r, &self.tail.cells(Table::Key, tail), &mut self.buf)?;
             return self.flush_buf(false);
         }
         match self.format {
-            OutputFormat::Jsonl => self.write_json_row(Table::Key, r, r.tail()),
+            OutputFormat::Jsonl => self.write_json_row(Table::Key, r, tail),
             OutputFormat::Parquet => Err(io::Error::other("the Parquet writer is closed")),
             OutputFormat::Key => {
                 self.buf.extend_from_slice(r.key.unwrap_or("").as_bytes());
@@ -241,19 +252,20 @@ impl<W: Write> RecordWriter<W> {
                     &facts,
                     r.psl.unwrap_or(""),
                 ];
-                self.csv_write_with_tail(Table::Key, &cells, r.tail())
+                self.csv_write_with_tail(Table::Key, &cells, tail)
             }
         }
     }
 
     /// Writes one `urlkey map` row.
     pub fn write_map(&mut self, r: &MapRow<'_>) -> io::Result<()> {
+        let tail = self.tail_of(|| r.tail());
         if let Some(p) = &mut self.parquet {
-            p.write_map(r, &self.tail.cells(Table::Map, r.tail()), &mut self.buf)?;
+            p.write_map(r, &self.tail.cells(Table::Map, tail), &mut self.buf)?;
             return self.flush_buf(false);
         }
         match self.format {
-            OutputFormat::Jsonl => self.write_json_row(Table::Map, r, r.tail()),
+            OutputFormat::Jsonl => self.write_json_row(Table::Map, r, tail),
             OutputFormat::Parquet => Err(io::Error::other("the Parquet writer is closed")),
             OutputFormat::Key => {
                 self.buf.extend_from_slice(r.key.unwrap_or("").as_bytes());
@@ -279,7 +291,7 @@ impl<W: Write> RecordWriter<W> {
                     &spreadsheet_safe(r.error.unwrap_or("")),
                     REVIEW,
                 ];
-                self.csv_write_with_tail(Table::Map, &cells, r.tail())
+                self.csv_write_with_tail(Table::Map, &cells, tail)
             }
         }
     }
