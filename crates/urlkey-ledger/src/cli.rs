@@ -62,6 +62,10 @@ pub enum LedgerCommand {
         /// run_timestamp (RFC 3339 or YYYY-MM-DD) for rows that have none.
         #[arg(long)]
         run_timestamp: Option<String>,
+        /// Read run timestamps without Z or an offset (`2026-11-08 09:00:00`) as wall-clock
+        /// time in this IANA zone (Europe/Paris, UTC). Without it they are refused.
+        #[arg(long, value_name = "ZONE")]
+        timezone: Option<String>,
         /// collection (the dated collection run) for rows that have none.
         #[arg(long)]
         collection: Option<String>,
@@ -170,9 +174,14 @@ pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
             prompt_version,
             market,
             run_timestamp,
+            timezone,
             collection,
             rejects,
         } => {
+            let timezone = timezone
+                .map(|z| crate::timefmt::time_zone(&z))
+                .transpose()
+                .map_err(|m| LedgerError::Usage(format!("--timezone: {m}")))?;
             if let Some(r) = &rejects {
                 if files.len() > 1 {
                     return Err(LedgerError::Usage(format!(
@@ -192,7 +201,7 @@ pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
             }
             let norm = Normalizer::new(&policy).map_err(LedgerError::Policy)?;
             if let Some(ts) = &run_timestamp {
-                crate::timefmt::parse_run_timestamp(ts)
+                crate::timefmt::parse_run_timestamp_in(ts, timezone.as_ref())
                     .map_err(|m| LedgerError::Usage(format!("--run-timestamp: {m}")))?;
             }
             let defaults = Defaults {
@@ -201,6 +210,7 @@ pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
                 market,
                 run_timestamp,
                 collection,
+                timezone,
             };
             let mut conn = db::open(&args.db, true)?;
             for f in &files {

@@ -60,6 +60,8 @@ pub struct Defaults {
     pub run_timestamp: Option<String>,
     /// `--collection`
     pub collection: Option<String>,
+    /// `--timezone`: the zone of naive run timestamps (none: they are refused).
+    pub timezone: Option<jiff::tz::TimeZone>,
 }
 
 /// What one ingest did.
@@ -981,7 +983,7 @@ fn complete_row(mut raw: RawRow, d: &Defaults) -> std::result::Result<Row, RowPr
     let run_at = if run_timestamp.is_empty() {
         String::new()
     } else {
-        match timefmt::parse_run_timestamp(&run_timestamp) {
+        match timefmt::parse_run_timestamp_in(&run_timestamp, d.timezone.as_ref()) {
             Ok(t) => t,
             Err(m) => {
                 problems.push(Problem {
