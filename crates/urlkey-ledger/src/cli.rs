@@ -62,9 +62,17 @@ pub enum LedgerCommand {
         /// run_timestamp (RFC 3339 or YYYY-MM-DD) for rows that have none.
         #[arg(long)]
         run_timestamp: Option<String>,
+        /// Read run timestamps without Z or an offset (`2026-11-08 09:00:00`) as wall-clock
+        /// time in this IANA zone (Europe/Paris, UTC). Without it they are refused.
+        #[arg(long, value_name = "ZONE")]
+        timezone: Option<String>,
         /// collection (the dated collection run) for rows that have none.
         #[arg(long)]
         collection: Option<String>,
+        /// Store the good rows and write every refused row here (its cells, with `line`
+        /// and `reason`). Without it a file with any bad row stores nothing.
+        #[arg(long, value_name = "FILE")]
+        rejects: Option<PathBuf>,
     },
     /// Count observations, valid observations, unique URL keys and unique publisher
     /// hostnames, with the top publishers' shares and the sample they describe.
@@ -166,11 +174,34 @@ pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
             prompt_version,
             market,
             run_timestamp,
+            timezone,
             collection,
+            rejects,
         } => {
+            let timezone = timezone
+                .map(|z| crate::timefmt::time_zone(&z))
+                .transpose()
+                .map_err(|m| LedgerError::Usage(format!("--timezone: {m}")))?;
+            if let Some(r) = &rejects {
+                if files.len() > 1 {
+                    return Err(LedgerError::Usage(format!(
+                        "--rejects {} with {} input files: give one file per ingest when \
+                         setting refused rows aside, so that each rejects file matches its input",
+                        r.display(),
+                        files.len()
+                    )));
+                }
+                let mut inputs: Vec<urlkey_batch::input::Source> = files
+                    .iter()
+                    .map(|f| urlkey_batch::input::Source::File(f.clone()))
+                    .collect();
+                inputs.push(urlkey_batch::input::Source::File(args.db.clone()));
+                urlkey_batch::outfile::check_outputs(&[r.as_path()], &inputs)
+                    .map_err(|m| LedgerError::Usage(format!("--rejects: {m}")))?;
+            }
             let norm = Normalizer::new(&policy).map_err(LedgerError::Policy)?;
             if let Some(ts) = &run_timestamp {
-                crate::timefmt::parse_run_timestamp(ts)
+                crate::timefmt::parse_run_timestamp_in(ts, timezone.as_ref())
                     .map_err(|m| LedgerError::Usage(format!("--run-timestamp: {m}")))?;
             }
             let defaults = Defaults {
@@ -179,6 +210,7 @@ pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
                 market,
                 run_timestamp,
                 collection,
+                timezone,
             };
             let mut conn = db::open(&args.db, true)?;
             for f in &files {
@@ -189,13 +221,16 @@ pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
                         b.set_position(done);
                     }
                 };
-                let s = ingest::ingest_file_with_progress(
+                let s = ingest::ingest(
                     &mut conn,
                     f,
-                    input_format,
-                    &defaults,
-                    &norm,
-                    &progress,
+                    &ingest::IngestOptions {
+                        format: input_format,
+                        defaults: &defaults,
+                        norm: &norm,
+                        rejects: rejects.as_deref(),
+                        progress: &progress,
+                    },
                 )?;
                 if let Some(b) = bar {
                     b.finish_and_clear();
@@ -206,6 +241,17 @@ pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
                         "note: {}: columns not read by the ledger: {}",
                         s.path,
                         s.ignored_columns.join(", ")
+                    )?;
+                }
+                if !s.problems.is_empty() {
+                    writeln!(
+                        err,
+                        "note: {}: {} refused ({}), written to {}:{}",
+                        s.path,
+                        ingest::plural(s.rejected, "row"),
+                        ingest::plural(s.problems.len(), "problem"),
+                        s.rejects.as_deref().unwrap_or("?"),
+                        ingest::list_problems(&s.problems)
                     )?;
                 }
                 writeln!(out, "{s}")?;

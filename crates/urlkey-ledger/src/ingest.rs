@@ -60,6 +60,8 @@ pub struct Defaults {
     pub run_timestamp: Option<String>,
     /// `--collection`
     pub collection: Option<String>,
+    /// `--timezone`: the zone of naive run timestamps (none: they are refused).
+    pub timezone: Option<jiff::tz::TimeZone>,
 }
 
 /// What one ingest did.
@@ -79,8 +81,62 @@ pub struct IngestSummary {
     pub unchanged: usize,
     /// Of the added rows, those whose URL is invalid (stored with their error code).
     pub invalid_added: usize,
+    /// Rows refused (set aside in the rejects file when one was given).
+    pub rejected: usize,
+    /// Every problem found, by line (a rejected row may have several).
+    pub problems: Vec<Problem>,
+    /// The rejects file written, if any.
+    pub rejects: Option<String>,
     /// Columns or fields the ledger does not read.
     pub ignored_columns: Vec<String>,
+}
+
+/// One problem of one row: its line, the column (when one is to blame) and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// The physical line where the row starts.
+    pub line: u64,
+    /// The column to blame, if one is.
+    pub column: Option<String>,
+    /// What is wrong and what to do.
+    pub reason: String,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.column {
+            Some(c) => write!(f, "line {}, column {c}: {}", self.line, self.reason),
+            None => write!(f, "line {}: {}", self.line, self.reason),
+        }
+    }
+}
+
+/// `1 problem`, `2 problems`.
+pub fn plural(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
+
+/// How many problems a listing shows before it gives only their count.
+pub const PROBLEMS_LISTED: usize = 100;
+
+/// The problems, one a line, the first [`PROBLEMS_LISTED`] then a count of the others.
+pub fn list_problems(problems: &[Problem]) -> String {
+    let mut out = String::new();
+    for p in problems.iter().take(PROBLEMS_LISTED) {
+        out.push_str("\n  ");
+        out.push_str(&p.to_string());
+    }
+    if problems.len() > PROBLEMS_LISTED {
+        out.push_str(&format!(
+            "\n  ... and {} more problems",
+            problems.len() - PROBLEMS_LISTED
+        ));
+    }
+    out
 }
 
 impl IngestSummary {
@@ -92,6 +148,25 @@ impl IngestSummary {
 
 impl fmt::Display for IngestSummary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.rejected > 0 || self.rejects.is_some() {
+            return write!(
+                f,
+                "{}: {} rows read ({}, keyed with {}) = {} stored ({} of them with an invalid \
+                 URL, stored with its error code) + {} already in the ledger + {} rejected{}",
+                self.path,
+                self.rows_read,
+                self.format.as_str(),
+                self.policy,
+                self.added,
+                self.invalid_added,
+                self.unchanged,
+                self.rejected,
+                match &self.rejects {
+                    Some(r) => format!(" (written to {r})"),
+                    None => String::new(),
+                }
+            );
+        }
         if self.is_noop() {
             write!(
                 f,
@@ -132,6 +207,8 @@ struct Row {
     run_timestamp: String,
     run_at: String,
     observed_url: String,
+    /// The row's cells as read, for the rejects file.
+    cells: Vec<String>,
 }
 
 /// A row's fields before defaults: `None` for a missing column or an empty cell.
@@ -141,6 +218,32 @@ struct RawRow {
     fields: HashMap<&'static str, String>,
     /// `Some` when the row has an `observed_url` (possibly empty).
     observed_url: Option<String>,
+    /// The row's cells as read (a JSONL row: its line), for the rejects file.
+    cells: Vec<String>,
+    /// Problems found while reading the row (its shape, its encoding).
+    problems: Vec<Problem>,
+}
+
+/// A file as read: its header (empty for JSONL), rows, and the columns not read.
+struct Table {
+    header: Vec<String>,
+    rows: Vec<RawRow>,
+    ignored: Vec<String>,
+    delimiter: u8,
+}
+
+/// How to ingest a file.
+pub struct IngestOptions<'a> {
+    /// The format, instead of guessing it.
+    pub format: Option<InputFormat>,
+    /// Values for rows that have none.
+    pub defaults: &'a Defaults,
+    /// The policy that makes the keys.
+    pub norm: &'a Normalizer,
+    /// Store the good rows and write the refused ones here (else: all or nothing).
+    pub rejects: Option<&'a Path>,
+    /// `progress(rows done, rows in the file)`.
+    pub progress: &'a dyn Fn(u64, u64),
 }
 
 /// Reads `path` and stores its observations in one transaction. A conflicting row (an
@@ -165,6 +268,29 @@ pub fn ingest_file_with_progress(
     norm: &Normalizer,
     progress: &dyn Fn(u64, u64),
 ) -> Result<IngestSummary> {
+    ingest(
+        conn,
+        path,
+        &IngestOptions {
+            format,
+            defaults,
+            norm,
+            rejects: None,
+            progress,
+        },
+    )
+}
+
+/// Reads `path`, finds every problem of every row in one pass, and stores the good rows in
+/// one transaction. Without `opts.rejects` a single problem stores nothing (the error lists
+/// them all); with it, the good rows are stored and the refused ones written to that file
+/// (atomically), so that rows read = stored + already present + rejected.
+pub fn ingest(
+    conn: &mut Connection,
+    path: &Path,
+    opts: &IngestOptions<'_>,
+) -> Result<IngestSummary> {
+    let norm = opts.norm;
     let shown = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| {
         LedgerError::Input(format!(
@@ -172,20 +298,39 @@ pub fn ingest_file_with_progress(
         ))
     })?;
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-    let format = format.unwrap_or_else(|| detect_format(path, bytes));
-    let fail = |line: u64, msg: String| {
-        LedgerError::Input(format!(
-            "{shown} line {line}: {msg}; nothing from {shown} was written"
-        ))
-    };
-    let (raw_rows, ignored) = match format {
+    let format = opts.format.unwrap_or_else(|| detect_format(path, bytes));
+    let table = match format {
         InputFormat::Csv => read_delimited(bytes, b',', &shown)?,
         InputFormat::Tsv => read_delimited(bytes, b'\t', &shown)?,
         InputFormat::Jsonl => read_jsonl(bytes, &shown)?,
     };
-    let mut rows = Vec::with_capacity(raw_rows.len());
-    for raw in raw_rows {
-        rows.push(complete_row(raw, defaults).map_err(|(line, msg)| fail(line, msg))?);
+    let rows_read = table.rows.len();
+    let mut problems: Vec<Problem> = Vec::new();
+    let mut rejected: Vec<(u64, Vec<String>, String)> = Vec::new();
+    let mut reject =
+        |line: u64, cells: Vec<String>, ps: Vec<Problem>, problems: &mut Vec<Problem>| {
+            let reason = ps
+                .iter()
+                .map(|p| match &p.column {
+                    Some(c) => format!("{c}: {}", p.reason),
+                    None => p.reason.clone(),
+                })
+                .collect::<Vec<_>>()
+                .join("; ");
+            rejected.push((line, cells, reason));
+            problems.extend(ps);
+        };
+    let mut rows = Vec::with_capacity(table.rows.len());
+    for raw in table.rows {
+        if !raw.problems.is_empty() {
+            let (line, cells, ps) = (raw.line, raw.cells, raw.problems);
+            reject(line, cells, ps, &mut problems);
+            continue;
+        }
+        match complete_row(raw, opts.defaults) {
+            Ok(row) => rows.push(row),
+            Err((line, cells, ps)) => reject(line, cells, ps, &mut problems),
+        }
     }
 
     let hash = format!("{:032x}", xxhash_rust::xxh3::xxh3_128(bytes));
@@ -210,7 +355,7 @@ pub fn ingest_file_with_progress(
             norm.id(),
             timefmt::now_millis(),
             env!("CARGO_PKG_VERSION"),
-            rows.len() as i64
+            rows_read as i64
         ],
     )
     .map_err(|e| LedgerError::db("cannot record the ingest", e))?;
@@ -220,18 +365,21 @@ pub fn ingest_file_with_progress(
         path: shown.clone(),
         format,
         policy: norm.id().to_string(),
-        rows_read: rows.len(),
+        rows_read,
         added: 0,
         unchanged: 0,
         invalid_added: 0,
-        ignored_columns: ignored,
+        rejected: 0,
+        problems: Vec::new(),
+        rejects: None,
+        ignored_columns: table.ignored,
     };
     {
         let mut find = tx
             .prepare(
                 "SELECT o.prompt_id, o.prompt_version, o.answer_system, o.market, o.collection, \
-                 o.run_timestamp, o.observed_url, o.normalization_policy_version, o.ingest_id, \
-                 o.source_line, i.source_path \
+                 o.run_timestamp, o.run_at, o.observed_url, o.normalization_policy_version, \
+                 o.ingest_id, o.source_line, i.source_path \
                  FROM observations o JOIN ingests i USING (ingest_id) WHERE o.observation_id = ?1",
             )
             .map_err(|e| LedgerError::db("cannot prepare the lookup", e))?;
@@ -247,9 +395,9 @@ pub fn ingest_file_with_progress(
             )
             .map_err(|e| LedgerError::db("cannot prepare the insert", e))?;
         let total = rows.len() as u64;
-        for (done, row) in rows.iter().enumerate() {
+        for (done, row) in rows.into_iter().enumerate() {
             if done % 1024 == 0 {
-                progress(done as u64, total);
+                (opts.progress)(done as u64, total);
             }
             let existing = find
                 .query_row([&row.observation_id], |r| {
@@ -260,17 +408,18 @@ pub fn ingest_file_with_progress(
                         market: r.get(3)?,
                         collection: r.get(4)?,
                         run_timestamp: r.get(5)?,
-                        observed_url: r.get(6)?,
-                        policy: r.get(7)?,
-                        ingest_id: r.get(8)?,
-                        source_line: r.get(9)?,
-                        source_path: r.get(10)?,
+                        run_at: r.get(6)?,
+                        observed_url: r.get(7)?,
+                        policy: r.get(8)?,
+                        ingest_id: r.get(9)?,
+                        source_line: r.get(10)?,
+                        source_path: r.get(11)?,
                     })
                 })
                 .optional()
                 .map_err(|e| LedgerError::db("cannot look up an observation", e))?;
             if let Some(stored) = existing {
-                let diffs = stored.differences(row, norm.id());
+                let diffs = stored.differences(&row, norm.id());
                 if diffs.is_empty() {
                     summary.unchanged += 1;
                     continue;
@@ -283,16 +432,19 @@ pub fn ingest_file_with_progress(
                         stored.source_path, stored.source_line
                     )
                 };
-                return Err(fail(
-                    row.line,
-                    format!(
+                let p = Problem {
+                    line: row.line,
+                    column: Some("observation_id".to_string()),
+                    reason: format!(
                         "observation_id {:?} is already in the ledger ({origin}) with different \
                          content: {}. An observation_id names one dated observation: give this \
                          row a new observation_id, or correct it to match",
                         row.observation_id,
                         diffs.join("; ")
                     ),
-                ));
+                };
+                reject(row.line, row.cells, vec![p], &mut problems);
+                continue;
             }
             let n = norm.normalize(&row.observed_url);
             insert
@@ -325,22 +477,123 @@ pub fn ingest_file_with_progress(
                 summary.invalid_added += 1;
             }
         }
-        progress(total, total);
+        (opts.progress)(total, total);
     }
+    problems.sort_by_key(|p| p.line);
+    rejected.sort_by_key(|r| r.0);
+    summary.rejected = rejected.len();
+    if !problems.is_empty() && opts.rejects.is_none() {
+        // All or nothing: the transaction is dropped (rolled back) with the error.
+        return Err(LedgerError::Input(format!(
+            "{shown}: {} of {} rows cannot be stored ({}); nothing from {shown} was \
+             written:{}\nFix these rows and ingest the file again, or pass --rejects FILE to \
+             store the good rows and write these to FILE",
+            summary.rejected,
+            rows_read,
+            plural(problems.len(), "problem"),
+            list_problems(&problems)
+        )));
+    }
+    // The rejects file is complete in its temporary file before the rows are committed,
+    // and renamed into place after: a failure before the commit leaves both untouched.
+    let pending = match opts.rejects {
+        Some(r) => Some(write_rejects(
+            r,
+            format,
+            &table.header,
+            table.delimiter,
+            &rejected,
+        )?),
+        None => None,
+    };
+    summary.problems = problems;
     if summary.added == 0 {
         // Nothing new: leave no trace, not even the ingest record.
         tx.rollback()
             .map_err(|e| LedgerError::db("cannot end the ingest transaction", e))?;
-        return Ok(summary);
+    } else {
+        tx.execute(
+            "UPDATE ingests SET rows_added = ?1, rows_unchanged = ?2 WHERE ingest_id = ?3",
+            params![summary.added as i64, summary.unchanged as i64, ingest_id],
+        )
+        .map_err(|e| LedgerError::db("cannot record the ingest counts", e))?;
+        tx.commit()
+            .map_err(|e| LedgerError::db("cannot commit the ingest", e))?;
     }
-    tx.execute(
-        "UPDATE ingests SET rows_added = ?1, rows_unchanged = ?2 WHERE ingest_id = ?3",
-        params![summary.added as i64, summary.unchanged as i64, ingest_id],
-    )
-    .map_err(|e| LedgerError::db("cannot record the ingest counts", e))?;
-    tx.commit()
-        .map_err(|e| LedgerError::db("cannot commit the ingest", e))?;
+    if let (Some(file), Some(r)) = (pending, opts.rejects) {
+        file.commit().map_err(|e| {
+            LedgerError::Output(format!(
+                "cannot write the rejects file {}: {e}; the {} good rows of {shown} were stored: \
+                 ingest {shown} again with --rejects naming a writable file to get the refused \
+                 rows (stored rows count as already present)",
+                r.display(),
+                summary.added
+            ))
+        })?;
+        summary.rejects = Some(r.display().to_string());
+    }
     Ok(summary)
+}
+
+/// Writes the refused rows to a temporary file beside `path` (committed by the caller):
+/// CSV/TSV with `line`, `reason` and then the input's own columns; JSONL objects with
+/// `line` and `reason` first, then the row's own fields.
+fn write_rejects(
+    path: &Path,
+    format: InputFormat,
+    header: &[String],
+    delimiter: u8,
+    rejected: &[(u64, Vec<String>, String)],
+) -> Result<urlkey_batch::outfile::OutputFile> {
+    let failed = |e: std::io::Error| {
+        LedgerError::Output(format!(
+            "cannot write the rejects file {}: {e}; check the path and the free space (nothing \
+             was stored)",
+            path.display()
+        ))
+    };
+    let file = urlkey_batch::outfile::OutputFile::create(path).map_err(failed)?;
+    let mut w = std::io::BufWriter::new(file);
+    match format {
+        InputFormat::Jsonl => {
+            use std::io::Write;
+            for (line, cells, reason) in rejected {
+                let raw = cells.first().map(String::as_str).unwrap_or("");
+                let head = format!(
+                    "{{\"line\":{line},\"reason\":{}",
+                    serde_json::Value::String(reason.clone())
+                );
+                let text = match serde_json::from_str::<serde_json::Value>(raw) {
+                    Ok(serde_json::Value::Object(m)) if m.is_empty() => format!("{head}}}"),
+                    Ok(serde_json::Value::Object(_)) => {
+                        let inner = raw.trim().strip_prefix('{').unwrap_or(raw);
+                        format!("{head},{inner}")
+                    }
+                    _ => format!(
+                        "{head},\"text\":{}}}",
+                        serde_json::Value::String(raw.to_string())
+                    ),
+                };
+                writeln!(w, "{text}").map_err(failed)?;
+            }
+        }
+        InputFormat::Csv | InputFormat::Tsv => {
+            let mut c = csv::WriterBuilder::new()
+                .delimiter(delimiter)
+                .flexible(true)
+                .from_writer(&mut w);
+            let mut head = vec!["line".to_string(), "reason".to_string()];
+            head.extend(header.iter().cloned());
+            c.write_record(&head).map_err(|e| failed(e.into()))?;
+            for (line, cells, reason) in rejected {
+                let mut rec = vec![line.to_string(), reason.clone()];
+                rec.extend(cells.iter().cloned());
+                c.write_record(&rec).map_err(|e| failed(e.into()))?;
+            }
+            c.flush().map_err(failed)?;
+        }
+    }
+    w.into_inner().map_err(|e| failed(e.into_error()))
 }
 
 struct Stored {
@@ -350,6 +603,7 @@ struct Stored {
     market: String,
     collection: Option<String>,
     run_timestamp: String,
+    run_at: String,
     observed_url: String,
     policy: String,
     ingest_id: i64,
@@ -395,6 +649,13 @@ impl Stored {
             Some(&self.run_timestamp),
             Some(&row.run_timestamp),
         );
+        if self.run_timestamp == row.run_timestamp && self.run_at != row.run_at {
+            cmp(
+                "run_timestamp read as UTC",
+                Some(&self.run_at),
+                Some(&row.run_at),
+            );
+        }
         cmp(
             "observed_url",
             Some(&self.observed_url),
@@ -445,13 +706,13 @@ fn field_name(name: &str) -> Option<&'static str> {
     INPUT_FIELDS.iter().copied().find(|f| *f == name)
 }
 
-type ReadResult = Result<(Vec<RawRow>, Vec<String>)>;
+type ReadResult = Result<Table>;
 
 fn read_delimited(bytes: &[u8], delimiter: u8, shown: &str) -> ReadResult {
     let mut reader = csv::ReaderBuilder::new()
         .delimiter(delimiter)
         .has_headers(true)
-        .flexible(false)
+        .flexible(true)
         .from_reader(bytes);
     let headers = reader
         .headers()
@@ -490,41 +751,74 @@ fn read_delimited(bytes: &[u8], delimiter: u8, shown: &str) -> ReadResult {
             )));
         }
     }
+    let width = headers.len();
     let mut rows = Vec::new();
-    let mut record = csv::StringRecord::new();
+    let mut record = csv::ByteRecord::new();
     loop {
         let line = reader.position().line();
-        match reader.read_record(&mut record) {
+        match reader.read_byte_record(&mut record) {
             Ok(false) => break,
             Ok(true) => {}
             Err(e) => {
                 let at = e.position().map(|p| p.line()).unwrap_or(line);
                 return Err(LedgerError::Input(format!(
-                    "{shown} line {at}: {e}; fix the row (every row needs as many cells as the \
-                     header, in UTF-8); nothing from {shown} was written"
+                    "{shown} line {at}: {e}; the file cannot be read past this point; nothing \
+                     from {shown} was written"
                 )));
             }
         }
         let line = record.position().map(|p| p.line()).unwrap_or(line);
         // A row of nothing but empty cells is a blank line: skip it.
-        if record.iter().all(|c| c.trim().is_empty()) {
+        if record.iter().all(|c| c.trim_ascii().is_empty()) {
             continue;
         }
         let mut raw = RawRow {
             line,
             ..RawRow::default()
         };
+        for (i, cell) in record.iter().enumerate() {
+            match std::str::from_utf8(cell) {
+                Ok(t) => raw.cells.push(t.to_string()),
+                Err(e) => {
+                    raw.cells.push(String::from_utf8_lossy(cell).into_owned());
+                    raw.problems.push(Problem {
+                        line,
+                        column: Some(headers.get(i).unwrap_or("?").to_string()),
+                        reason: format!(
+                            "not valid UTF-8 (at byte {}): save the file as UTF-8",
+                            e.valid_up_to()
+                        ),
+                    });
+                }
+            }
+        }
+        if record.len() != width {
+            raw.problems.push(Problem {
+                line,
+                column: None,
+                reason: format!(
+                    "the row has {} cells, the header has {width}: every row needs one cell per \
+                     column (quote a cell that holds the delimiter)",
+                    record.len()
+                ),
+            });
+        }
         for (i, f) in &columns {
-            let cell = record.get(*i).unwrap_or_default();
+            let cell = raw.cells.get(*i).cloned().unwrap_or_default();
             if *f == "observed_url" {
-                raw.observed_url = Some(cell.to_string());
+                raw.observed_url = Some(cell);
             } else if !cell.trim().is_empty() {
                 raw.fields.insert(f, cell.trim().to_string());
             }
         }
         rows.push(raw);
     }
-    Ok((rows, ignored))
+    Ok(Table {
+        header: headers.iter().map(str::to_string).collect(),
+        rows,
+        ignored,
+        delimiter,
+    })
 }
 
 fn read_jsonl(bytes: &[u8], shown: &str) -> ReadResult {
@@ -545,19 +839,30 @@ fn read_jsonl(bytes: &[u8], shown: &str) -> ReadResult {
         if l.trim().is_empty() {
             continue;
         }
-        let bad = |msg: String| {
-            LedgerError::Input(format!(
-                "{shown} line {line}: {msg}; nothing from {shown} was written"
-            ))
-        };
-        let value: serde_json::Value =
-            serde_json::from_str(l).map_err(|e| bad(format!("not a JSON value ({e})")))?;
-        let serde_json::Value::Object(map) = value else {
-            return Err(bad("each line must be one JSON object".to_string()));
-        };
         let mut raw = RawRow {
             line,
+            cells: vec![l.to_string()],
             ..RawRow::default()
+        };
+        let bad = |column: Option<&str>, reason: String| Problem {
+            line,
+            column: column.map(str::to_string),
+            reason,
+        };
+        let map = match serde_json::from_str::<serde_json::Value>(l) {
+            Ok(serde_json::Value::Object(map)) => map,
+            Ok(_) => {
+                raw.problems
+                    .push(bad(None, "each line must be one JSON object".to_string()));
+                rows.push(raw);
+                continue;
+            }
+            Err(e) => {
+                raw.problems
+                    .push(bad(None, format!("not a JSON value ({e})")));
+                rows.push(raw);
+                continue;
+            }
         };
         for (k, v) in &map {
             let Some(f) = field_name(k) else {
@@ -572,14 +877,19 @@ fn read_jsonl(bytes: &[u8], shown: &str) -> ReadResult {
                 serde_json::Value::Number(n) if f != "observed_url" => Some(n.to_string()),
                 serde_json::Value::Bool(b) if f != "observed_url" => Some(b.to_string()),
                 _ => {
-                    return Err(bad(format!(
-                        "field {f:?} must be a string{}",
-                        if f == "observed_url" {
-                            ""
-                        } else {
-                            " or a number"
-                        }
-                    )))
+                    let p = bad(
+                        Some(f),
+                        format!(
+                            "must be a string{}",
+                            if f == "observed_url" {
+                                ""
+                            } else {
+                                " or a number"
+                            }
+                        ),
+                    );
+                    raw.problems.push(p);
+                    continue;
                 }
             };
             if f == "observed_url" {
@@ -588,20 +898,31 @@ fn read_jsonl(bytes: &[u8], shown: &str) -> ReadResult {
                 raw.fields.insert(f, t.trim().to_string());
             }
         }
-        if raw.observed_url.is_none() {
-            return Err(bad(
+        if raw.observed_url.is_none() && raw.problems.is_empty() {
+            let p = bad(
+                Some("observed_url"),
                 "no \"observed_url\" string: every observation needs the URL exactly as the \
                  answer showed it"
                     .to_string(),
-            ));
+            );
+            raw.problems.push(p);
         }
         rows.push(raw);
     }
-    Ok((rows, ignored))
+    Ok(Table {
+        header: Vec::new(),
+        rows,
+        ignored,
+        delimiter: b',',
+    })
 }
 
-fn complete_row(mut raw: RawRow, d: &Defaults) -> std::result::Result<Row, (u64, String)> {
+type RowProblems = (u64, Vec<String>, Vec<Problem>);
+
+/// Applies the defaults and checks every value; on failure returns all the row's problems.
+fn complete_row(mut raw: RawRow, d: &Defaults) -> std::result::Result<Row, RowProblems> {
     let line = raw.line;
+    let mut problems = Vec::new();
     let mut take = |name: &'static str, default: &Option<String>| -> Option<String> {
         raw.fields.remove(name).or_else(|| {
             default
@@ -610,45 +931,81 @@ fn complete_row(mut raw: RawRow, d: &Defaults) -> std::result::Result<Row, (u64,
                 .filter(|s| !s.is_empty())
         })
     };
-    let need = |name: &str, flag: &str, v: Option<String>| {
-        v.ok_or_else(|| {
-            (
+    let need = |name: &str, flag: &str, v: Option<String>, problems: &mut Vec<Problem>| {
+        if v.is_none() {
+            problems.push(Problem {
                 line,
-                format!(
+                column: Some(name.to_string()),
+                reason: format!(
                     "no {name}: add a {name} column, or pass {flag} to fill in rows that have none"
                 ),
-            )
-        })
+            });
+        }
+        v.unwrap_or_default()
     };
-    let observation_id = take("observation_id", &None).ok_or_else(|| {
-        (
+    let observation_id = take("observation_id", &None).unwrap_or_default();
+    if observation_id.is_empty() {
+        problems.push(Problem {
             line,
-            "no observation_id: every row needs a stable id for its dated answer observation"
+            column: Some("observation_id".to_string()),
+            reason: "no observation_id: every row needs a stable id for its dated answer \
+                     observation"
                 .to_string(),
-        )
-    })?;
+        });
+    }
     let prompt_id = take("prompt_id", &None);
     let prompt_version = need(
         "prompt_version",
         "--prompt-version",
         take("prompt_version", &d.prompt_version),
-    )?;
+        &mut problems,
+    );
     let answer_system = need(
         "answer_system",
         "--answer-system",
         take("answer_system", &d.answer_system),
-    )?;
-    let market = need("market", "--market", take("market", &d.market))?;
+        &mut problems,
+    );
+    let market = need(
+        "market",
+        "--market",
+        take("market", &d.market),
+        &mut problems,
+    );
     let collection = take("collection", &d.collection);
+    let run_timestamp = take("run_timestamp", &d.run_timestamp);
     let run_timestamp = need(
         "run_timestamp",
         "--run-timestamp",
-        take("run_timestamp", &d.run_timestamp),
-    )?;
-    let run_at = timefmt::parse_run_timestamp(&run_timestamp).map_err(|m| (line, m))?;
-    let observed_url = raw
-        .observed_url
-        .ok_or_else(|| (line, "no observed_url".to_string()))?;
+        run_timestamp,
+        &mut problems,
+    );
+    let run_at = if run_timestamp.is_empty() {
+        String::new()
+    } else {
+        match timefmt::parse_run_timestamp_in(&run_timestamp, d.timezone.as_ref()) {
+            Ok(t) => t,
+            Err(m) => {
+                problems.push(Problem {
+                    line,
+                    column: Some("run_timestamp".to_string()),
+                    reason: m,
+                });
+                String::new()
+            }
+        }
+    };
+    let observed_url = raw.observed_url.take();
+    if observed_url.is_none() {
+        problems.push(Problem {
+            line,
+            column: Some("observed_url".to_string()),
+            reason: "no observed_url".to_string(),
+        });
+    }
+    if !problems.is_empty() {
+        return Err((line, raw.cells, problems));
+    }
     Ok(Row {
         line,
         observation_id,
@@ -659,7 +1016,8 @@ fn complete_row(mut raw: RawRow, d: &Defaults) -> std::result::Result<Row, (u64,
         collection,
         run_timestamp,
         run_at,
-        observed_url,
+        observed_url: observed_url.unwrap_or_default(),
+        cells: raw.cells,
     })
 }
 

@@ -1,6 +1,5 @@
 //! Timestamps: one fixed-width UTC form so that SQLite compares them as text.
 
-use time::format_description::well_known::Rfc3339;
 use time::{Date, Month, OffsetDateTime, UtcOffset};
 
 /// `YYYY-MM-DDTHH:MM:SSZ` (collection times: `run_at`).
@@ -37,25 +36,91 @@ pub fn now_millis() -> String {
     format_millis(OffsetDateTime::now_utc())
 }
 
-/// Parses a `run_timestamp`: RFC 3339 (`2026-11-01T09:00:00Z`, `2026-11-01T10:00:00+01:00`)
-/// or a bare date (`2026-11-01`, taken as 00:00:00 UTC). Returns the normalized UTC form
-/// used for ordering and for the collection window. The text as written is kept
-/// separately, untouched.
+/// Parses a `run_timestamp` with no time zone given for naive ones: see
+/// [`parse_run_timestamp_in`].
 pub fn parse_run_timestamp(text: &str) -> Result<String, String> {
+    parse_run_timestamp_in(text, None)
+}
+
+/// Parses a `run_timestamp` and returns the same instant in the normalized UTC form used
+/// for ordering and for the collection window (`YYYY-MM-DDTHH:MM:SSZ`, fractions of a
+/// second cut). The text as written is kept separately, untouched. Accepted:
+///
+/// - RFC 3339 / ISO 8601 with `T` or a space between date and time, seconds optional,
+///   any fraction of a second, and `Z` or an offset (`+01:00`, `+0100`, `+01`):
+///   `2026-11-08T09:00:00Z`, `2026-11-08 09:00:00.250+01:00`;
+/// - a date alone (`2026-11-01`): midnight, in `zone` when given, else UTC;
+/// - a naive date and time (`2026-11-08 09:00:00`, no offset): only with `zone` (the
+///   `--timezone` flag), read as wall-clock time there; a time that the zone skips or
+///   repeats (a daylight-saving change) is refused, since it names no single instant.
+pub fn parse_run_timestamp_in(
+    text: &str,
+    zone: Option<&jiff::tz::TimeZone>,
+) -> Result<String, String> {
     let t = text.trim();
-    if let Ok(dt) = OffsetDateTime::parse(t, &Rfc3339) {
-        if !(1..=9999).contains(&dt.to_offset(UtcOffset::UTC).year()) {
-            return Err(format!("run_timestamp {t:?} is outside years 1-9999"));
+    let ts = if let Some(d) = parse_date(t) {
+        let midnight = jiff::civil::date(d.year() as i16, u8::from(d.month()) as i8, d.day() as i8)
+            .at(0, 0, 0, 0);
+        match zone {
+            Some(z) => z
+                .to_ambiguous_timestamp(midnight)
+                .unambiguous()
+                .map_err(|e| format!("run_timestamp {t:?}: {e}"))?,
+            None => midnight
+                .to_zoned(jiff::tz::TimeZone::UTC)
+                .map_err(|e| format!("run_timestamp {t:?}: {e}"))?
+                .timestamp(),
         }
-        return Ok(format_seconds(dt));
+    } else if let Ok(ts) = t.parse::<jiff::Timestamp>() {
+        ts
+    } else if let Ok(dt) = t.parse::<jiff::civil::DateTime>() {
+        match zone {
+            Some(z) => z.to_ambiguous_timestamp(dt).unambiguous().map_err(|e| {
+                format!(
+                    "run_timestamp {t:?} names no single instant in {}: {e}; write it with \
+                     its offset (e.g. {}+01:00)",
+                    z.iana_name().unwrap_or("the --timezone zone"),
+                    t
+                )
+            })?,
+            None => {
+                return Err(format!(
+                    "run_timestamp {t:?} has no time zone: add Z or an offset \
+                     (2026-11-08T09:00:00Z, 2026-11-08 09:00:00+01:00), or pass --timezone \
+                     (an IANA name such as Europe/Paris or UTC) to read such times in that zone"
+                ))
+            }
+        }
+    } else {
+        return Err(format!(
+            "run_timestamp {t:?} is neither an RFC 3339 / ISO 8601 timestamp \
+             (2026-11-01T09:00:00Z, 2026-11-01 10:00:00+01:00) nor a date (2026-11-01)"
+        ));
+    };
+    let utc = ts.to_zoned(jiff::tz::TimeZone::UTC);
+    if !(1..=9999).contains(&utc.year()) {
+        return Err(format!("run_timestamp {t:?} is outside years 1-9999"));
     }
-    if let Some(d) = parse_date(t) {
-        return Ok(format_seconds(d.midnight().assume_utc()));
-    }
-    Err(format!(
-        "run_timestamp {t:?} is neither an RFC 3339 timestamp (2026-11-01T09:00:00Z) nor a \
-         date (2026-11-01)"
+    Ok(format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
+        utc.year(),
+        utc.month(),
+        utc.day(),
+        utc.hour(),
+        utc.minute(),
+        utc.second()
     ))
+}
+
+/// The IANA time zone `name` (`Europe/Paris`, `UTC`), from the time zone database bundled
+/// into urlkey (the same answer on every machine).
+pub fn time_zone(name: &str) -> Result<jiff::tz::TimeZone, String> {
+    jiff::tz::TimeZone::get(name.trim()).map_err(|e| {
+        format!(
+            "unknown time zone {name:?} ({e}): give an IANA name such as Europe/Paris, \
+             America/New_York or UTC"
+        )
+    })
 }
 
 fn parse_date(t: &str) -> Option<Date> {
@@ -132,7 +197,68 @@ mod tests {
         );
         assert!(parse_run_timestamp("yesterday").is_err());
         assert!(parse_run_timestamp("2026-13-01").is_err());
-        assert!(parse_run_timestamp("2026-11-01 09:00").is_err());
+        // Naive: refused without a zone, and the message names --timezone.
+        let e = parse_run_timestamp("2026-11-01 09:00").expect_err("naive");
+        assert!(e.contains("--timezone"), "{e}");
+    }
+
+    #[test]
+    fn every_timestamp_form() {
+        let utc = |t: &str| parse_run_timestamp(t);
+        for (text, want) in [
+            ("2026-11-08T09:00:00Z", "2026-11-08T09:00:00Z"),
+            ("2026-11-08 09:00:00Z", "2026-11-08T09:00:00Z"),
+            ("2026-11-08t09:00:00z", "2026-11-08T09:00:00Z"),
+            ("2026-11-08T09:00Z", "2026-11-08T09:00:00Z"),
+            ("2026-11-08T09:00:00.999999999Z", "2026-11-08T09:00:00Z"),
+            ("2026-11-08 09:00:00,5Z", "2026-11-08T09:00:00Z"),
+            ("2026-11-08T09:00:00+01:00", "2026-11-08T08:00:00Z"),
+            ("2026-11-08 09:00:00+0100", "2026-11-08T08:00:00Z"),
+            ("2026-11-08T09:00:00-05", "2026-11-08T14:00:00Z"),
+            ("2026-11-08T00:30:00+01:00", "2026-11-07T23:30:00Z"),
+            ("  2026-11-08T09:00:00Z ", "2026-11-08T09:00:00Z"),
+        ] {
+            assert_eq!(utc(text).as_deref(), Ok(want), "{text}");
+        }
+        for bad in [
+            "2026-11-08T25:00:00Z",
+            "2026-02-30T09:00:00Z",
+            "09:00",
+            "2026-11-08T",
+        ] {
+            assert!(utc(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn naive_timestamps_in_a_zone() {
+        let paris = time_zone("Europe/Paris").expect("zone");
+        let at = |t: &str| parse_run_timestamp_in(t, Some(&paris));
+        // Winter: UTC+1; summer: UTC+2.
+        assert_eq!(
+            at("2026-11-08 09:00:00").as_deref(),
+            Ok("2026-11-08T08:00:00Z")
+        );
+        assert_eq!(
+            at("2026-07-01T09:00:00").as_deref(),
+            Ok("2026-07-01T07:00:00Z")
+        );
+        assert_eq!(at("2026-11-08").as_deref(), Ok("2026-11-07T23:00:00Z"));
+        // An explicit offset wins over the zone.
+        assert_eq!(
+            at("2026-11-08T09:00:00Z").as_deref(),
+            Ok("2026-11-08T09:00:00Z")
+        );
+        // 2026-03-29 02:30 does not exist in Paris; 2026-10-25 02:30 happens twice.
+        assert!(at("2026-03-29 02:30:00").is_err());
+        let e = at("2026-10-25 02:30:00").expect_err("ambiguous");
+        assert!(e.contains("offset"), "{e}");
+        assert!(time_zone("Mars/Olympus").is_err());
+        let ny = time_zone("America/New_York").expect("zone");
+        assert_eq!(
+            parse_run_timestamp_in("2026-11-08 09:00", Some(&ny)).as_deref(),
+            Ok("2026-11-08T14:00:00Z")
+        );
     }
 
     #[test]
