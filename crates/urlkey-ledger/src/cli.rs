@@ -41,9 +41,18 @@ pub enum LedgerCommand {
     /// collection, run_timestamp, observed_url. Each observed URL is kept exactly as read
     /// and keyed with --policy; invalid URLs are stored with their error code.
     Ingest {
-        /// The files (format by extension, else sniffed).
+        /// The files (format by extension, else sniffed); `-` reads standard input.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// Which columns (JSONL fields) hold which ledger fields, when the header names
+        /// them otherwise: 'observation_id=Observation ID,observed_url=URL'. Header names
+        /// also match ignoring case, spaces and separators.
+        #[arg(long, value_name = "FIELD=HEADER,...")]
+        columns: Option<String>,
+        /// The text encoding of inputs without a byte-order mark (a WHATWG label:
+        /// windows-1252, iso-8859-1, utf-16le, shift_jis); default UTF-8.
+        #[arg(long, value_name = "LABEL")]
+        encoding: Option<String>,
         /// The normalization policy that makes the keys.
         #[arg(long, default_value = "citation@1")]
         policy: String,
@@ -177,7 +186,24 @@ pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
             timezone,
             collection,
             rejects,
+            columns,
+            encoding,
         } => {
+            let columns = ingest::ColumnMap::parse(columns.as_deref().unwrap_or(""))
+                .map_err(|m| LedgerError::Usage(format!("--columns: {m}")))?;
+            if let Some(l) = &encoding {
+                if urlkey_batch::input::encoding_for_label(l).is_none() {
+                    return Err(LedgerError::Usage(format!(
+                        "--encoding {l:?} is not an encoding label: use e.g. utf-8, utf-16le, \
+                         windows-1252, iso-8859-1"
+                    )));
+                }
+            }
+            if files.iter().filter(|f| f.as_os_str() == "-").count() > 1 {
+                return Err(LedgerError::Usage(
+                    "standard input (-) can be read once per command".to_string(),
+                ));
+            }
             let timezone = timezone
                 .map(|z| crate::timefmt::time_zone(&z))
                 .transpose()
@@ -193,7 +219,7 @@ pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
                 }
                 let mut inputs: Vec<urlkey_batch::input::Source> = files
                     .iter()
-                    .map(|f| urlkey_batch::input::Source::File(f.clone()))
+                    .map(|f| urlkey_batch::input::Source::from_arg(&f.to_string_lossy()))
                     .collect();
                 inputs.push(urlkey_batch::input::Source::File(args.db.clone()));
                 urlkey_batch::outfile::check_outputs(&[r.as_path()], &inputs)
@@ -229,11 +255,16 @@ pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
                         defaults: &defaults,
                         norm: &norm,
                         rejects: rejects.as_deref(),
+                        columns: &columns,
+                        encoding: encoding.as_deref(),
                         progress: &progress,
                     },
                 )?;
                 if let Some(b) = bar {
                     b.finish_and_clear();
+                }
+                for n in &s.notices {
+                    writeln!(err, "note: {n}")?;
                 }
                 if !s.ignored_columns.is_empty() {
                     writeln!(

@@ -87,6 +87,8 @@ pub struct IngestSummary {
     pub problems: Vec<Problem>,
     /// The rejects file written, if any.
     pub rejects: Option<String>,
+    /// What the reader noticed about the input (a detected delimiter, an empty file).
+    pub notices: Vec<String>,
     /// Columns or fields the ledger does not read.
     pub ignored_columns: Vec<String>,
 }
@@ -230,6 +232,8 @@ struct Table {
     rows: Vec<RawRow>,
     ignored: Vec<String>,
     delimiter: u8,
+    /// What the reader noticed (a detected delimiter, an empty file).
+    notices: Vec<String>,
 }
 
 /// How to ingest a file.
@@ -242,6 +246,10 @@ pub struct IngestOptions<'a> {
     pub norm: &'a Normalizer,
     /// Store the good rows and write the refused ones here (else: all or nothing).
     pub rejects: Option<&'a Path>,
+    /// `--columns`: which input columns hold which fields.
+    pub columns: &'a ColumnMap,
+    /// `--encoding`: the text encoding of an input without a byte-order mark.
+    pub encoding: Option<&'a str>,
     /// `progress(rows done, rows in the file)`.
     pub progress: &'a dyn Fn(u64, u64),
 }
@@ -276,6 +284,8 @@ pub fn ingest_file_with_progress(
             defaults,
             norm,
             rejects: None,
+            columns: &ColumnMap::default(),
+            encoding: None,
             progress,
         },
     )
@@ -291,18 +301,57 @@ pub fn ingest(
     opts: &IngestOptions<'_>,
 ) -> Result<IngestSummary> {
     let norm = opts.norm;
-    let shown = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| {
-        LedgerError::Input(format!(
-            "cannot read {shown}: {e}; check the path and its permissions"
-        ))
-    })?;
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-    let format = opts.format.unwrap_or_else(|| detect_format(path, bytes));
+    let stdin = path == Path::new("-");
+    let shown = if stdin {
+        "<stdin>".to_string()
+    } else {
+        path.display().to_string()
+    };
+    let bytes = if stdin {
+        let mut b = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut b)
+            .map_err(|e| LedgerError::Input(format!("cannot read standard input: {e}")))?;
+        b
+    } else {
+        std::fs::read(path).map_err(|e| {
+            LedgerError::Input(format!(
+                "cannot read {shown}: {e}; check the path and its permissions"
+            ))
+        })?
+    };
+    if let Some(kind) = spreadsheet_kind(path, &bytes) {
+        return Err(LedgerError::Input(format!(
+            "{shown} is a spreadsheet ({kind}); ledger ingest reads CSV, TSV and JSONL: save \
+             the sheet as CSV (UTF-8) and ingest that"
+        )));
+    }
+    let utf16 = bytes.starts_with(b"\xFF\xFE") || bytes.starts_with(b"\xFE\xFF");
+    if opts.encoding.is_none() && !utf16 {
+        if let Err(e) = std::str::from_utf8(&bytes) {
+            // Caught here for the whole file: the shared reader would show the bytes as
+            // \xNN escapes, and the ledger stores observed URLs exactly.
+            let at = e.valid_up_to();
+            let line = 1 + memchr_count(b'\n', &bytes[..at]);
+            return Err(LedgerError::Input(format!(
+                "{shown} line {line}: not valid UTF-8 (byte {at}); the file is in another \
+                 encoding: pass --encoding LABEL (e.g. --encoding windows-1252 for an export \
+                 from Excel on Windows), or save it as UTF-8; nothing from {shown} was written"
+            )));
+        }
+    }
+    let hash = format!("{:032x}", xxhash_rust::xxh3::xxh3_128(&bytes));
+    let format = opts
+        .format
+        .unwrap_or_else(|| detect_format(path, &sniff_text(&bytes)));
+    let rs = ReadSettings {
+        shown: &shown,
+        columns: opts.columns,
+        encoding: opts.encoding,
+    };
     let table = match format {
-        InputFormat::Csv => read_delimited(bytes, b',', &shown)?,
-        InputFormat::Tsv => read_delimited(bytes, b'\t', &shown)?,
-        InputFormat::Jsonl => read_jsonl(bytes, &shown)?,
+        InputFormat::Csv => read_delimited(bytes, b',', &rs)?,
+        InputFormat::Tsv => read_delimited(bytes, b'\t', &rs)?,
+        InputFormat::Jsonl => read_jsonl(bytes, &rs)?,
     };
     let rows_read = table.rows.len();
     let mut problems: Vec<Problem> = Vec::new();
@@ -333,7 +382,6 @@ pub fn ingest(
         }
     }
 
-    let hash = format!("{:032x}", xxhash_rust::xxh3::xxh3_128(bytes));
     // Another writer may hold the write lock for longer than the busy timeout (an ingest
     // of a large file takes that long): wait for it, up to WRITE_LOCK_WAIT, rather than
     // fail with "database is locked". Once the lock is ours, the usual timeout is back.
@@ -372,6 +420,7 @@ pub fn ingest(
         rejected: 0,
         problems: Vec::new(),
         rejects: None,
+        notices: table.notices,
         ignored_columns: table.ignored,
     };
     {
@@ -702,37 +751,191 @@ pub fn detect_format(path: &Path, bytes: &[u8]) -> InputFormat {
     }
 }
 
+fn memchr_count(b: u8, hay: &[u8]) -> usize {
+    hay.iter().filter(|&&c| c == b).count()
+}
+
+/// The first 64 KiB as text for sniffing: a UTF-8 byte-order mark removed, UTF-16 (a
+/// byte-order mark) narrowed to its ASCII bytes.
+fn sniff_text(bytes: &[u8]) -> Vec<u8> {
+    let head = &bytes[..bytes.len().min(64 * 1024)];
+    if head.starts_with(b"\xFF\xFE") || head.starts_with(b"\xFE\xFF") {
+        head[2..].iter().copied().filter(|&b| b != 0).collect()
+    } else {
+        head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head).to_vec()
+    }
+}
+
+/// `Some(kind)` when the input is a spreadsheet, by extension or by its first bytes.
+fn spreadsheet_kind(path: &Path, bytes: &[u8]) -> Option<&'static str> {
+    if let Some(urlkey_batch::input::InputFormat::Sheet) =
+        urlkey_batch::input::format_from_name(path)
+    {
+        return Some("by its extension");
+    }
+    if bytes.starts_with(b"PK\x03\x04") {
+        Some("a zip file: .xlsx or .ods")
+    } else if bytes.starts_with(b"\xD0\xCF\x11\xE0") {
+        Some("an OLE file: .xls")
+    } else {
+        None
+    }
+}
+
 fn field_name(name: &str) -> Option<&'static str> {
     INPUT_FIELDS.iter().copied().find(|f| *f == name)
 }
 
 type ReadResult = Result<Table>;
 
-fn read_delimited(bytes: &[u8], delimiter: u8, shown: &str) -> ReadResult {
-    let mut reader = csv::ReaderBuilder::new()
-        .delimiter(delimiter)
-        .has_headers(true)
-        .flexible(true)
-        .from_reader(bytes);
-    let headers = reader
-        .headers()
-        .map_err(|e| {
-            LedgerError::Input(format!(
-                "{shown}: cannot read the header row: {e}; the first line must name the columns \
-                 ({})",
-                INPUT_FIELDS.join(", ")
+/// `--columns 'observation_id=Observation ID,observed_url=URL'`: which input column (or
+/// JSONL field) holds which ledger field.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ColumnMap(Vec<(&'static str, String)>);
+
+impl ColumnMap {
+    /// Parses `field=Header,field=Header`; the fields are the ledger's input fields.
+    pub fn parse(text: &str) -> std::result::Result<ColumnMap, String> {
+        let mut out: Vec<(&'static str, String)> = Vec::new();
+        for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let Some((field, header)) = part.split_once('=') else {
+                return Err(format!(
+                    "{part:?} is not FIELD=HEADER: write e.g. --columns \
+                     'observation_id=Observation ID,observed_url=URL'"
+                ));
+            };
+            let Some(f) = field_name(field.trim()) else {
+                return Err(format!(
+                    "{:?} is not a ledger field; the fields are {}",
+                    field.trim(),
+                    INPUT_FIELDS.join(", ")
+                ));
+            };
+            if out.iter().any(|(g, _)| *g == f) {
+                return Err(format!("{f} is mapped twice: keep one"));
+            }
+            out.push((f, header.trim().to_string()));
+        }
+        Ok(ColumnMap(out))
+    }
+
+    /// The ledger field an input column or JSONL key stands for: a `--columns` mapping
+    /// (the header name exactly, else ignoring case and separators), else the field's own
+    /// name ignoring case and separators (`Observation ID` = `observation_id`), unless
+    /// `--columns` maps that field to another column.
+    pub fn field_for(&self, name: &str) -> Option<&'static str> {
+        let name = name.trim();
+        if let Some((f, _)) = self.0.iter().find(|(_, h)| h == name) {
+            return Some(f);
+        }
+        let sq = squash(name);
+        if let Some((f, _)) = self.0.iter().find(|(_, h)| squash(h) == sq) {
+            return Some(f);
+        }
+        INPUT_FIELDS
+            .iter()
+            .copied()
+            .find(|f| squash(f) == sq && !self.0.iter().any(|(g, _)| g == f))
+    }
+
+    /// The mapped header names that `header` lacks.
+    fn missing(&self, header: &[String]) -> Vec<String> {
+        self.0
+            .iter()
+            .filter(|(f, _)| !header.iter().any(|h| self.field_for(h) == Some(f)))
+            .map(|(f, h)| format!("{f}={h}"))
+            .collect()
+    }
+}
+
+/// Lowercase letters and digits only: `Observation ID`, `observation-id` and
+/// `observation_id` are one name.
+fn squash(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// How the shared reader is to read the file.
+struct ReadSettings<'a> {
+    shown: &'a str,
+    columns: &'a ColumnMap,
+    encoding: Option<&'a str>,
+}
+
+/// The longest line (a JSONL row) or URL cell read whole.
+const MAX_CELL_BYTES: usize = 16 << 20;
+
+fn reader_options(
+    format: urlkey_batch::input::InputFormat,
+    rs: &ReadSettings<'_>,
+) -> Result<urlkey_batch::input::ReadOptions> {
+    use urlkey_batch::input::{encoding_for_label, KeepColumns, ReadOptions};
+    let encoding = match rs.encoding {
+        None => None,
+        Some(l) => Some(encoding_for_label(l).ok_or_else(|| {
+            LedgerError::Usage(format!(
+                "--encoding {l:?} is not an encoding label: use e.g. utf-8, utf-16le, \
+                 windows-1252, iso-8859-1"
             ))
-        })?
-        .clone();
+        })?),
+    };
+    let tabular = format.is_tabular();
+    Ok(ReadOptions {
+        format,
+        column: tabular.then(|| "1".to_string()),
+        keep: if tabular {
+            KeepColumns::All
+        } else {
+            KeepColumns::None
+        },
+        max_line_bytes: MAX_CELL_BYTES,
+        encoding,
+        ..ReadOptions::default()
+    })
+}
+
+fn open_reader(
+    bytes: Vec<u8>,
+    format: urlkey_batch::input::InputFormat,
+    rs: &ReadSettings<'_>,
+) -> Result<Box<dyn urlkey_batch::input::RecordSource>> {
+    let ropts = reader_options(format, rs)?;
+    urlkey_batch::input::records_from(
+        Box::new(std::io::Cursor::new(bytes)),
+        rs.shown.to_string(),
+        &ropts,
+    )
+    .map_err(|e| {
+        LedgerError::Input(format!(
+            "{e}; the file must be CSV, TSV or JSONL (UTF-8, UTF-16 with a byte-order mark, or \
+             --encoding LABEL)"
+        ))
+    })
+}
+
+fn read_delimited(bytes: Vec<u8>, delimiter: u8, rs: &ReadSettings<'_>) -> ReadResult {
+    let shown = rs.shown;
+    let format = if delimiter == b'\t' {
+        urlkey_batch::input::InputFormat::Tsv
+    } else {
+        urlkey_batch::input::InputFormat::Csv
+    };
+    let mut src = open_reader(bytes, format, rs)?;
+    let notices = src.take_notices();
+    let headers: Vec<String> = src.header().to_vec();
     let mut columns: Vec<(usize, &'static str)> = Vec::new();
     let mut ignored = Vec::new();
     for (i, h) in headers.iter().enumerate() {
         let name = h.trim();
-        match field_name(name) {
+        match rs.columns.field_for(name) {
             Some(f) => {
-                if columns.iter().any(|(_, g)| *g == f) {
+                if let Some((j, _)) = columns.iter().find(|(_, g)| *g == f) {
                     return Err(LedgerError::Input(format!(
-                        "{shown}: the column {f:?} appears twice in the header; keep one"
+                        "{shown}: the columns {:?} and {name:?} both stand for {f}: keep one, \
+                         or say which with --columns {f}=NAME",
+                        headers[*j]
                     )));
                 }
                 columns.push((i, f));
@@ -740,180 +943,200 @@ fn read_delimited(bytes: &[u8], delimiter: u8, shown: &str) -> ReadResult {
             None => ignored.push(name.to_string()),
         }
     }
+    let missing = rs.columns.missing(&headers);
+    if !missing.is_empty() {
+        return Err(LedgerError::Input(format!(
+            "{shown}: --columns {}: no such column (the header has: {})",
+            missing.join(", "),
+            headers.join(", ")
+        )));
+    }
     for required in ["observation_id", "observed_url"] {
         if !columns.iter().any(|(_, f)| *f == required) {
-            let found: Vec<&str> = headers.iter().collect();
             return Err(LedgerError::Input(format!(
                 "{shown}: no {required:?} column (the header has: {}); the ledger needs \
-                 observation_id and observed_url, and reads {}",
-                found.join(", "),
+                 observation_id and observed_url, and reads {} (case, spaces and separators \
+                 do not matter: \"Observation ID\" is observation_id); name other headers with \
+                 --columns {required}=HEADER",
+                headers.join(", "),
                 INPUT_FIELDS.join(", ")
             )));
         }
     }
     let width = headers.len();
     let mut rows = Vec::new();
-    let mut record = csv::ByteRecord::new();
+    let mut batch = Vec::new();
     loop {
-        let line = reader.position().line();
-        match reader.read_byte_record(&mut record) {
-            Ok(false) => break,
-            Ok(true) => {}
-            Err(e) => {
-                let at = e.position().map(|p| p.line()).unwrap_or(line);
-                return Err(LedgerError::Input(format!(
-                    "{shown} line {at}: {e}; the file cannot be read past this point; nothing \
-                     from {shown} was written"
-                )));
+        batch.clear();
+        let more = src
+            .next_batch(&mut batch, 4096)
+            .map_err(|e| LedgerError::Input(format!("{e}; nothing from {shown} was written")))?;
+        for rec in batch.drain(..) {
+            let line = rec.line;
+            let mut raw = RawRow {
+                line,
+                ..RawRow::default()
+            };
+            let mut cells = Vec::with_capacity(width);
+            cells.push(rec.observed);
+            cells.extend(rec.kept);
+            // A row of nothing but empty cells is a blank line: skip it.
+            if cells.iter().all(|c| c.trim().is_empty()) {
+                continue;
             }
-        }
-        let line = record.position().map(|p| p.line()).unwrap_or(line);
-        // A row of nothing but empty cells is a blank line: skip it.
-        if record.iter().all(|c| c.trim_ascii().is_empty()) {
-            continue;
-        }
-        let mut raw = RawRow {
-            line,
-            ..RawRow::default()
-        };
-        for (i, cell) in record.iter().enumerate() {
-            match std::str::from_utf8(cell) {
-                Ok(t) => raw.cells.push(t.to_string()),
-                Err(e) => {
-                    raw.cells.push(String::from_utf8_lossy(cell).into_owned());
+            if let Some(p) = &rec.problem {
+                if p.code != urlkey::ErrorCode::InputMissingField {
                     raw.problems.push(Problem {
                         line,
-                        column: Some(headers.get(i).unwrap_or("?").to_string()),
+                        column: headers.first().cloned(),
                         reason: format!(
-                            "not valid UTF-8 (at byte {}): save the file as UTF-8",
-                            e.valid_up_to()
+                            "{}: save the file as UTF-8, or pass --encoding LABEL",
+                            p.message
                         ),
                     });
                 }
             }
-        }
-        if record.len() != width {
-            raw.problems.push(Problem {
-                line,
-                column: None,
-                reason: format!(
-                    "the row has {} cells, the header has {width}: every row needs one cell per \
-                     column (quote a cell that holds the delimiter)",
-                    record.len()
-                ),
-            });
-        }
-        for (i, f) in &columns {
-            let cell = raw.cells.get(*i).cloned().unwrap_or_default();
-            if *f == "observed_url" {
-                raw.observed_url = Some(cell);
-            } else if !cell.trim().is_empty() {
-                raw.fields.insert(f, cell.trim().to_string());
+            if rec.fields != width {
+                raw.problems.push(Problem {
+                    line,
+                    column: None,
+                    reason: format!(
+                        "the row has {} cells, the header has {width}: every row needs one cell \
+                         per column (quote a cell that holds the delimiter)",
+                        rec.fields
+                    ),
+                });
             }
+            for (i, f) in &columns {
+                let cell = cells.get(*i).cloned().unwrap_or_default();
+                if *f == "observed_url" {
+                    raw.observed_url = Some(cell);
+                } else if !cell.trim().is_empty() {
+                    raw.fields.insert(f, cell.trim().to_string());
+                }
+            }
+            raw.cells = cells;
+            rows.push(raw);
         }
-        rows.push(raw);
+        if !more {
+            break;
+        }
     }
     Ok(Table {
-        header: headers.iter().map(str::to_string).collect(),
+        header: headers,
         rows,
         ignored,
         delimiter,
+        notices,
     })
 }
 
-fn read_jsonl(bytes: &[u8], shown: &str) -> ReadResult {
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        let line = bytes[..e.valid_up_to()]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count()
-            + 1;
-        LedgerError::Input(format!(
-            "{shown} line {line}: not valid UTF-8; save the file as UTF-8"
-        ))
-    })?;
+fn read_jsonl(bytes: Vec<u8>, rs: &ReadSettings<'_>) -> ReadResult {
+    let mut src = open_reader(bytes, urlkey_batch::input::InputFormat::Lines, rs)?;
+    let notices = src.take_notices();
+    let shown = rs.shown;
     let mut rows = Vec::new();
     let mut ignored: Vec<String> = Vec::new();
-    for (i, l) in text.lines().enumerate() {
-        let line = i as u64 + 1;
-        if l.trim().is_empty() {
-            continue;
-        }
-        let mut raw = RawRow {
-            line,
-            cells: vec![l.to_string()],
-            ..RawRow::default()
-        };
-        let bad = |column: Option<&str>, reason: String| Problem {
-            line,
-            column: column.map(str::to_string),
-            reason,
-        };
-        let map = match serde_json::from_str::<serde_json::Value>(l) {
-            Ok(serde_json::Value::Object(map)) => map,
-            Ok(_) => {
-                raw.problems
-                    .push(bad(None, "each line must be one JSON object".to_string()));
-                rows.push(raw);
-                continue;
-            }
-            Err(e) => {
-                raw.problems
-                    .push(bad(None, format!("not a JSON value ({e})")));
-                rows.push(raw);
-                continue;
-            }
-        };
-        for (k, v) in &map {
-            let Some(f) = field_name(k) else {
-                if !ignored.contains(k) {
-                    ignored.push(k.clone());
-                }
-                continue;
+    let mut batch = Vec::new();
+    loop {
+        batch.clear();
+        let more = src
+            .next_batch(&mut batch, 4096)
+            .map_err(|e| LedgerError::Input(format!("{e}; nothing from {shown} was written")))?;
+        for rec in batch.drain(..) {
+            let line = rec.line;
+            let l = rec.observed.as_str();
+            let mut raw = RawRow {
+                line,
+                cells: vec![l.to_string()],
+                ..RawRow::default()
             };
-            let text = match v {
-                serde_json::Value::Null => None,
-                serde_json::Value::String(s) => Some(s.clone()),
-                serde_json::Value::Number(n) if f != "observed_url" => Some(n.to_string()),
-                serde_json::Value::Bool(b) if f != "observed_url" => Some(b.to_string()),
-                _ => {
-                    let p = bad(
-                        Some(f),
-                        format!(
-                            "must be a string{}",
-                            if f == "observed_url" {
-                                ""
-                            } else {
-                                " or a number"
-                            }
-                        ),
-                    );
-                    raw.problems.push(p);
+            let bad = |column: Option<&str>, reason: String| Problem {
+                line,
+                column: column.map(str::to_string),
+                reason,
+            };
+            if let Some(p) = &rec.problem {
+                raw.problems.push(bad(
+                    None,
+                    format!(
+                        "{}: save the file as UTF-8, or pass --encoding LABEL",
+                        p.message
+                    ),
+                ));
+                rows.push(raw);
+                continue;
+            }
+            let map = match serde_json::from_str::<serde_json::Value>(l) {
+                Ok(serde_json::Value::Object(map)) => map,
+                Ok(_) => {
+                    raw.problems
+                        .push(bad(None, "each line must be one JSON object".to_string()));
+                    rows.push(raw);
+                    continue;
+                }
+                Err(e) => {
+                    raw.problems
+                        .push(bad(None, format!("not a JSON value ({e})")));
+                    rows.push(raw);
                     continue;
                 }
             };
-            if f == "observed_url" {
-                raw.observed_url = text;
-            } else if let Some(t) = text.filter(|t| !t.trim().is_empty()) {
-                raw.fields.insert(f, t.trim().to_string());
+            for (k, v) in &map {
+                let Some(f) = rs.columns.field_for(k) else {
+                    if !ignored.contains(k) {
+                        ignored.push(k.clone());
+                    }
+                    continue;
+                };
+                let text = match v {
+                    serde_json::Value::Null => None,
+                    serde_json::Value::String(s) => Some(s.clone()),
+                    serde_json::Value::Number(n) if f != "observed_url" => Some(n.to_string()),
+                    serde_json::Value::Bool(b) if f != "observed_url" => Some(b.to_string()),
+                    _ => {
+                        let p = bad(
+                            Some(f),
+                            format!(
+                                "must be a string{}",
+                                if f == "observed_url" {
+                                    ""
+                                } else {
+                                    " or a number"
+                                }
+                            ),
+                        );
+                        raw.problems.push(p);
+                        continue;
+                    }
+                };
+                if f == "observed_url" {
+                    raw.observed_url = text;
+                } else if let Some(t) = text.filter(|t| !t.trim().is_empty()) {
+                    raw.fields.insert(f, t.trim().to_string());
+                }
             }
+            if raw.observed_url.is_none() && raw.problems.is_empty() {
+                let p = bad(
+                    Some("observed_url"),
+                    "no \"observed_url\" string: every observation needs the URL exactly as the \
+                     answer showed it"
+                        .to_string(),
+                );
+                raw.problems.push(p);
+            }
+            rows.push(raw);
         }
-        if raw.observed_url.is_none() && raw.problems.is_empty() {
-            let p = bad(
-                Some("observed_url"),
-                "no \"observed_url\" string: every observation needs the URL exactly as the \
-                 answer showed it"
-                    .to_string(),
-            );
-            raw.problems.push(p);
+        if !more {
+            break;
         }
-        rows.push(raw);
     }
     Ok(Table {
         header: Vec::new(),
         rows,
         ignored,
         delimiter: b',',
+        notices,
     })
 }
 

@@ -213,6 +213,9 @@ pub struct InputRecord {
     pub problem: Option<KeyError>,
     /// The kept columns' cells, in [`RecordSource::kept_names`] order.
     pub kept: Vec<String>,
+    /// How many cells the row has as read (CSV, TSV, spreadsheets; 0 for other shapes):
+    /// with [`RecordSource::header`], tells a short or long row from empty cells.
+    pub fields: usize,
 }
 
 /// Counts of lines that produced no record.
@@ -413,6 +416,11 @@ pub trait RecordSource: Send {
     fn bytes_read(&self) -> u64;
     /// The names of the kept columns (`--keep-columns`), as the input's header has them.
     fn kept_names(&self) -> &[String] {
+        &[]
+    }
+    /// The header row as read, every column (CSV, TSV, spreadsheets with a header; empty
+    /// otherwise).
+    fn header(&self) -> &[String] {
         &[]
     }
     /// Things the user should know about the input (a detected delimiter, binary
@@ -716,6 +724,9 @@ impl RecordSource for ChainSource {
     }
     fn kept_names(&self) -> &[String] {
         &self.kept
+    }
+    fn header(&self) -> &[String] {
+        self.current.as_ref().map_or(&[], |c| c.header())
     }
     fn take_notices(&mut self) -> Vec<String> {
         let mut n = std::mem::take(&mut self.notices);

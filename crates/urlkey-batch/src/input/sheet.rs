@@ -143,4 +143,7 @@ impl RecordSource for SheetReader {
     fn kept_names(&self) -> &[String] {
         &self.shape.kept_names
     }
+    fn header(&self) -> &[String] {
+        &self.shape.names
+    }
 }

@@ -24,6 +24,8 @@ pub(crate) struct RowShape {
     pub kept: Vec<Option<usize>>,
     /// The kept columns' names.
     pub kept_names: Vec<String>,
+    /// The header row (empty without one).
+    pub names: Vec<String>,
     pub max: usize,
 }
 
@@ -121,6 +123,7 @@ impl RowShape {
             label: column.to_string(),
             kept,
             kept_names,
+            names: names.to_vec(),
             max: opts.max_line_bytes,
         })
     }
@@ -163,6 +166,7 @@ impl RowShape {
             Some(field) => decode_record(line, field, field.len(), self.max),
         };
         rec.kept = kept;
+        rec.fields = row.len();
         rec
     }
 }
@@ -318,5 +322,8 @@ impl<R: BufRead + Send> RecordSource for CsvReader<R> {
     }
     fn kept_names(&self) -> &[String] {
         &self.shape.kept_names
+    }
+    fn header(&self) -> &[String] {
+        &self.shape.names
     }
 }

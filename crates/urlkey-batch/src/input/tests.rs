@@ -337,3 +337,29 @@ fn lines_read_counts_physical_lines() {
         assert_eq!(src.lines_read(), n, "{text:?}");
     }
 }
+
+#[test]
+fn header_and_row_widths_tell_short_rows_from_empty_cells() {
+    // UTF-16LE with a BOM, semicolons: the header row as read, and each row's cell count.
+    let text = "\u{feff}Observation ID;URL;Note\r\na;https://a/;\r\nb;https://b/\r\nc;https://c/;x;extra\r\n";
+    let mut bytes = Vec::new();
+    for u in text.encode_utf16() {
+        bytes.extend_from_slice(&u.to_le_bytes());
+    }
+    let opts = ReadOptions {
+        keep: KeepColumns::All,
+        ..csv("1")
+    };
+    let mut src = records_from(Box::new(io::Cursor::new(bytes)), "t".into(), &opts).unwrap();
+    assert_eq!(src.header(), ["Observation ID", "URL", "Note"]);
+    let mut out = Vec::new();
+    while src.next_batch(&mut out, 10).unwrap() {}
+    let widths: Vec<usize> = out.iter().map(|r| r.fields).collect();
+    assert_eq!(widths, [3, 2, 4]);
+    assert_eq!(out[0].kept, ["https://a/", ""]);
+    assert_eq!(out[1].kept, ["https://b/", ""]);
+    assert_eq!(out[2].line, 4);
+    // Plain lines have no header and no cell count.
+    let (recs, _) = read_all(b"https://a/\n", &ReadOptions::default());
+    assert_eq!(recs[0].fields, 0);
+}
