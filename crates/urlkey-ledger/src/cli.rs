@@ -269,7 +269,7 @@ pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
                 if !s.ignored_columns.is_empty() {
                     writeln!(
                         err,
-                        "note: {}: columns not read by the ledger: {}",
+                        "note: {}: columns without a ledger field, kept in extra: {}",
                         s.path,
                         s.ignored_columns.join(", ")
                     )?;

@@ -12,7 +12,7 @@ use rusqlite::{Connection, OpenFlags};
 use crate::error::{LedgerError, Result};
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// How long a statement waits for a lock another connection holds (SQLite's busy
 /// timeout) before failing with "database is locked".
@@ -161,7 +161,54 @@ LEFT JOIN verifications AS v
     );
 "#;
 
-const MIGRATIONS: &[&str] = &[MIGRATION_1];
+/// Migration 2 (issue 15): the answer text that cited the URL (`claim`) and every other
+/// input column (`extra`, a JSON object; `{}` when there is none, NULL for rows stored
+/// before this migration), and the audit view with both. Runs under the write lock after
+/// the version is read again (see [`migrate`]), so two first writers never both add the
+/// columns.
+const MIGRATION_2: &str = r#"
+ALTER TABLE observations ADD COLUMN claim TEXT;
+ALTER TABLE observations ADD COLUMN extra TEXT CHECK (extra IS NULL OR json_valid(extra));
+DROP VIEW IF EXISTS audit_ledger;
+CREATE VIEW audit_ledger AS
+SELECT
+    o.observation_id,
+    o.prompt_id,
+    o.prompt_version,
+    o.answer_system,
+    o.market,
+    o.collection,
+    o.run_timestamp,
+    o.observed_url,
+    o.normalization_policy_version,
+    o.normalized_key,
+    o.publisher_hostname,
+    o.transformations,
+    o.error_code,
+    CASE
+        WHEN o.normalized_key IS NULL THEN NULL
+        WHEN v.verification_id IS NULL THEN 'unverified'
+        ELSE v.verification_status
+    END AS verification_status,
+    v.final_url AS verified_final_url,
+    v.publisher_canonical,
+    v.final_http_status AS verification_http_status,
+    v.reason AS verification_reason,
+    v.finished_at AS verified_at,
+    v.observation_id AS verified_via_observation_id,
+    o.claim,
+    o.extra
+FROM observations AS o
+LEFT JOIN verifications AS v
+    ON v.verification_id = (
+        SELECT max(v2.verification_id)
+        FROM verifications AS v2
+        WHERE v2.normalization_policy_version = o.normalization_policy_version
+          AND v2.normalized_key = o.normalized_key
+    );
+"#;
+
+const MIGRATIONS: &[&str] = &[MIGRATION_1, MIGRATION_2];
 
 /// Opens (and with `create`, creates) the ledger at `path`, sets WAL mode, foreign keys
 /// and a busy timeout, and brings the schema up to [`SCHEMA_VERSION`].
@@ -375,6 +422,45 @@ mod tests {
         // Reopening does not migrate twice.
         let conn = open(&path, false).expect("reopen");
         assert_eq!(user_version(&conn).expect("v"), SCHEMA_VERSION);
+    }
+
+    #[test]
+    fn a_version_1_ledger_is_migrated_and_keeps_its_rows() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("v1.sqlite");
+        let c = Connection::open(&path).expect("raw");
+        c.execute_batch(MIGRATION_1).expect("v1 schema");
+        c.execute_batch(
+            "PRAGMA user_version = 1;
+             INSERT INTO ingests VALUES (1, 'a.csv', 'h', 'csv', 'citation@1', 't', '0', 1, 1, 0);
+             INSERT INTO observations (observation_id, prompt_version, answer_system, market,
+               run_timestamp, run_at, observed_url, normalization_policy_version,
+               normalized_key, transformations, removed_params, ingest_id, source_line)
+             VALUES ('o1', 'v', 's', 'us', '2026-11-01', '2026-11-01T00:00:00Z',
+               'https://a.example/', 'citation@1', 'https://a.example/', '[]', '[]', 1, 2);",
+        )
+        .expect("v1 row");
+        drop(c);
+        let conn = open(&path, false).expect("migrate");
+        assert_eq!(user_version(&conn).expect("v"), 2);
+        let (id, claim, extra): (String, Option<String>, Option<String>) = conn
+            .query_row(
+                "SELECT observation_id, claim, extra FROM audit_ledger",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .expect("row");
+        assert_eq!((id.as_str(), claim, extra), ("o1", None, None));
+        // extra must be JSON.
+        let bad = conn.execute(
+            "INSERT INTO observations (observation_id, prompt_version, answer_system, market,
+               run_timestamp, run_at, observed_url, normalization_policy_version,
+               normalized_key, transformations, removed_params, ingest_id, source_line, extra)
+             VALUES ('o2', 'v', 's', 'us', '2026-11-01', '2026-11-01T00:00:00Z',
+               'https://a.example/', 'citation@1', 'https://a.example/', '[]', '[]', 1, 3, '{')",
+            [],
+        );
+        assert!(bad.is_err());
     }
 
     #[test]

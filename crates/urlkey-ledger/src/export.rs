@@ -18,7 +18,7 @@ pub enum ExportFormat {
 }
 
 /// The exported columns, in order: the seed's minimum audit ledger, then context.
-pub const COLUMNS: [&str; 20] = [
+pub const COLUMNS: [&str; 22] = [
     "observation_id",
     "prompt_id",
     "prompt_version",
@@ -39,6 +39,8 @@ pub const COLUMNS: [&str; 20] = [
     "verification_reason",
     "verified_at",
     "verified_via_observation_id",
+    "claim",
+    "extra",
 ];
 
 /// A CSV text cell that opens as text in a spreadsheet: one whose first character would
@@ -101,7 +103,7 @@ pub fn write(conn: &Connection, format: ExportFormat, out: &mut dyn Write) -> Re
                     match v {
                         // Stored as JSON by the ledger: embedded as it is, keys in order.
                         rusqlite::types::Value::Text(t)
-                            if *c == "transformations"
+                            if (*c == "transformations" || *c == "extra")
                                 && serde_json::from_str::<serde::de::IgnoredAny>(&t).is_ok() =>
                         {
                             line.push_str(&t)

@@ -13,7 +13,7 @@ use crate::norm::Normalizer;
 use crate::timefmt;
 
 /// The input columns (CSV header names, JSONL field names), as seed 004 names them.
-pub const INPUT_FIELDS: [&str; 8] = [
+pub const INPUT_FIELDS: [&str; 9] = [
     "observation_id",
     "prompt_id",
     "prompt_version",
@@ -22,6 +22,7 @@ pub const INPUT_FIELDS: [&str; 8] = [
     "collection",
     "run_timestamp",
     "observed_url",
+    "claim",
 ];
 
 /// The format of an input file.
@@ -209,6 +210,10 @@ struct Row {
     run_timestamp: String,
     run_at: String,
     observed_url: String,
+    /// The answer text that cited the URL.
+    claim: Option<String>,
+    /// Every other column, a JSON object.
+    extra: String,
     /// The row's cells as read, for the rejects file.
     cells: Vec<String>,
 }
@@ -224,6 +229,8 @@ struct RawRow {
     cells: Vec<String>,
     /// Problems found while reading the row (its shape, its encoding).
     problems: Vec<Problem>,
+    /// The columns the ledger has no field for, kept as they are in `extra`.
+    extra: serde_json::Map<String, serde_json::Value>,
 }
 
 /// A file as read: its header (empty for JSONL), rows, and the columns not read.
@@ -428,7 +435,7 @@ pub fn ingest(
             .prepare(
                 "SELECT o.prompt_id, o.prompt_version, o.answer_system, o.market, o.collection, \
                  o.run_timestamp, o.run_at, o.observed_url, o.normalization_policy_version, \
-                 o.ingest_id, o.source_line, i.source_path \
+                 o.ingest_id, o.source_line, i.source_path, o.claim, o.extra \
                  FROM observations o JOIN ingests i USING (ingest_id) WHERE o.observation_id = ?1",
             )
             .map_err(|e| LedgerError::db("cannot prepare the lookup", e))?;
@@ -438,9 +445,9 @@ pub fn ingest(
                  answer_system, market, collection, run_timestamp, run_at, observed_url, \
                  normalization_policy_version, normalized_key, canonical_form, \
                  publisher_hostname, transformations, removed_params, error_code, \
-                 error_message, ingest_id, source_line) \
+                 error_message, ingest_id, source_line, claim, extra) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, \
-                 ?16, ?17, ?18, ?19)",
+                 ?16, ?17, ?18, ?19, ?20, ?21)",
             )
             .map_err(|e| LedgerError::db("cannot prepare the insert", e))?;
         let total = rows.len() as u64;
@@ -463,6 +470,8 @@ pub fn ingest(
                         ingest_id: r.get(9)?,
                         source_line: r.get(10)?,
                         source_path: r.get(11)?,
+                        claim: r.get(12)?,
+                        extra: r.get(13)?,
                     })
                 })
                 .optional()
@@ -517,6 +526,8 @@ pub fn ingest(
                     n.error_message,
                     ingest_id,
                     row.line as i64,
+                    row.claim,
+                    row.extra,
                 ])
                 .map_err(|e| {
                     LedgerError::db(&format!("cannot store {shown} line {}", row.line), e)
@@ -658,6 +669,10 @@ struct Stored {
     ingest_id: i64,
     source_line: i64,
     source_path: String,
+    claim: Option<String>,
+    /// NULL for a row stored before the ledger kept claims and other columns (schema 1):
+    /// then neither is compared.
+    extra: Option<String>,
 }
 
 impl Stored {
@@ -711,6 +726,14 @@ impl Stored {
             Some(&row.observed_url),
         );
         cmp("normalization policy", Some(&self.policy), Some(policy));
+        if let Some(extra) = &self.extra {
+            cmp("claim", self.claim.as_deref(), row.claim.as_deref());
+            let same = serde_json::from_str::<serde_json::Value>(extra).ok()
+                == serde_json::from_str::<serde_json::Value>(&row.extra).ok();
+            if !same {
+                cmp("extra", Some(extra), Some(&row.extra));
+            }
+        }
         out
     }
 }
@@ -1007,6 +1030,13 @@ fn read_delimited(bytes: Vec<u8>, delimiter: u8, rs: &ReadSettings<'_>) -> ReadR
                     ),
                 });
             }
+            for (i, h) in headers.iter().enumerate() {
+                if !columns.iter().any(|(j, _)| *j == i) {
+                    let cell = cells.get(i).cloned().unwrap_or_default();
+                    raw.extra
+                        .insert(h.trim().to_string(), serde_json::Value::String(cell));
+                }
+            }
             for (i, f) in &columns {
                 let cell = cells.get(*i).cloned().unwrap_or_default();
                 if *f == "observed_url" {
@@ -1087,6 +1117,7 @@ fn read_jsonl(bytes: Vec<u8>, rs: &ReadSettings<'_>) -> ReadResult {
                     if !ignored.contains(k) {
                         ignored.push(k.clone());
                     }
+                    raw.extra.insert(k.clone(), v.clone());
                     continue;
                 };
                 let text = match v {
@@ -1196,6 +1227,7 @@ fn complete_row(mut raw: RawRow, d: &Defaults) -> std::result::Result<Row, RowPr
         &mut problems,
     );
     let collection = take("collection", &d.collection);
+    let claim = take("claim", &None);
     let run_timestamp = take("run_timestamp", &d.run_timestamp);
     let run_timestamp = need(
         "run_timestamp",
@@ -1240,6 +1272,8 @@ fn complete_row(mut raw: RawRow, d: &Defaults) -> std::result::Result<Row, RowPr
         run_timestamp,
         run_at,
         observed_url: observed_url.unwrap_or_default(),
+        claim,
+        extra: serde_json::Value::Object(raw.extra).to_string(),
         cells: raw.cells,
     })
 }
