@@ -98,6 +98,9 @@ pub enum LedgerCommand {
         /// Only observations keyed with this policy (needed when the ledger holds several).
         #[arg(long)]
         policy: Option<String>,
+        /// Write here (through a temporary file and a rename) instead of standard output.
+        #[arg(long, short)]
+        output: Option<PathBuf>,
     },
     /// Fetch the observed URL of each unverified key and record the result, hop by hop.
     Verify {
@@ -149,6 +152,36 @@ fn ingest_bar(path: &std::path::Path) -> Option<indicatif::ProgressBar> {
     let bar = indicatif::ProgressBar::new(0).with_style(style);
     bar.set_prefix(format!("ingest {}: ", path.display()));
     Some(bar)
+}
+
+/// Writes an output file atomically (a temporary file beside it, renamed when complete),
+/// refusing the ledger itself as the output.
+fn write_to_file(
+    path: &std::path::Path,
+    db: &std::path::Path,
+    err: &mut dyn Write,
+    write: impl FnOnce(&mut dyn Write) -> Result<()>,
+) -> Result<()> {
+    urlkey_batch::outfile::check_outputs(
+        &[path],
+        &[urlkey_batch::input::Source::File(db.to_path_buf())],
+    )
+    .map_err(|m| LedgerError::Usage(m.replace("the input", "the ledger")))?;
+    let failed = |e: std::io::Error| {
+        LedgerError::Output(format!(
+            "cannot write {}: {e}; check the path and the free space",
+            path.display()
+        ))
+    };
+    let file = urlkey_batch::outfile::OutputFile::create(path).map_err(failed)?;
+    let mut w = std::io::BufWriter::new(file);
+    write(&mut w)?;
+    w.into_inner()
+        .map_err(|e| failed(e.into_error()))?
+        .commit()
+        .map_err(failed)?;
+    writeln!(err, "report written to {}", path.display())?;
+    Ok(())
 }
 
 /// Runs a ledger command, writing results to standard output and notes to standard error.
@@ -293,9 +326,16 @@ pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
             format,
             top,
             policy,
+            output,
         } => {
             let conn = db::open(&args.db, false)?;
-            report::write(&conn, &ReportOptions { by, top, policy }, format, out)?;
+            let opts = ReportOptions { by, top, policy };
+            match output {
+                Some(path) => write_to_file(&path, &args.db, err, |w| {
+                    report::write(&conn, &opts, format, w)
+                })?,
+                None => report::write(&conn, &opts, format, out)?,
+            }
         }
         LedgerCommand::Verify {
             limit,

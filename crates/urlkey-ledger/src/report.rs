@@ -51,6 +51,46 @@ pub enum ReportFormat {
     Json,
     /// One row per group.
     Csv,
+    /// Tables a person pastes into a document (GitHub-flavoured Markdown).
+    Markdown,
+}
+
+/// How concentrated the valid observations are on few publishers. Every share has the
+/// group's valid observations as its denominator, stated beside it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Concentration {
+    /// The top publisher's share (seed 004's `top_publisher_share`).
+    pub top1_share: f64,
+    /// The five top publishers' shares together.
+    pub top5_share: f64,
+    /// Herfindahl-Hirschman index: the sum of the squared shares of every publisher,
+    /// 0..1 (1 = one publisher; 1/n = n equal publishers). Rounded to 4 places.
+    pub hhi: f64,
+    /// The denominator of the shares: the valid observations.
+    pub valid_observations: u64,
+    /// How many publishers the index is over.
+    pub publishers: u64,
+}
+
+impl Concentration {
+    /// From every publisher's valid observations, most first.
+    pub fn of(counts: &[u64]) -> Concentration {
+        let total: u64 = counts.iter().sum();
+        let top5: u64 = counts.iter().take(5).sum();
+        let hhi = if total == 0 {
+            0.0
+        } else {
+            let sq: u128 = counts.iter().map(|&n| u128::from(n) * u128::from(n)).sum();
+            ((sq as f64 / (total as f64 * total as f64)) * 10_000.0).round() / 10_000.0
+        };
+        Concentration {
+            top1_share: round_share(counts.first().copied().unwrap_or(0), total),
+            top5_share: round_share(top5, total),
+            hhi,
+            valid_observations: total,
+            publishers: counts.len() as u64,
+        }
+    }
 }
 
 /// One publisher among the top ones.
@@ -101,6 +141,8 @@ pub struct Measures {
     pub unique_publishers: u64,
     /// The publishers with the most valid observations, most first, ties by name.
     pub top_publishers: Vec<TopPublisher>,
+    /// Concentration over every publisher of the sample (not only the listed ones).
+    pub concentration: Concentration,
     /// The sample the figures describe.
     pub sample: Sample,
 }
@@ -209,6 +251,7 @@ pub fn compute(conn: &Connection, opts: &ReportOptions) -> Result<(Option<String
                 unique_keys: r.get::<_, i64>(3)? as u64,
                 unique_publishers: r.get::<_, i64>(4)? as u64,
                 top_publishers: Vec::new(),
+                concentration: Concentration::of(&[]),
                 sample: Sample {
                     prompt_versions: Vec::new(),
                     answer_systems: Vec::new(),
@@ -257,10 +300,12 @@ pub fn compute(conn: &Connection, opts: &ReportOptions) -> Result<(Option<String
     );
     let mut stmt = conn.prepare(&sql)?;
     let mut rows = stmt.query(params_from_iter(args.iter()))?;
+    let mut counts: BTreeMap<Option<String>, Vec<u64>> = BTreeMap::new();
     while let Some(r) = rows.next()? {
         let value: Option<String> = r.get(0)?;
         let host: Option<String> = r.get(1)?;
         let n: i64 = r.get(2)?;
+        counts.entry(value.clone()).or_default().push(n as u64);
         if let Some(m) = groups.get_mut(&value) {
             if opts.top == 0 || m.top_publishers.len() < opts.top {
                 let share = round_share(n as u64, m.valid_observations);
@@ -273,6 +318,11 @@ pub fn compute(conn: &Connection, opts: &ReportOptions) -> Result<(Option<String
         }
     }
 
+    for (value, c) in counts {
+        if let Some(m) = groups.get_mut(&value) {
+            m.concentration = Concentration::of(&c);
+        }
+    }
     let mut out: Vec<Group> = groups
         .into_iter()
         .map(|(value, measures)| Group { value, measures })
@@ -287,6 +337,7 @@ pub fn compute(conn: &Connection, opts: &ReportOptions) -> Result<(Option<String
                 unique_keys: 0,
                 unique_publishers: 0,
                 top_publishers: Vec::new(),
+                concentration: Concentration::of(&[]),
                 sample: Sample {
                     prompt_versions: Vec::new(),
                     answer_systems: Vec::new(),
@@ -327,6 +378,7 @@ pub fn write(
         }
         ReportFormat::Csv => write_csv(opts, &groups, out)?,
         ReportFormat::Table => write_table(opts, policy.as_deref(), &groups, out)?,
+        ReportFormat::Markdown => write_markdown(opts, policy.as_deref(), &groups, out)?,
     }
     Ok(())
 }
@@ -350,6 +402,8 @@ fn write_csv(opts: &ReportOptions, groups: &[Group], out: &mut dyn Write) -> Res
         "markets",
         "window_from",
         "window_to",
+        "top5_share",
+        "hhi",
     ])
     .map_err(LedgerError::from)?;
     for g in groups {
@@ -379,6 +433,8 @@ fn write_csv(opts: &ReportOptions, groups: &[Group], out: &mut dyn Write) -> Res
             &safe(&m.sample.markets),
             m.sample.window.from.as_deref().unwrap_or(""),
             m.sample.window.to.as_deref().unwrap_or(""),
+            &format!("{:.4}", m.concentration.top5_share),
+            &format!("{:.4}", m.concentration.hhi),
         ])
         .map_err(LedgerError::from)?;
     }
@@ -468,6 +524,124 @@ fn write_table(
                     out,
                     "    {:<width$}  {:>12}  {:.4} ({}/{})",
                     t.hostname, t.observations, t.share, t.observations, m.valid_observations
+                )?;
+            }
+        }
+        let c = &m.concentration;
+        writeln!(
+            out,
+            "  concentration over {} publishers (shares of the {} valid observations): top1 \
+             {:.4}, top5 {:.4}, HHI {:.4}",
+            c.publishers, c.valid_observations, c.top1_share, c.top5_share, c.hhi
+        )?;
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "Publisher share describes only this sample. It is not market share, source quality, \
+         ranking strength or proof of influence."
+    )?;
+    Ok(())
+}
+
+/// A Markdown cell: pipes escaped, line breaks as spaces.
+fn md(s: &str) -> String {
+    s.replace('\\', "\\\\")
+        .replace('|', "\\|")
+        .replace(['\r', '\n'], " ")
+}
+
+fn write_markdown(
+    opts: &ReportOptions,
+    policy: Option<&str>,
+    groups: &[Group],
+    out: &mut dyn Write,
+) -> Result<()> {
+    writeln!(out, "# Citation audit ledger report")?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "Normalization policy: `{}`.",
+        md(policy.unwrap_or("none: the ledger is empty"))
+    )?;
+    for g in groups {
+        let m = &g.measures;
+        writeln!(out)?;
+        if let Some(b) = opts.by {
+            writeln!(
+                out,
+                "## {} = {}",
+                b.column(),
+                md(g.value.as_deref().unwrap_or("(none)"))
+            )?;
+            writeln!(out)?;
+        }
+        let window = match (&m.sample.window.from, &m.sample.window.to) {
+            (Some(f), Some(t)) => format!("{f} to {t}"),
+            _ => "none".to_string(),
+        };
+        writeln!(
+            out,
+            "**Sample:** {} observations; prompt-set versions: {}; answer systems: {}; markets: \
+             {}; collection window: {window}.",
+            m.observations,
+            md(&list(&m.sample.prompt_versions)),
+            md(&list(&m.sample.answer_systems)),
+            md(&list(&m.sample.markets)),
+        )?;
+        writeln!(out)?;
+        writeln!(out, "| measure | value |")?;
+        writeln!(out, "|---|---:|")?;
+        for (label, n) in [
+            ("observations (invalid URLs included)", m.observations),
+            ("valid observations (URL has a key)", m.valid_observations),
+            (
+                "invalid observations (kept, with error code)",
+                m.invalid_observations,
+            ),
+            ("unique URL keys", m.unique_keys),
+            ("unique publisher hostnames", m.unique_publishers),
+        ] {
+            writeln!(out, "| {label} | {n} |")?;
+        }
+        let c = &m.concentration;
+        writeln!(
+            out,
+            "| top-1 publisher share | {:.4} (of {}) |",
+            c.top1_share, c.valid_observations
+        )?;
+        writeln!(
+            out,
+            "| top-5 publishers share | {:.4} (of {}) |",
+            c.top5_share, c.valid_observations
+        )?;
+        writeln!(
+            out,
+            "| HHI over {} publishers | {:.4} |",
+            c.publishers, c.hhi
+        )?;
+        writeln!(out)?;
+        if m.top_publishers.is_empty() {
+            writeln!(out, "No valid observations: no publishers.")?;
+        } else {
+            writeln!(
+                out,
+                "Top publishers (share = publisher's valid observations / all {} valid \
+                 observations):",
+                m.valid_observations
+            )?;
+            writeln!(out)?;
+            writeln!(out, "| hostname | observations | share |")?;
+            writeln!(out, "|---|---:|---:|")?;
+            for t in &m.top_publishers {
+                writeln!(
+                    out,
+                    "| {} | {} | {:.4} ({}/{}) |",
+                    md(&t.hostname),
+                    t.observations,
+                    t.share,
+                    t.observations,
+                    m.valid_observations
                 )?;
             }
         }
