@@ -1,0 +1,76 @@
+//! Ingest time of one large file (issue 15: "1M rows stay well under a minute"):
+//!
+//! ```sh
+//! cargo run --release -p urlkey-ledger --example ingest_bench -- DIR 1000000
+//! ```
+//!
+//! writes DIR/bench.csv (N synthetic rows, reserved placeholder domains, 1 in 50 with a
+//! bad timestamp), then ingests it into a fresh DIR/bench.sqlite with `--rejects`, and
+//! prints the seconds of the ingest and its summary line.
+
+use std::io::Write;
+use std::time::Instant;
+
+use urlkey_ledger::ingest::{ingest, ColumnMap, Defaults, IngestOptions};
+use urlkey_ledger::norm::Normalizer;
+
+fn main() -> Result<(), String> {
+    let mut args = std::env::args().skip(1);
+    let dir = std::path::PathBuf::from(args.next().ok_or("usage: ingest_bench DIR [ROWS]")?);
+    let rows: usize = args
+        .next()
+        .map(|s| s.parse().map_err(|e| format!("ROWS: {e}")))
+        .transpose()?
+        .unwrap_or(1_000_000);
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let csv = dir.join("bench.csv");
+    let db = dir.join("bench.sqlite");
+    let rejects = dir.join("bench-rejects.csv");
+    let _ = std::fs::remove_file(&db);
+    {
+        let f = std::fs::File::create(&csv).map_err(|e| e.to_string())?;
+        let mut w = std::io::BufWriter::new(f);
+        writeln!(w, "Observation ID;Prompt ID;Prompt Version;Answer System;Market;Run Timestamp;Observed URL;Position")
+            .map_err(|e| e.to_string())?;
+        for i in 0..rows {
+            let ts = if i % 50 == 49 {
+                "soon".to_string()
+            } else {
+                format!("2026-11-{:02} 09:{:02}:00+01:00", 1 + i % 28, i % 60)
+            };
+            writeln!(
+                w,
+                "b-{i};p-{};ps-1;assistant-{};{};{ts};https://site{}.example.org/page/{}?utm_source=x&id={};{}",
+                i % 40,
+                ["a", "b", "c"][i % 3],
+                ["us", "fr"][i % 2],
+                i % 500,
+                i % 7919,
+                i % 13,
+                i % 10
+            )
+            .map_err(|e| e.to_string())?;
+        }
+    }
+    let norm = Normalizer::new("citation@1")?;
+    let mut conn = urlkey_ledger::db::open(&db, true).map_err(|e| e.to_string())?;
+    let start = Instant::now();
+    let s = ingest(
+        &mut conn,
+        &csv,
+        &IngestOptions {
+            format: None,
+            defaults: &Defaults::default(),
+            norm: &norm,
+            rejects: Some(&rejects),
+            columns: &ColumnMap::default(),
+            encoding: None,
+            progress: &|_, _| {},
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    let secs = start.elapsed().as_secs_f64();
+    println!("{rows} rows: ingest {secs:.2} s");
+    println!("{s}");
+    Ok(())
+}
