@@ -304,6 +304,12 @@ fn report_figures_match_hand_computed_expectations() {
         "invalid_observations": 3,
         "unique_keys": 15,
         "unique_publishers": 8,
+        // Over all 8 publishers (7, 4, 3, 3, 2 and 5 more observations as 2, 2, 1): top 1
+        // 7/24, top 5 19/24, HHI (49+16+9+9+4+4+4+1)/24² = 96/576.
+        "concentration": {
+            "valid_observations": 24, "publishers": 8,
+            "top1_share": 0.2917, "top5_share": 0.7917, "hhi": 0.1667
+        },
         "top_publishers": [
             {"hostname": "docs.example.org", "observations": 7, "share": 0.2917},
             {"hostname": "updates.example.com", "observations": 4, "share": 0.1667},
