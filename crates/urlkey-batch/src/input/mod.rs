@@ -453,19 +453,52 @@ impl RecordSource for Empty {
     }
 }
 
-/// Opens a source as records of the given shape.
-pub fn open_records(src: &Source, opts: &ReadOptions) -> Result<Box<dyn RecordSource>, InputError> {
-    open_source(src, opts, Arc::default(), true).map(|(r, _)| r)
+/// A reader with the notices found when it was opened (an empty or binary input, a
+/// detected delimiter): every caller takes them through [`RecordSource::take_notices`].
+struct WithNotices {
+    inner: Box<dyn RecordSource>,
+    notices: Vec<String>,
 }
 
-/// Opens `src`; returns the records and the notices about the input. `strict_keep`: a kept
-/// column the header lacks is an error (the first input) or an empty cell (later inputs).
+impl RecordSource for WithNotices {
+    fn next_batch(&mut self, out: &mut Vec<InputRecord>, max: usize) -> Result<bool, InputError> {
+        self.inner.next_batch(out, max)
+    }
+    fn skipped(&self) -> Skipped {
+        self.inner.skipped()
+    }
+    fn lines_read(&self) -> u64 {
+        self.inner.lines_read()
+    }
+    fn bytes_read(&self) -> u64 {
+        self.inner.bytes_read()
+    }
+    fn kept_names(&self) -> &[String] {
+        self.inner.kept_names()
+    }
+    fn header(&self) -> &[String] {
+        self.inner.header()
+    }
+    fn take_notices(&mut self) -> Vec<String> {
+        let mut n = std::mem::take(&mut self.notices);
+        n.append(&mut self.inner.take_notices());
+        n
+    }
+}
+
+/// Opens a source as records of the given shape.
+pub fn open_records(src: &Source, opts: &ReadOptions) -> Result<Box<dyn RecordSource>, InputError> {
+    open_source(src, opts, Arc::default(), true)
+}
+
+/// Opens `src`. `strict_keep`: a kept column the header lacks is an error (the first
+/// input) or an empty cell (later inputs).
 fn open_source(
     src: &Source,
     opts: &ReadOptions,
     count: Arc<AtomicU64>,
     strict_keep: bool,
-) -> Result<(Box<dyn RecordSource>, Vec<String>), InputError> {
+) -> Result<Box<dyn RecordSource>, InputError> {
     let reader = src.open_counted(count.clone())?;
     records_from_counted(reader, src.name(), opts, count, strict_keep)
 }
@@ -476,32 +509,50 @@ pub fn records_from(
     name: String,
     opts: &ReadOptions,
 ) -> Result<Box<dyn RecordSource>, InputError> {
-    records_from_counted(reader, name, opts, Arc::default(), true).map(|(r, _)| r)
+    records_from_counted(reader, name, opts, Arc::default(), true)
 }
 
 fn records_from_counted(
+    reader: Box<dyn BufRead + Send>,
+    name: String,
+    opts: &ReadOptions,
+    count: Arc<AtomicU64>,
+    strict_keep: bool,
+) -> Result<Box<dyn RecordSource>, InputError> {
+    let mut notices = Vec::new();
+    let inner = open_reader(reader, name, opts, count, strict_keep, &mut notices)?;
+    Ok(if notices.is_empty() {
+        inner
+    } else {
+        Box::new(WithNotices { inner, notices })
+    })
+}
+
+/// The reader for `opts.format`; what the user should know about the input goes to
+/// `notices`.
+fn open_reader(
     mut reader: Box<dyn BufRead + Send>,
     name: String,
     opts: &ReadOptions,
     count: Arc<AtomicU64>,
     strict_keep: bool,
-) -> Result<(Box<dyn RecordSource>, Vec<String>), InputError> {
+    notices: &mut Vec<String>,
+) -> Result<Box<dyn RecordSource>, InputError> {
     let head = reader
         .fill_buf()
         .map_err(|e| InputError::new(InputErrorKind::Read, &name, format!("cannot read: {e}")))?;
     let sniffed = sniff(head);
-    let mut notices = Vec::new();
     if sniffed.empty {
         notices.push(format!("{name}: the input is empty: no records"));
         let kept = match &opts.keep {
             KeepColumns::Names(n) => n.clone(),
             _ => Vec::new(),
         };
-        return Ok((Box::new(Empty { kept }), notices));
+        return Ok(Box::new(Empty { kept }));
     }
     if opts.format == InputFormat::Sheet {
-        let r = sheet::SheetReader::new(reader, &name, opts, count, strict_keep)?;
-        return Ok((Box::new(r), notices));
+        let r = sheet::SheetReader::new(reader, &name, opts, count, strict_keep, notices)?;
+        return Ok(Box::new(r));
     }
     if let Some(why) = sniffed.binary {
         notices.push(format!(
@@ -512,15 +563,18 @@ fn records_from_counted(
         .map_err(|e| InputError::new(InputErrorKind::Read, &name, format!("cannot decode: {e}")))?;
     let src: Box<dyn RecordSource> = match opts.format {
         InputFormat::Lines => Box::new(LineReader::new(reader, name, opts.max_line_bytes, count)),
-        InputFormat::Csv | InputFormat::Tsv => {
-            let (r, mut n) = table::CsvReader::open(reader, name, opts, count, strict_keep)?;
-            notices.append(&mut n);
-            Box::new(r)
-        }
+        InputFormat::Csv | InputFormat::Tsv => Box::new(table::CsvReader::open(
+            reader,
+            name,
+            opts,
+            count,
+            strict_keep,
+            notices,
+        )?),
         InputFormat::Jsonl => Box::new(JsonlReader::new(reader, name, opts, count)?),
         InputFormat::Sheet => unreachable!("handled above"),
     };
-    Ok((src, notices))
+    Ok(src)
 }
 
 /// Guesses the input shape from a file name (`.csv`, `.tsv`, `.jsonl`, through `.gz`/`.zst`;
@@ -614,13 +668,13 @@ impl ChainSource {
         }
         let count = Arc::new(AtomicU64::new(0));
         let mut pending: std::collections::VecDeque<Source> = sources.into();
-        let (current, notices, kept) = match pending.pop_front() {
+        let (current, kept) = match pending.pop_front() {
             Some(s) => {
-                let (r, n) = open_source(&s, &opts, count.clone(), true)?;
+                let r = open_source(&s, &opts, count.clone(), true)?;
                 let kept = r.kept_names().to_vec();
-                (Some(r), n, kept)
+                (Some(r), kept)
             }
-            None => (None, Vec::new(), Vec::new()),
+            None => (None, Vec::new()),
         };
         Ok(ChainSource {
             pending,
@@ -631,7 +685,7 @@ impl ChainSource {
             count,
             skipped_done: Skipped::default(),
             kept,
-            notices,
+            notices: Vec::new(),
         })
     }
 }
@@ -691,9 +745,7 @@ impl RecordSource for ChainSource {
                     if opts.keep != KeepColumns::None {
                         opts.keep = KeepColumns::Names(self.kept.clone());
                     }
-                    let (r, mut n) = open_source(&src, &opts, self.count.clone(), false)?;
-                    self.notices.append(&mut n);
-                    Some(r)
+                    Some(open_source(&src, &opts, self.count.clone(), false)?)
                 }
                 None => None,
             };

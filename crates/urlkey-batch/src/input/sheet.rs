@@ -44,6 +44,7 @@ impl SheetReader {
         opts: &ReadOptions,
         count: Arc<AtomicU64>,
         strict_keep: bool,
+        notices: &mut Vec<String>,
     ) -> Result<Self, InputError> {
         let err = |m: String| InputError::new(InputErrorKind::Sheet, name, m);
         let mut bytes = Vec::new();
@@ -109,8 +110,7 @@ impl SheetReader {
         }
         let names = header.unwrap_or_default();
         let width = rows.iter().map(|(_, r)| r.len()).max().unwrap_or(0);
-        let mut notices = Vec::new();
-        let shape = RowShape::resolve(&names, width, opts, name, strict_keep, &mut notices)?;
+        let shape = RowShape::resolve(&names, width, opts, name, strict_keep, notices)?;
         Ok(SheetReader {
             rows: rows.into_iter(),
             shape,

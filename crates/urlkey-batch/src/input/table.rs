@@ -216,15 +216,15 @@ pub struct CsvReader<R: std::io::Read> {
 
 impl<R: BufRead + Send> CsvReader<R> {
     /// Skips the rows before the header, finds the delimiter, reads the header and finds
-    /// the columns. Returns the reader and its notices.
+    /// the columns; what the user should know goes to `notices`.
     pub(crate) fn open(
         inner: R,
         name: String,
         opts: &ReadOptions,
         count: Arc<AtomicU64>,
         strict_keep: bool,
-    ) -> Result<(Self, Vec<String>), InputError> {
-        let mut notices = Vec::new();
+        notices: &mut Vec<String>,
+    ) -> Result<Self, InputError> {
         let read_err = |e: std::io::Error| {
             InputError::new(InputErrorKind::Read, &name, format!("cannot read: {e}"))
         };
@@ -276,17 +276,14 @@ impl<R: BufRead + Send> CsvReader<R> {
         } else {
             Vec::new()
         };
-        let shape = RowShape::resolve(&names, names.len(), opts, &name, strict_keep, &mut notices)?;
-        Ok((
-            CsvReader {
-                inner: rdr,
-                shape,
-                rec: csv::ByteRecord::new(),
-                count,
-                done: false,
-            },
-            notices,
-        ))
+        let shape = RowShape::resolve(&names, names.len(), opts, &name, strict_keep, notices)?;
+        Ok(CsvReader {
+            inner: rdr,
+            shape,
+            rec: csv::ByteRecord::new(),
+            count,
+            done: false,
+        })
     }
 }
 

@@ -138,17 +138,17 @@ fn delimiters_are_detected_from_the_header_and_said() {
         (b"Address,Status\nhttps://a/,200\n", None),
         (b"\"a;b\",Address\nx,https://a/\n", None),
     ] {
-        let (mut src, notices) = records_from_counted(
+        // The public reader keeps its opening notices for the caller (serve, the ledger).
+        let mut src = records_from(
             Box::new(io::Cursor::new(text.to_vec())),
             "f".into(),
             &csv("Address"),
-            Arc::default(),
-            true,
         )
         .unwrap();
         let mut out = Vec::new();
         while src.next_batch(&mut out, 10).unwrap() {}
         assert_eq!(out[0].observed, "https://a/", "{text:?}");
+        let notices = src.take_notices();
         match d {
             Some(d) => assert!(notices.iter().any(|n| n.contains(d)), "{notices:?}"),
             None => assert!(notices.is_empty(), "{notices:?}"),
@@ -217,35 +217,32 @@ fn utf16_and_legacy_encodings() {
 #[test]
 fn empty_inputs_have_no_records_and_say_so() {
     for opts in [ReadOptions::default(), csv("Address")] {
-        let (mut src, notices) = records_from_counted(
-            Box::new(io::Cursor::new(Vec::new())),
-            "e".into(),
-            &opts,
-            Arc::default(),
-            true,
-        )
-        .unwrap();
+        // The public reader keeps its opening notices for the caller (serve, the ledger).
+        let mut src =
+            records_from(Box::new(io::Cursor::new(Vec::new())), "e".into(), &opts).unwrap();
         let mut out = Vec::new();
         assert!(!src.next_batch(&mut out, 10).unwrap());
         assert!(out.is_empty());
+        let notices = src.take_notices();
         assert!(notices.iter().any(|n| n.contains("empty")), "{notices:?}");
     }
 }
 
 #[test]
 fn binary_input_is_flagged_but_read() {
-    let (mut src, notices) = records_from_counted(
+    // The public reader keeps its opening notices for the caller (serve, the ledger).
+    let mut src = records_from(
         Box::new(io::Cursor::new(b"\x7fELF\x02\x01\x01\0\0\nx\n".to_vec())),
         "b".into(),
         &ReadOptions::default(),
-        Arc::default(),
-        true,
     )
     .unwrap();
     let mut out = Vec::new();
     while src.next_batch(&mut out, 10).unwrap() {}
     assert_eq!(out.len(), 2);
+    let notices = src.take_notices();
     assert!(notices.iter().any(|n| n.contains("ELF")), "{notices:?}");
+    assert!(src.take_notices().is_empty(), "notices are taken once");
 }
 
 #[test]
