@@ -60,7 +60,7 @@ for spec in sys.argv[1:]:
 EOF
 then
   echo "== python: installing ${REQUIREMENTS[*]}"
-  "$VPY" -m pip install --quiet --disable-pip-version-check packaging "${REQUIREMENTS[@]}" \
+  "$VPY" -m pip install --quiet --disable-pip-version-check --no-cache-dir packaging "${REQUIREMENTS[@]}" \
     || fail "cannot install the test requirements with pip"
 fi
 
@@ -69,7 +69,7 @@ cargo build --release --quiet -p urlkey-cli || fail "cargo build --release -p ur
 
 echo "== python: building and installing the package from crates/urlkey-py"
 # The README's command, with the venv's maturin as build backend (no download).
-"$VPY" -m pip install --quiet --disable-pip-version-check --no-build-isolation \
+"$VPY" -m pip install --quiet --disable-pip-version-check --no-cache-dir --no-build-isolation \
   --force-reinstall --no-deps ./crates/urlkey-py \
   || fail "pip install ./crates/urlkey-py failed"
 (cd /tmp && "$VPY" -c "import urlkey, urlkey.spark; print('urlkey', urlkey.__version__, 'from', urlkey.__file__)") \

@@ -74,7 +74,7 @@ pass "urlkey binary ($bin)"
 if [ ! -x "$CHROMIUM" ]; then
   echo "installing Debian's chromium with apt-get..."
   as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null &&
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium >/dev/null ||
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium >/dev/null && { as_root apt-get clean || true; } ||
     fail_now "apt-get install chromium"
 fi
 [ -x "$CHROMIUM" ] || fail_now "chromium at $CHROMIUM"
