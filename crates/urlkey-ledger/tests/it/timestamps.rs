@@ -1,9 +1,7 @@
 //! Run timestamps as spreadsheets write them (issue 15, item 2): `T` or a space, fractions,
 //! `Z` or an offset, stored in UTC; naive ones refused unless `--timezone` names a zone.
 
-mod common;
-
-use common::{ledger, open};
+use crate::common::{ledger, open};
 
 fn file(dir: &std::path::Path, stamps: &[&str]) -> std::path::PathBuf {
     let mut text = String::from(

@@ -1,9 +1,7 @@
 //! The answer text (`claim`) and every other column (`extra`) are kept and exported
 //! (issue 15, item 4).
 
-mod common;
-
-use common::{ledger, open};
+use crate::common::{ledger, open};
 use serde_json::{json, Value};
 
 const CSV: &str = "observation_id,answer_system,prompt_version,market,run_timestamp,observed_url,Claim,Position,Answer excerpt\n\

@@ -59,7 +59,12 @@ fn child_ingest() {
 fn spawn_ingest_all(db: &Path, files: &[&Path]) -> std::process::Child {
     let list: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
     Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "child_ingest", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            "crash_safety::child_ingest",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env("CRASH_SAFETY_CHILD", "1")
         .env("CRASH_SAFETY_DB", db)
         .env("CRASH_SAFETY_FILE", list.join("\n"))

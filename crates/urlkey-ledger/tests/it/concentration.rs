@@ -1,9 +1,7 @@
 //! Concentration (top-1, top-5 share, HHI) for every report and group, Markdown reports
 //! and `report -o` (issue 15, item 5, in part). Every figure is computed by hand below.
 
-mod common;
-
-use common::{fixture, ledger};
+use crate::common::{fixture, ledger};
 use serde_json::Value;
 use urlkey_ledger::report::Concentration;
 
