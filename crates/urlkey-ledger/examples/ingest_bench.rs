@@ -65,7 +65,8 @@ fn main() -> Result<(), String> {
             rejects: Some(&rejects),
             columns: &ColumnMap::default(),
             encoding: None,
-            progress: &|_, _| {},
+            sheet: None,
+            progress: &|_, _, _| {},
         },
     )
     .map_err(|e| e.to_string())?;

@@ -12,7 +12,7 @@ use rusqlite::{Connection, OpenFlags};
 use crate::error::{LedgerError, Result};
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// How long a statement waits for a lock another connection holds (SQLite's busy
 /// timeout) before failing with "database is locked".
@@ -161,15 +161,11 @@ LEFT JOIN verifications AS v
     );
 "#;
 
-/// Migration 2 (issue 15): the answer text that cited the URL (`claim`) and every other
-/// input column (`extra`, a JSON object; `{}` when there is none, NULL for rows stored
-/// before this migration), and the audit view with both. Runs under the write lock after
-/// the version is read again (see [`migrate`]), so two first writers never both add the
-/// columns.
-const MIGRATION_2: &str = r#"
-ALTER TABLE observations ADD COLUMN claim TEXT;
-ALTER TABLE observations ADD COLUMN extra TEXT CHECK (extra IS NULL OR json_valid(extra));
-DROP VIEW IF EXISTS audit_ledger;
+/// The audit view of schema 2 (with `claim` and `extra`), created by migration 2 and again
+/// by migration 3 (which rebuilds a table beside it).
+macro_rules! audit_ledger_view_2 {
+    () => {
+        r#"
 CREATE VIEW audit_ledger AS
 SELECT
     o.observation_id,
@@ -206,9 +202,66 @@ LEFT JOIN verifications AS v
         WHERE v2.normalization_policy_version = o.normalization_policy_version
           AND v2.normalized_key = o.normalized_key
     );
-"#;
+"#
+    };
+}
 
-const MIGRATIONS: &[&str] = &[MIGRATION_1, MIGRATION_2];
+/// Migration 2 (issue 15): the answer text that cited the URL (`claim`) and every other
+/// input column (`extra`, a JSON object; `{}` when there is none, NULL for rows stored
+/// before this migration), and the audit view with both. Runs under the write lock after
+/// the version is read again (see [`migrate`]), so two first writers never both add the
+/// columns.
+const MIGRATION_2: &str = concat!(
+    r#"
+ALTER TABLE observations ADD COLUMN claim TEXT;
+ALTER TABLE observations ADD COLUMN extra TEXT CHECK (extra IS NULL OR json_valid(extra));
+DROP VIEW IF EXISTS audit_ledger;
+"#,
+    audit_ledger_view_2!()
+);
+
+/// Migration 3 (issue 15): spreadsheets and compressed files. `ingests.input_format` also
+/// takes `xlsx`, `xls` and `ods`, and two columns say how a file was read: `compression`
+/// (`gzip`, `zstd`, or NULL) and `sheet` (the sheet read; NULL for text files).
+///
+/// SQLite cannot change a CHECK constraint in place, so `ingests` is rebuilt, as SQLite's
+/// documentation prescribes (lang_altertable.html, "other kinds of table schema changes"):
+/// with foreign keys off ([`migrate`] turns them off outside the transaction and back on
+/// after it), create the new table, copy every row with its `ingest_id` (so that every
+/// `observations.ingest_id` still finds its ingest), drop the old table, rename the new one,
+/// recreate the view, and run `PRAGMA foreign_key_check` before the commit
+/// ([`migrate_locked`]). All in the migration's one transaction: a failure leaves schema 2.
+const MIGRATION_3: &str = concat!(
+    r#"
+CREATE TABLE ingests_v3 (
+    ingest_id                    INTEGER PRIMARY KEY,
+    source_path                  TEXT NOT NULL,
+    source_xxh3_128              TEXT NOT NULL,  -- of the bytes as stored (compressed, for .gz/.zst)
+    input_format                 TEXT NOT NULL
+        CHECK (input_format IN ('csv', 'tsv', 'jsonl', 'xlsx', 'xls', 'ods')),
+    normalization_policy_version TEXT NOT NULL,
+    ingested_at                  TEXT NOT NULL,
+    tool_version                 TEXT NOT NULL,
+    rows_read                    INTEGER NOT NULL,
+    rows_added                   INTEGER NOT NULL,
+    rows_unchanged               INTEGER NOT NULL,
+    compression                  TEXT CHECK (compression IS NULL OR compression IN ('gzip', 'zstd')),
+    sheet                        TEXT
+) STRICT;
+INSERT INTO ingests_v3 (ingest_id, source_path, source_xxh3_128, input_format,
+    normalization_policy_version, ingested_at, tool_version, rows_read, rows_added,
+    rows_unchanged)
+SELECT ingest_id, source_path, source_xxh3_128, input_format, normalization_policy_version,
+    ingested_at, tool_version, rows_read, rows_added, rows_unchanged
+FROM ingests;
+DROP VIEW IF EXISTS audit_ledger;
+DROP TABLE ingests;
+ALTER TABLE ingests_v3 RENAME TO ingests;
+"#,
+    audit_ledger_view_2!()
+);
+
+const MIGRATIONS: &[&str] = &[MIGRATION_1, MIGRATION_2, MIGRATION_3];
 
 /// Opens (and with `create`, creates) the ledger at `path`, sets WAL mode, foreign keys
 /// and a busy timeout, and brings the schema up to [`SCHEMA_VERSION`].
@@ -322,6 +375,25 @@ fn migrate(conn: &Connection, path: &Path) -> Result<()> {
     if current > known {
         return Err(newer(current));
     }
+    // A table rebuild (migration 3) must run with foreign keys off, and the pragma is a
+    // no-op inside a transaction: off now, checked with foreign_key_check before the commit,
+    // on again after it, whatever happened.
+    conn.execute_batch("PRAGMA foreign_keys = OFF")
+        .map_err(|e| LedgerError::db("cannot turn foreign keys off for the migration", e))?;
+    let result = migrate_in_transaction(conn, path, known, &read_version, &newer);
+    let on = conn.execute_batch("PRAGMA foreign_keys = ON");
+    result?;
+    on.map_err(|e| LedgerError::db("cannot turn foreign keys back on", e))
+}
+
+/// `BEGIN IMMEDIATE`, the migrations, and `COMMIT` (or `ROLLBACK` on failure).
+fn migrate_in_transaction(
+    conn: &Connection,
+    path: &Path,
+    known: i64,
+    read_version: &dyn Fn(&Connection) -> Result<i64>,
+    newer: &dyn Fn(i64) -> LedgerError,
+) -> Result<()> {
     // Another writer (an ingest of a large file) may hold the lock for long: wait for it
     // as an ingest does, then go back to the usual timeout.
     conn.busy_timeout(WRITE_LOCK_WAIT)
@@ -338,7 +410,7 @@ fn migrate(conn: &Connection, path: &Path) -> Result<()> {
             e,
         )
     })?;
-    let result = migrate_locked(conn, path, known, &read_version, &newer);
+    let result = migrate_locked(conn, path, known, read_version, newer);
     let end = if result.is_ok() { "COMMIT" } else { "ROLLBACK" };
     if let Err(e) = conn.execute_batch(end) {
         let _ = conn.execute_batch("ROLLBACK");
@@ -392,6 +464,18 @@ fn migrate_locked(
             LedgerError::db(&format!("migration to schema version {version} failed"), e)
         })?;
     }
+    // Foreign keys are off during the migrations: every reference must still hold.
+    let broken: i64 = conn
+        .query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| {
+            r.get(0)
+        })
+        .map_err(|e| LedgerError::db("cannot check the foreign keys after the migration", e))?;
+    if broken > 0 {
+        return Err(LedgerError::Database(format!(
+            "{}: the migration would leave {broken} rows with a dangling reference; nothing              was changed (the ledger stays at schema version {current})",
+            path.display()
+        )));
+    }
     Ok(())
 }
 
@@ -442,7 +526,7 @@ mod tests {
         .expect("v1 row");
         drop(c);
         let conn = open(&path, false).expect("migrate");
-        assert_eq!(user_version(&conn).expect("v"), 2);
+        assert_eq!(user_version(&conn).expect("v"), 3, "through 2 to 3");
         let (id, claim, extra): (String, Option<String>, Option<String>) = conn
             .query_row(
                 "SELECT observation_id, claim, extra FROM audit_ledger",

@@ -243,9 +243,13 @@ fn a_legacy_encoding_is_read_with_encoding_and_a_spreadsheet_is_named() {
     let err = ledger(&db, &["ingest", fp, "--encoding", "klingon"]).err();
     assert_eq!(err.exit_code(), 2);
 
+    // A spreadsheet is read as one now (tests/it/sheets.rs); a broken one is named.
     let x = dir.path().join("book.xlsx");
     std::fs::write(&x, b"PK\x03\x04rest").expect("write");
     let err = ledger(&db, &["ingest", x.to_str().expect("p")]).err();
     assert_eq!(err.exit_code(), 3);
-    assert!(err.to_string().contains("save the sheet as CSV"), "{err}");
+    assert!(
+        err.to_string().contains("cannot read it as a spreadsheet"),
+        "{err}"
+    );
 }
