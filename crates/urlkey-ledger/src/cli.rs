@@ -286,13 +286,13 @@ pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
                 let bar = ingest_bar(f);
                 let progress = |phase: ingest::Phase, done: u64, total: u64| {
                     if let Some(b) = &bar {
+                        // Standard input and a decompressed stream have no known size.
+                        b.set_length(total.max(done));
+                        b.set_position(done);
                         b.set_message(match phase {
                             ingest::Phase::Check => "checking",
                             ingest::Phase::Store => "storing",
                         });
-                        // Standard input and a decompressed stream have no known size.
-                        b.set_length(total.max(done));
-                        b.set_position(done);
                     }
                 };
                 let s = ingest::ingest(
