@@ -617,6 +617,15 @@ pub fn ingest(
             }
         }
     }
+    // The second pass must have read the bytes the first one hashed: a file that grew or
+    // shrank in between (still being written, replaced) is refused, nothing stored.
+    let reread = rows.bytes_read();
+    if reread != checked.bytes {
+        return Err(LedgerError::Input(format!(
+            "{shown} changed while it was read ({} bytes when hashed, {reread} bytes when its              rows were read): let the program writing it finish, then ingest it again;              nothing from {shown} was written",
+            checked.bytes
+        )));
+    }
     summary.ignored_columns = rows.ignored().to_vec();
     summary.notices.extend(rows.take_notices());
     summary.rejected = refused.rows;

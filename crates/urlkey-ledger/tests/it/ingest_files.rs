@@ -281,3 +281,64 @@ fn progress_runs_over_both_passes_to_the_file_size() {
     );
     assert_eq!(calls.last().map(|c| (c.1, c.2)), Some((size, size)));
 }
+
+#[test]
+fn a_file_that_grows_between_the_two_passes_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("l.sqlite");
+    let mut conn = urlkey_ledger::db::open(&db, true).expect("db");
+    let f = dir.path().join("growing.csv");
+    // 10,000 rows (about 640 KB): more than the reader's buffer and one batch, so the
+    // second pass is still reading when the first batch is stored.
+    let mut text = String::from(
+        "observation_id,prompt_version,answer_system,market,run_timestamp,observed_url\n",
+    );
+    for i in 0..10_000 {
+        text.push_str(&format!(
+            "g{i},v,s,us,2026-11-08T09:00:00Z,https://docs.example.org/{i}\n"
+        ));
+    }
+    std::fs::write(&f, &text).expect("write");
+    let norm = Normalizer::new("citation@1").expect("policy");
+    // After the first batch is stored, a writer appends a row (58 bytes).
+    let grown = std::sync::atomic::AtomicBool::new(false);
+    let grow = |phase: Phase, _: u64, _: u64| {
+        if phase == Phase::Store && !grown.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            let mut w = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&f)
+                .expect("append");
+            w.write_all(b"z4,v,s,us,2026-11-08T09:03:00Z,https://docs.example.org/d\n")
+                .expect("append");
+        }
+    };
+    let err = ingest(
+        &mut conn,
+        &f,
+        &IngestOptions {
+            format: None,
+            defaults: &Defaults::default(),
+            norm: &norm,
+            rejects: None,
+            columns: &ColumnMap::default(),
+            encoding: None,
+            sheet: None,
+            progress: &grow,
+        },
+    )
+    .expect_err("refused");
+    assert_eq!(err.exit_code(), 3);
+    let size = text.len();
+    assert!(
+        err.to_string().contains(&format!(
+            "changed while it was read ({size} bytes when hashed, {} bytes",
+            size + 58
+        )),
+        "{err}"
+    );
+    drop(conn);
+    let n: i64 = open(&db)
+        .query_row("SELECT count(*) FROM observations", [], |r| r.get(0))
+        .expect("count");
+    assert_eq!(n, 0, "rolled back");
+}
