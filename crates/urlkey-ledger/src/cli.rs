@@ -32,18 +32,26 @@ pub struct LedgerArgs {
 
 /// The ledger's commands.
 #[derive(Subcommand, Debug, Clone)]
+// Parsed once per run: the size of the Ingest variant (its many flags) does not matter.
+#[allow(clippy::large_enum_variant)]
 pub enum LedgerCommand {
     /// Create the database (or bring its schema up to date).
     Init,
-    /// Store the observations of CSV, TSV or JSONL files, one transaction per file.
+    /// Store the observations of CSV, TSV, JSONL or spreadsheet files (also .gz/.zst),
+    /// one transaction per file.
     ///
     /// Columns: observation_id, prompt_id, prompt_version, answer_system, market,
     /// collection, run_timestamp, observed_url. Each observed URL is kept exactly as read
     /// and keyed with --policy; invalid URLs are stored with their error code.
     Ingest {
-        /// The files (format by extension, else sniffed); `-` reads standard input.
+        /// The files: CSV, TSV, JSONL, spreadsheets (.xlsx, .xls, .ods), each also as .gz
+        /// or .zst (format by content and extension); `-` reads standard input.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// The sheet of a spreadsheet to read: its name or a 1-based number (default: the
+        /// first).
+        #[arg(long, value_name = "NAME|N")]
+        sheet: Option<String>,
         /// Which columns (JSONL fields) hold which ledger fields, when the header names
         /// them otherwise: 'observation_id=Observation ID,observed_url=URL'. Header names
         /// also match ignoring case, spaces and separators.
@@ -146,9 +154,10 @@ fn ingest_bar(path: &std::path::Path) -> Option<indicatif::ProgressBar> {
     if !std::io::stderr().is_terminal() {
         return None;
     }
-    let style =
-        indicatif::ProgressStyle::with_template("{prefix}{bar:30} {pos}/{len} rows {elapsed}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+    let style = indicatif::ProgressStyle::with_template(
+        "{prefix}{msg} {bar:30} {bytes}/{total_bytes} {elapsed}",
+    )
+    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
     let bar = indicatif::ProgressBar::new(0).with_style(style);
     bar.set_prefix(format!("ingest {}: ", path.display()));
     Some(bar)
@@ -221,6 +230,7 @@ pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
             rejects,
             columns,
             encoding,
+            sheet,
         } => {
             let columns = ingest::ColumnMap::parse(columns.as_deref().unwrap_or(""))
                 .map_err(|m| LedgerError::Usage(format!("--columns: {m}")))?;
@@ -274,10 +284,15 @@ pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
             let mut conn = db::open(&args.db, true)?;
             for f in &files {
                 let bar = ingest_bar(f);
-                let progress = |done: u64, total: u64| {
+                let progress = |phase: ingest::Phase, done: u64, total: u64| {
                     if let Some(b) = &bar {
-                        b.set_length(total);
+                        // Standard input and a decompressed stream have no known size.
+                        b.set_length(total.max(done));
                         b.set_position(done);
+                        b.set_message(match phase {
+                            ingest::Phase::Check => "checking",
+                            ingest::Phase::Store => "storing",
+                        });
                     }
                 };
                 let s = ingest::ingest(
@@ -290,6 +305,7 @@ pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
                         rejects: rejects.as_deref(),
                         columns: &columns,
                         encoding: encoding.as_deref(),
+                        sheet: sheet.as_deref(),
                         progress: &progress,
                     },
                 )?;
@@ -313,9 +329,9 @@ pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
                         "note: {}: {} refused ({}), written to {}:{}",
                         s.path,
                         ingest::plural(s.rejected, "row"),
-                        ingest::plural(s.problems.len(), "problem"),
+                        ingest::plural(s.problem_count, "problem"),
                         s.rejects.as_deref().unwrap_or("?"),
-                        ingest::list_problems(&s.problems)
+                        ingest::list_problems(&s.problems, s.problem_count)
                     )?;
                 }
                 writeln!(out, "{s}")?;

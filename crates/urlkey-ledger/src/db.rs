@@ -12,7 +12,7 @@ use rusqlite::{Connection, OpenFlags};
 use crate::error::{LedgerError, Result};
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// How long a statement waits for a lock another connection holds (SQLite's busy
 /// timeout) before failing with "database is locked".
@@ -161,15 +161,11 @@ LEFT JOIN verifications AS v
     );
 "#;
 
-/// Migration 2 (issue 15): the answer text that cited the URL (`claim`) and every other
-/// input column (`extra`, a JSON object; `{}` when there is none, NULL for rows stored
-/// before this migration), and the audit view with both. Runs under the write lock after
-/// the version is read again (see [`migrate`]), so two first writers never both add the
-/// columns.
-const MIGRATION_2: &str = r#"
-ALTER TABLE observations ADD COLUMN claim TEXT;
-ALTER TABLE observations ADD COLUMN extra TEXT CHECK (extra IS NULL OR json_valid(extra));
-DROP VIEW IF EXISTS audit_ledger;
+/// The audit view of schema 2 (with `claim` and `extra`), created by migration 2 and again
+/// by migration 3 (which rebuilds a table beside it).
+macro_rules! audit_ledger_view_2 {
+    () => {
+        r#"
 CREATE VIEW audit_ledger AS
 SELECT
     o.observation_id,
@@ -206,9 +202,66 @@ LEFT JOIN verifications AS v
         WHERE v2.normalization_policy_version = o.normalization_policy_version
           AND v2.normalized_key = o.normalized_key
     );
-"#;
+"#
+    };
+}
 
-const MIGRATIONS: &[&str] = &[MIGRATION_1, MIGRATION_2];
+/// Migration 2 (issue 15): the answer text that cited the URL (`claim`) and every other
+/// input column (`extra`, a JSON object; `{}` when there is none, NULL for rows stored
+/// before this migration), and the audit view with both. Runs under the write lock after
+/// the version is read again (see [`migrate`]), so two first writers never both add the
+/// columns.
+const MIGRATION_2: &str = concat!(
+    r#"
+ALTER TABLE observations ADD COLUMN claim TEXT;
+ALTER TABLE observations ADD COLUMN extra TEXT CHECK (extra IS NULL OR json_valid(extra));
+DROP VIEW IF EXISTS audit_ledger;
+"#,
+    audit_ledger_view_2!()
+);
+
+/// Migration 3 (issue 15): spreadsheets and compressed files. `ingests.input_format` also
+/// takes `xlsx`, `xls` and `ods`, and two columns say how a file was read: `compression`
+/// (`gzip`, `zstd`, or NULL) and `sheet` (the sheet read; NULL for text files).
+///
+/// SQLite cannot change a CHECK constraint in place, so `ingests` is rebuilt, as SQLite's
+/// documentation prescribes (lang_altertable.html, "other kinds of table schema changes"):
+/// with foreign keys off ([`migrate`] turns them off outside the transaction and back on
+/// after it), create the new table, copy every row with its `ingest_id` (so that every
+/// `observations.ingest_id` still finds its ingest), drop the old table, rename the new one,
+/// recreate the view, and run `PRAGMA foreign_key_check` before the commit
+/// ([`migrate_locked`]). All in the migration's one transaction: a failure leaves schema 2.
+const MIGRATION_3: &str = concat!(
+    r#"
+CREATE TABLE ingests_v3 (
+    ingest_id                    INTEGER PRIMARY KEY,
+    source_path                  TEXT NOT NULL,
+    source_xxh3_128              TEXT NOT NULL,  -- of the bytes as stored (compressed, for .gz/.zst)
+    input_format                 TEXT NOT NULL
+        CHECK (input_format IN ('csv', 'tsv', 'jsonl', 'xlsx', 'xls', 'ods')),
+    normalization_policy_version TEXT NOT NULL,
+    ingested_at                  TEXT NOT NULL,
+    tool_version                 TEXT NOT NULL,
+    rows_read                    INTEGER NOT NULL,
+    rows_added                   INTEGER NOT NULL,
+    rows_unchanged               INTEGER NOT NULL,
+    compression                  TEXT CHECK (compression IS NULL OR compression IN ('gzip', 'zstd')),
+    sheet                        TEXT
+) STRICT;
+INSERT INTO ingests_v3 (ingest_id, source_path, source_xxh3_128, input_format,
+    normalization_policy_version, ingested_at, tool_version, rows_read, rows_added,
+    rows_unchanged)
+SELECT ingest_id, source_path, source_xxh3_128, input_format, normalization_policy_version,
+    ingested_at, tool_version, rows_read, rows_added, rows_unchanged
+FROM ingests;
+DROP VIEW IF EXISTS audit_ledger;
+DROP TABLE ingests;
+ALTER TABLE ingests_v3 RENAME TO ingests;
+"#,
+    audit_ledger_view_2!()
+);
+
+const MIGRATIONS: &[&str] = &[MIGRATION_1, MIGRATION_2, MIGRATION_3];
 
 /// Opens (and with `create`, creates) the ledger at `path`, sets WAL mode, foreign keys
 /// and a busy timeout, and brings the schema up to [`SCHEMA_VERSION`].
@@ -322,6 +375,25 @@ fn migrate(conn: &Connection, path: &Path) -> Result<()> {
     if current > known {
         return Err(newer(current));
     }
+    // A table rebuild (migration 3) must run with foreign keys off, and the pragma is a
+    // no-op inside a transaction: off now, checked with foreign_key_check before the commit,
+    // on again after it, whatever happened.
+    conn.execute_batch("PRAGMA foreign_keys = OFF")
+        .map_err(|e| LedgerError::db("cannot turn foreign keys off for the migration", e))?;
+    let result = migrate_in_transaction(conn, path, known, &read_version, &newer);
+    let on = conn.execute_batch("PRAGMA foreign_keys = ON");
+    result?;
+    on.map_err(|e| LedgerError::db("cannot turn foreign keys back on", e))
+}
+
+/// `BEGIN IMMEDIATE`, the migrations, and `COMMIT` (or `ROLLBACK` on failure).
+fn migrate_in_transaction(
+    conn: &Connection,
+    path: &Path,
+    known: i64,
+    read_version: &dyn Fn(&Connection) -> Result<i64>,
+    newer: &dyn Fn(i64) -> LedgerError,
+) -> Result<()> {
     // Another writer (an ingest of a large file) may hold the lock for long: wait for it
     // as an ingest does, then go back to the usual timeout.
     conn.busy_timeout(WRITE_LOCK_WAIT)
@@ -338,7 +410,7 @@ fn migrate(conn: &Connection, path: &Path) -> Result<()> {
             e,
         )
     })?;
-    let result = migrate_locked(conn, path, known, &read_version, &newer);
+    let result = migrate_locked(conn, path, known, read_version, newer);
     let end = if result.is_ok() { "COMMIT" } else { "ROLLBACK" };
     if let Err(e) = conn.execute_batch(end) {
         let _ = conn.execute_batch("ROLLBACK");
@@ -392,6 +464,18 @@ fn migrate_locked(
             LedgerError::db(&format!("migration to schema version {version} failed"), e)
         })?;
     }
+    // Foreign keys are off during the migrations: every reference must still hold.
+    let broken: i64 = conn
+        .query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| {
+            r.get(0)
+        })
+        .map_err(|e| LedgerError::db("cannot check the foreign keys after the migration", e))?;
+    if broken > 0 {
+        return Err(LedgerError::Database(format!(
+            "{}: the migration would leave {broken} rows with a dangling reference; nothing              was changed (the ledger stays at schema version {current})",
+            path.display()
+        )));
+    }
     Ok(())
 }
 
@@ -442,7 +526,7 @@ mod tests {
         .expect("v1 row");
         drop(c);
         let conn = open(&path, false).expect("migrate");
-        assert_eq!(user_version(&conn).expect("v"), 2);
+        assert_eq!(user_version(&conn).expect("v"), 3, "through 2 to 3");
         let (id, claim, extra): (String, Option<String>, Option<String>) = conn
             .query_row(
                 "SELECT observation_id, claim, extra FROM audit_ledger",
@@ -461,6 +545,209 @@ mod tests {
             [],
         );
         assert!(bad.is_err());
+    }
+
+    /// A schema-2 ledger as urlkey wrote it before migration 3: two ingests, three
+    /// observations (one invalid), a verification with two hops.
+    fn version_2_ledger(path: &Path) {
+        let c = Connection::open(path).expect("raw");
+        c.execute_batch(&format!(
+            "{MIGRATION_1}\n{MIGRATION_2}\nPRAGMA user_version = 2;"
+        ))
+        .expect("v2 schema");
+        c.execute_batch(
+            "INSERT INTO ingests VALUES
+               (1, 'a.csv', 'aaaa', 'csv', 'citation@1', '2026-11-01T00:00:00.000Z', '0.1.0', 2, 2, 0),
+               (2, 'b.jsonl', 'bbbb', 'jsonl', 'citation@1', '2026-11-02T00:00:00.000Z', '0.1.0', 1, 1, 0);
+             INSERT INTO observations (observation_id, prompt_version, answer_system, market,
+               run_timestamp, run_at, observed_url, normalization_policy_version,
+               normalized_key, canonical_form, publisher_hostname, transformations,
+               removed_params, error_code, error_message, ingest_id, source_line, claim, extra)
+             VALUES
+               ('m1', 'v', 's', 'us', '2026-11-08T09:00:00Z', '2026-11-08T09:00:00Z',
+                'https://docs.example.org/a', 'citation@1', 'https://docs.example.org/a',
+                'https://docs.example.org/a', 'docs.example.org', '[]', '[]', NULL, NULL, 1, 2,
+                NULL, '{}'),
+               ('m2', 'v', 's', 'us', '2026-11-08T09:00:00Z', '2026-11-08T09:00:00Z',
+                'not a url', 'citation@1', NULL, NULL, NULL, '[]', '[]', 'web.invalid-url',
+                'relative', 1, 3, NULL, '{}'),
+               ('m3', 'v', 's', 'us', '2026-11-08T09:00:00Z', '2026-11-08T09:00:00Z',
+                'https://docs.example.org/c', 'citation@1', 'https://docs.example.org/c',
+                'https://docs.example.org/c', 'docs.example.org', '[]', '[]', NULL, NULL, 2, 1,
+                'a claim', '{\"note\":\"x\"}');
+             INSERT INTO verifications (verification_id, normalization_policy_version,
+               normalized_key, observation_id, requested_url, credentials_removed, started_at,
+               finished_at, verification_status, reason, redirect_count, body_bytes_read,
+               body_truncated, user_agent, network_scope)
+             VALUES (1, 'citation@1', 'https://docs.example.org/a', 'm1',
+               'https://docs.example.org/a', 0, 't0', 't1', 'redirected', 'moved', 1, 10, 0,
+               'ua', 'public');
+             INSERT INTO verification_hops (verification_id, hop, url, started_at, outcome)
+             VALUES (1, 0, 'https://docs.example.org/a', 't0', 'response'),
+                    (1, 1, 'https://docs.example.org/a2', 't0', 'response');",
+        )
+        .expect("v2 rows");
+    }
+
+    /// Every row of a table, as text, ordered by its first column.
+    fn rows(c: &Connection, sql: &str) -> Vec<String> {
+        let mut st = c.prepare(sql).expect("prepare");
+        let n = st.column_count();
+        st.query_map([], |r| {
+            let mut line = String::new();
+            for i in 0..n {
+                let v: rusqlite::types::Value = r.get(i)?;
+                line.push_str(&format!("{v:?}|"));
+            }
+            Ok(line)
+        })
+        .expect("query")
+        .collect::<rusqlite::Result<_>>()
+        .expect("rows")
+    }
+
+    #[test]
+    fn a_version_2_ledger_is_rebuilt_to_3_with_every_row_and_reference_intact() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("v2.sqlite");
+        version_2_ledger(&path);
+        let old = Connection::open(&path).expect("raw");
+        let ingest_cols = "SELECT ingest_id, source_path, source_xxh3_128, input_format, \
+            normalization_policy_version, ingested_at, tool_version, rows_read, rows_added, \
+            rows_unchanged FROM ingests ORDER BY 1";
+        let before = [
+            rows(&old, ingest_cols),
+            rows(&old, "SELECT * FROM observations ORDER BY 1"),
+            rows(&old, "SELECT * FROM verifications ORDER BY 1"),
+            rows(&old, "SELECT * FROM verification_hops ORDER BY 1, 2"),
+            rows(&old, "SELECT * FROM audit_ledger ORDER BY 1"),
+        ];
+        assert_eq!(before[1].len(), 3);
+        drop(old);
+
+        let conn = open(&path, false).expect("migrate");
+        assert_eq!(user_version(&conn).expect("v"), 3);
+        let after = [
+            rows(&conn, ingest_cols),
+            rows(&conn, "SELECT * FROM observations ORDER BY 1"),
+            rows(&conn, "SELECT * FROM verifications ORDER BY 1"),
+            rows(&conn, "SELECT * FROM verification_hops ORDER BY 1, 2"),
+            rows(&conn, "SELECT * FROM audit_ledger ORDER BY 1"),
+        ];
+        assert_eq!(
+            after, before,
+            "every row of every table and of the view, unchanged"
+        );
+        let (compression, sheet): (Option<String>, Option<String>) = conn
+            .query_row(
+                "SELECT compression, sheet FROM ingests WHERE ingest_id = 1",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .expect("new columns");
+        assert_eq!((compression, sheet), (None, None));
+        // Foreign keys are on again, and observations still reference ingests.
+        let fk: i64 = conn
+            .query_row("PRAGMA foreign_keys", [], |r| r.get(0))
+            .expect("fk");
+        assert_eq!(fk, 1);
+        let dangling = conn.execute(
+            "INSERT INTO observations (observation_id, prompt_version, answer_system, market,
+               run_timestamp, run_at, observed_url, normalization_policy_version,
+               normalized_key, transformations, removed_params, ingest_id, source_line)
+             VALUES ('m9', 'v', 's', 'us', 't', 't', 'https://a.example/', 'citation@1',
+               'https://a.example/', '[]', '[]', 99, 2)",
+            [],
+        );
+        assert!(dangling.is_err(), "ingest 99 does not exist");
+        let sql: String = conn
+            .query_row(
+                "SELECT sql FROM sqlite_schema WHERE name = 'observations'",
+                [],
+                |r| r.get(0),
+            )
+            .expect("schema");
+        assert!(sql.contains("REFERENCES ingests (ingest_id)"), "{sql}");
+        // The new CHECKs: spreadsheets and compression accepted, anything else refused.
+        let add = |format: &str, compression: Option<&str>| {
+            conn.execute(
+                "INSERT INTO ingests (source_path, source_xxh3_128, input_format,
+                   normalization_policy_version, ingested_at, tool_version, rows_read,
+                   rows_added, rows_unchanged, compression, sheet)
+                 VALUES ('x', 'h', ?1, 'citation@1', 't', 'v', 0, 0, 0, ?2, 'Sheet1')",
+                rusqlite::params![format, compression],
+            )
+        };
+        for f in ["xlsx", "xls", "ods", "csv"] {
+            add(f, None).expect(f);
+        }
+        add("csv", Some("gzip")).expect("gzip");
+        add("jsonl", Some("zstd")).expect("zstd");
+        assert!(add("pdf", None).is_err());
+        assert!(add("csv", Some("bzip2")).is_err());
+        // No table left behind.
+        let left: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_schema WHERE name = 'ingests_v3'",
+                [],
+                |r| r.get(0),
+            )
+            .expect("schema");
+        assert_eq!(left, 0);
+    }
+
+    #[test]
+    fn re_ingesting_a_file_after_migration_3_finds_its_rows_already_present() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("v2.sqlite");
+        version_2_ledger(&path);
+        // The file that made ingest 1 (its rows m1 and m2, as stored above).
+        let csv = dir.path().join("a.csv");
+        std::fs::write(
+            &csv,
+            "observation_id,prompt_version,answer_system,market,run_timestamp,observed_url\n\
+             m1,v,s,us,2026-11-08T09:00:00Z,https://docs.example.org/a\n\
+             m2,v,s,us,2026-11-08T09:00:00Z,not a url\n",
+        )
+        .expect("write");
+        let mut conn = open(&path, false).expect("migrate");
+        let norm = crate::norm::Normalizer::new("citation@1").expect("policy");
+        let s = crate::ingest::ingest_file(&mut conn, &csv, None, &Default::default(), &norm)
+            .expect("ingest");
+        assert_eq!((s.rows_read, s.added, s.unchanged), (2, 0, 2));
+        let n: i64 = conn
+            .query_row("SELECT count(*) FROM ingests", [], |r| r.get(0))
+            .expect("count");
+        assert_eq!(n, 2, "nothing written");
+    }
+
+    #[test]
+    fn a_migration_that_would_break_a_reference_changes_nothing() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("v2.sqlite");
+        version_2_ledger(&path);
+        // An observation whose ingest is gone (possible only with foreign keys off).
+        let c = Connection::open(&path).expect("raw");
+        c.execute_batch(
+            "PRAGMA foreign_keys = OFF; UPDATE ingests SET ingest_id = 7 WHERE ingest_id = 2;",
+        )
+        .expect("break");
+        drop(c);
+        let err = open(&path, false).expect_err("refused");
+        assert!(
+            err.to_string().contains("1 rows with a dangling reference"),
+            "{err}"
+        );
+        let c = Connection::open(&path).expect("raw");
+        assert_eq!(user_version(&c).expect("v"), 2, "still schema 2");
+        let sql: String = c
+            .query_row(
+                "SELECT sql FROM sqlite_schema WHERE name = 'ingests'",
+                [],
+                |r| r.get(0),
+            )
+            .expect("schema");
+        assert!(!sql.contains("xlsx"), "the old table is back: {sql}");
     }
 
     #[test]

@@ -216,6 +216,10 @@ pub struct InputRecord {
     /// How many cells the row has as read (CSV, TSV, spreadsheets; 0 for other shapes):
     /// with [`RecordSource::header`], tells a short or long row from empty cells.
     pub fields: usize,
+    /// The cells of a CSV/TSV row past the header's last column, as read, when every
+    /// column is kept ([`KeepColumns::All`] with a header row; empty otherwise): with
+    /// `observed` and `kept`, every cell of a row longer than the header.
+    pub overflow: Vec<String>,
 }
 
 /// Counts of lines that produced no record.
@@ -428,6 +432,10 @@ pub trait RecordSource: Send {
     fn take_notices(&mut self) -> Vec<String> {
         Vec::new()
     }
+    /// The name of the sheet read (spreadsheets; `None` otherwise).
+    fn sheet_name(&self) -> Option<&str> {
+        None
+    }
 }
 
 /// An input with nothing in it.
@@ -483,6 +491,9 @@ impl RecordSource for WithNotices {
         let mut n = std::mem::take(&mut self.notices);
         n.append(&mut self.inner.take_notices());
         n
+    }
+    fn sheet_name(&self) -> Option<&str> {
+        self.inner.sheet_name()
     }
 }
 
@@ -779,6 +790,9 @@ impl RecordSource for ChainSource {
     }
     fn header(&self) -> &[String] {
         self.current.as_ref().map_or(&[], |c| c.header())
+    }
+    fn sheet_name(&self) -> Option<&str> {
+        self.current.as_ref().and_then(|c| c.sheet_name())
     }
     fn take_notices(&mut self) -> Vec<String> {
         let mut n = std::mem::take(&mut self.notices);

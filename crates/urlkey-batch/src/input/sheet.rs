@@ -33,6 +33,7 @@ pub struct SheetReader {
     skipped: Skipped,
     last_row: u64,
     count: Arc<AtomicU64>,
+    sheet: String,
 }
 
 impl SheetReader {
@@ -117,6 +118,7 @@ impl SheetReader {
             skipped,
             last_row,
             count,
+            sheet,
         })
     }
 }
@@ -145,5 +147,8 @@ impl RecordSource for SheetReader {
     }
     fn header(&self) -> &[String] {
         &self.shape.names
+    }
+    fn sheet_name(&self) -> Option<&str> {
+        Some(&self.sheet)
     }
 }

@@ -27,6 +27,9 @@ pub(crate) struct RowShape {
     /// The header row (empty without one).
     pub names: Vec<String>,
     pub max: usize,
+    /// Every column is kept and the header names them: the cells of a longer row past
+    /// the header go to [`InputRecord::overflow`].
+    pub overflow: bool,
 }
 
 impl RowShape {
@@ -125,6 +128,7 @@ impl RowShape {
             kept_names,
             names: names.to_vec(),
             max: opts.max_line_bytes,
+            overflow: opts.keep == KeepColumns::All && opts.headers,
         })
     }
 
@@ -167,6 +171,13 @@ impl RowShape {
         };
         rec.kept = kept;
         rec.fields = row.len();
+        if self.overflow && row.len() > self.kept.len() + 1 {
+            rec.overflow = row
+                .iter()
+                .skip(self.kept.len() + 1)
+                .map(escape_invalid_utf8)
+                .collect();
+        }
         rec
     }
 }

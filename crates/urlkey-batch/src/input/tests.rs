@@ -356,7 +356,35 @@ fn header_and_row_widths_tell_short_rows_from_empty_cells() {
     assert_eq!(out[0].kept, ["https://a/", ""]);
     assert_eq!(out[1].kept, ["https://b/", ""]);
     assert_eq!(out[2].line, 4);
+    // The long row's cells past the header are in overflow, the others have none.
+    assert_eq!(out[2].kept, ["https://c/", "x"]);
+    assert_eq!(out[2].overflow, ["extra"]);
+    assert!(out[0].overflow.is_empty() && out[1].overflow.is_empty());
     // Plain lines have no header and no cell count.
     let (recs, _) = read_all(b"https://a/\n", &ReadOptions::default());
     assert_eq!(recs[0].fields, 0);
+}
+
+#[test]
+fn overflow_only_when_every_column_is_kept() {
+    let text = b"id,url,note\na,https://a/,n,x1,x2\n";
+    let all = ReadOptions {
+        keep: KeepColumns::All,
+        ..csv("url")
+    };
+    let (recs, _) = read_all(text, &all);
+    assert_eq!(recs[0].observed, "https://a/");
+    assert_eq!(recs[0].kept, ["a", "n"]);
+    assert_eq!(recs[0].overflow, ["x1", "x2"]);
+    assert_eq!(recs[0].fields, 5);
+    // Named kept columns, or none: the overflow stays empty (as before).
+    let named = ReadOptions {
+        keep: KeepColumns::Names(vec!["note".into()]),
+        ..csv("url")
+    };
+    let (recs, _) = read_all(text, &named);
+    assert_eq!(recs[0].kept, ["n"]);
+    assert!(recs[0].overflow.is_empty());
+    let (recs, _) = read_all(text, &csv("url"));
+    assert!(recs[0].overflow.is_empty());
 }

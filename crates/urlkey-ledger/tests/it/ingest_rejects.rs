@@ -119,10 +119,10 @@ fn rejects_stores_the_good_rows_and_sets_the_bad_ones_aside() {
     // The original cells, exactly.
     assert_eq!(&rows[1][6], "last tuesday");
     assert_eq!(&rows[3][7], "https://docs.example.org/OTHER");
-    // A short row's cells, padded to the header's width.
-    assert_eq!(rows[0].len(), 9);
+    // A short row's cells as the file has them: 6 cells (line 3 has no `note`), not
+    // padded to the header's 7 (issue 15: the rejects file shows the row faithfully).
+    assert_eq!(rows[0].len(), 2 + 6);
     assert_eq!(&rows[0][7], "https://docs.example.org/b");
-    assert_eq!(&rows[0][8], "");
     assert!(rows[2][1].contains("market"), "{:?}", &rows[2]);
 
     // Again: the 4 stored rows are present, the 4 bad ones are rejected again; 8 = 0+4+4.
@@ -202,6 +202,41 @@ fn more_than_a_hundred_problems_are_cut_to_a_count() {
     );
     assert!(msg.contains("... and 290 more problems"), "{msg}");
     assert_eq!(msg.matches("\n  line ").count(), 100, "{msg}");
+
+    // With --rejects: only the first 100 problems are kept for the note, all 390 counted,
+    // and every one of the 130 rows is in the rejects file (130 = 0 + 0 + 130).
+    let rejects = dir.path().join("r.csv");
+    let r = ledger(
+        &db,
+        &[
+            "ingest",
+            f.to_str().expect("p"),
+            "--rejects",
+            rejects.to_str().expect("p"),
+        ],
+    )
+    .ok();
+    assert!(
+        r.stderr.contains("130 rows refused (390 problems)")
+            && r.stderr.contains("... and 290 more problems"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(r.stderr.matches("\n  line ").count(), 100, "{}", r.stderr);
+    assert!(
+        r.stdout
+            .contains("130 rows read (csv, keyed with citation@1) = 0 stored")
+            && r.stdout
+                .contains("+ 0 already in the ledger + 130 rejected"),
+        "{}",
+        r.stdout
+    );
+    let text = std::fs::read_to_string(&rejects).expect("rejects");
+    assert_eq!(text.lines().count(), 1 + 130);
+    assert!(
+        text.lines().last().expect("last").starts_with("131,"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -243,9 +243,191 @@ fn a_legacy_encoding_is_read_with_encoding_and_a_spreadsheet_is_named() {
     let err = ledger(&db, &["ingest", fp, "--encoding", "klingon"]).err();
     assert_eq!(err.exit_code(), 2);
 
+    // A spreadsheet is read as one now (tests/it/sheets.rs); a broken one is named.
     let x = dir.path().join("book.xlsx");
     std::fs::write(&x, b"PK\x03\x04rest").expect("write");
     let err = ledger(&db, &["ingest", x.to_str().expect("p")]).err();
     assert_eq!(err.exit_code(), 3);
-    assert!(err.to_string().contains("save the sheet as CSV"), "{err}");
+    assert!(
+        err.to_string().contains("cannot read it as a spreadsheet"),
+        "{err}"
+    );
+}
+
+/// The header and rows every test below uses (the fields the ledger needs, no defaults).
+const HEAD: &str = "observation_id,prompt_version,answer_system,market,run_timestamp,observed_url";
+
+#[test]
+fn crlf_lines_and_a_utf8_bom_are_read_with_physical_line_numbers() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("l.sqlite");
+    let f = dir.path().join("excel.csv");
+    // A BOM before the first header name, CRLF line ends, a quoted cell spanning two
+    // lines (line 3-4), then a bad row on line 5.
+    let text = format!(
+        "\u{feff}{HEAD}\r\nc1,v,s,us,2026-11-08T09:00:00Z,https://docs.example.org/a\r\n\
+         c2,\"v\r\nsecond line\",s,us,2026-11-08T09:00:00Z,https://docs.example.org/b\r\n\
+         c3,v,s,us,never,https://docs.example.org/c\r\n"
+    );
+    std::fs::write(&f, text).expect("write");
+    let err = ledger(&db, &["ingest", f.to_str().expect("p")]).err();
+    assert_eq!(err.exit_code(), 3);
+    let msg = err.to_string();
+    assert!(msg.contains("1 of 3 rows cannot be stored"), "{msg}");
+    assert!(msg.contains("\n  line 5, column run_timestamp"), "{msg}");
+    let rejects = dir.path().join("r.csv");
+    let r = ledger(
+        &db,
+        &[
+            "ingest",
+            f.to_str().expect("p"),
+            "--rejects",
+            rejects.to_str().expect("p"),
+        ],
+    )
+    .ok();
+    assert!(
+        r.stdout
+            .contains("3 rows read (csv, keyed with citation@1) = 2 stored"),
+        "{}",
+        r.stdout
+    );
+    // The BOM is not part of the first column's name: observation_id was found, and the
+    // ids are exact; the lines are physical.
+    let lines: Vec<(String, i64)> = open(&db)
+        .prepare("SELECT observation_id, source_line FROM observations ORDER BY 1")
+        .expect("prepare")
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .expect("query")
+        .collect::<Result<_, _>>()
+        .expect("rows");
+    assert_eq!(lines, [("c1".to_string(), 2), ("c2".to_string(), 3)]);
+    let pv: String = open(&db)
+        .query_row(
+            "SELECT prompt_version FROM observations WHERE observation_id = 'c2'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("c2");
+    assert_eq!(pv, "v\r\nsecond line");
+}
+
+#[test]
+fn stdin_without_a_final_newline_keeps_its_last_row() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("l.sqlite");
+    let input = format!(
+        "{HEAD}\nn1,v,s,us,2026-11-08T09:00:00Z,https://docs.example.org/a\n\
+         n2,v,s,us,2026-11-08T09:00:00Z,https://docs.example.org/last"
+    );
+    let (ok, out) = ingest_stdin(&db, input.as_bytes(), "");
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("<stdin>: 2 rows read (csv, keyed with citation@1): 2 observations added"),
+        "{out}"
+    );
+    let rows = ids_and_urls(&db);
+    assert_eq!(rows[1].0, "n2");
+    assert_eq!(rows[1].1, "https://docs.example.org/last");
+    // Again through stdin, gzip-compressed: the same rows, already present.
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(input.as_bytes()).expect("gzip");
+    let (ok, out) = ingest_stdin(&db, &e.finish().expect("gzip"), "");
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("<stdin>: 2 rows read (csv, gzip), all 2 already in the ledger"),
+        "{out}"
+    );
+}
+
+#[test]
+fn an_empty_file_and_a_header_alone_store_nothing_and_say_so() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("l.sqlite");
+    let empty = dir.path().join("empty.csv");
+    std::fs::write(&empty, b"").expect("write");
+    let rejects = dir.path().join("r.csv");
+    let r = ledger(
+        &db,
+        &[
+            "ingest",
+            empty.to_str().expect("p"),
+            "--rejects",
+            rejects.to_str().expect("p"),
+        ],
+    )
+    .ok();
+    // With --rejects the counts are written out: 0 = 0 + 0 + 0, and the rejects file has
+    // its header only.
+    assert!(
+        r.stdout
+            .contains("empty.csv: 0 rows read (csv, keyed with citation@1) = 0 stored")
+            && r.stdout
+                .contains("+ 0 already in the ledger + 0 rejected (written to"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stderr.contains("the input is empty"), "{}", r.stderr);
+    assert_eq!(
+        std::fs::read_to_string(&rejects).expect("rejects"),
+        "line,reason\n"
+    );
+    let r = ledger(&db, &["ingest", empty.to_str().expect("p")]).ok();
+    assert!(
+        r.stdout
+            .contains("empty.csv: 0 rows read (csv): the file has no data rows, nothing written"),
+        "{}",
+        r.stdout
+    );
+    let header = dir.path().join("header.csv");
+    std::fs::write(&header, format!("{HEAD}\r\n")).expect("write");
+    let r = ledger(&db, &["ingest", header.to_str().expect("p")]).ok();
+    assert!(
+        r.stdout
+            .contains("header.csv: 0 rows read (csv): the file has no data rows"),
+        "{}",
+        r.stdout
+    );
+    let n: i64 = open(&db)
+        .query_row("SELECT count(*) FROM ingests", [], |r| r.get(0))
+        .expect("count");
+    assert_eq!(n, 0, "no ingest record for files that add nothing");
+}
+
+#[test]
+fn binary_junk_is_refused_before_anything_is_read_into_the_ledger() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("l.sqlite");
+    ledger(&db, &["init"]).ok();
+    let before = crate::common::dump(&db);
+    // A PNG named .csv, and ASCII-looking text with NUL bytes (UTF-16 without a BOM).
+    let png = dir.path().join("picture.csv");
+    std::fs::write(&png, b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").expect("write");
+    let err = ledger(&db, &["ingest", png.to_str().expect("p")]).err();
+    assert_eq!(err.exit_code(), 3);
+    assert!(
+        err.to_string()
+            .contains("does not look like text: a PNG image"),
+        "{err}"
+    );
+    let nul = dir.path().join("utf16-no-bom.csv");
+    let mut b = Vec::new();
+    for u in format!("{HEAD}\n").encode_utf16() {
+        b.extend_from_slice(&u.to_le_bytes());
+    }
+    std::fs::write(&nul, b).expect("write");
+    let err = ledger(&db, &["ingest", nul.to_str().expect("p")]).err();
+    assert_eq!(err.exit_code(), 3);
+    assert!(err.to_string().contains("NUL bytes"), "{err}");
+    // Random bytes that are not UTF-8: the encoding error, with its line.
+    let junk = dir.path().join("junk.csv");
+    std::fs::write(&junk, b"observation_id,observed_url\nx,\xC3\x28\xFF\n").expect("write");
+    let err = ledger(&db, &["ingest", junk.to_str().expect("p")]).err();
+    assert_eq!(err.exit_code(), 3);
+    assert!(
+        err.to_string()
+            .contains("junk.csv line 2: not valid UTF-8 (byte 30)"),
+        "{err}"
+    );
+    assert_eq!(crate::common::dump(&db), before);
 }
