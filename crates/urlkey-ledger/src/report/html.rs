@@ -378,8 +378,8 @@ fn compare(h: &mut String, c: &Comparison) -> Result<()> {
         esc(&sample_sentence(&c.a.measures)),
         esc(&sample_sentence(&c.b.measures)),
     );
-    summary(h, "Publishers", "publishers", &c.publishers_summary);
-    summary(h, "URL keys", "keys", &c.keys_summary);
+    summary(h, "Publishers", "change_publishers", &c.publishers_summary);
+    summary(h, "URL keys", "change_keys", &c.keys_summary);
     h.push_str("</ul>\n");
     if !c.publishers.is_empty() {
         let svg = change_bars(c)?;

@@ -10,6 +10,8 @@ mod export_safety;
 mod ingest_rejects;
 mod ingest_report;
 mod real_files;
+mod report_html;
+mod report_measures;
 mod timestamps;
 mod verify;
 mod verify_security;
