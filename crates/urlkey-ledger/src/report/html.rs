@@ -34,6 +34,9 @@ td.t { white-space: nowrap; }
 .caveat { color: #555; font-style: italic; }
 figure { margin: 1rem 0; }
 figcaption { font-size: .9rem; color: #333; }
+nav.views { font-size: .92rem; margin: .5rem 0 1rem; }
+nav.views a { margin-right: .6rem; }
+nav.views .on { font-weight: bold; }
 svg { max-width: 100%; height: auto; }
 code { font-size: .88rem; word-break: break-all; }
 "#;
@@ -69,6 +72,17 @@ fn chart_err<E: std::fmt::Debug>(e: E) -> LedgerError {
 
 /// The whole page.
 pub fn page(opts: &ReportOptions, report: &Report, style: &Style) -> Result<String> {
+    page_with(opts, report, style, "")
+}
+
+/// The whole page, with `nav` (trusted HTML: links to other views, by `urlkey serve`)
+/// under the title.
+pub fn page_with(
+    opts: &ReportOptions,
+    report: &Report,
+    style: &Style,
+    nav: &str,
+) -> Result<String> {
     let mut h = String::new();
     let policy = match report {
         Report::Groups(c) => c.policy.as_deref(),
@@ -86,6 +100,7 @@ pub fn page(opts: &ReportOptions, report: &Report, style: &Style) -> Result<Stri
         }
     }
     h.push_str("</head>\n<body>\n<h1>Citation audit ledger report</h1>\n");
+    h.push_str(nav);
     let _ = writeln!(
         h,
         "<p>Normalization policy: <code data-measure=\"policy\">{}</code>. Observations, URL \

@@ -486,6 +486,27 @@ pub fn resolve_policy(conn: &Connection, asked: Option<&str>) -> Result<Option<S
     }
 }
 
+/// The collections in the ledger (of the policy the report would cover), sorted.
+pub fn collections(conn: &Connection, policy: Option<&str>) -> Result<Vec<String>> {
+    let policy = resolve_policy(conn, policy)?;
+    let (sql, args): (&str, Vec<&str>) = match policy.as_deref() {
+        Some(p) => (
+            "SELECT DISTINCT collection FROM observations WHERE collection IS NOT NULL AND \
+             normalization_policy_version = ?1 ORDER BY 1",
+            vec![p],
+        ),
+        None => (
+            "SELECT DISTINCT collection FROM observations WHERE collection IS NOT NULL ORDER BY 1",
+            vec![],
+        ),
+    };
+    let mut stmt = conn.prepare(sql)?;
+    let v = stmt
+        .query_map(params_from_iter(args.iter()), |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(v)
+}
+
 /// One observation, as the report needs it.
 #[derive(Debug, Clone)]
 struct Obs {
