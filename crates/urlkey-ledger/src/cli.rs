@@ -101,6 +101,11 @@ pub enum LedgerCommand {
         /// in each, the change, new and gone, with both samples.
         #[arg(long, num_args = 2, value_names = ["COLLECTION_A", "COLLECTION_B"])]
         compare: Option<Vec<String>>,
+        /// Only observations run in this window: FROM..TO, both included (dates or RFC
+        /// 3339 instants; a date as TO includes that day). Given twice (without --compare),
+        /// the two windows are compared as --compare compares two collections.
+        #[arg(long, value_name = "FROM..TO")]
+        window: Vec<String>,
         /// Output format (html: one self-contained page with SVG charts; use -o FILE).
         #[arg(long, value_enum, default_value = "table")]
         format: ReportFormat,
@@ -340,6 +345,7 @@ pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
             by,
             publisher,
             compare,
+            window,
             format,
             top,
             top_keys,
@@ -351,6 +357,17 @@ pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
                 let mut v = v.into_iter();
                 (v.next().unwrap_or_default(), v.next().unwrap_or_default())
             });
+            let windows = window
+                .iter()
+                .map(|w| report::TimeWindow::parse(w))
+                .collect::<std::result::Result<Vec<_>, _>>()
+                .map_err(|m| LedgerError::Usage(format!("--window {m}")))?;
+            if windows.len() > 2 {
+                return Err(LedgerError::Usage(format!(
+                    "--window given {} times: give one (a filter) or two (compared)",
+                    windows.len()
+                )));
+            }
             let opts = ReportOptions {
                 by,
                 top,
@@ -358,6 +375,7 @@ pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
                 policy,
                 publisher,
                 compare,
+                windows,
             };
             match output {
                 Some(path) => write_to_file(&path, &args.db, err, |w| {

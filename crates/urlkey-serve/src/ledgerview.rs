@@ -7,6 +7,7 @@
 //!
 //! - `GET /ledger?by=answer_system,market&publisher=registrable&top=5&top_keys=5`
 //! - `GET /ledger?compare=c-2026-11-01&compare=c-2026-11-08`
+//! - `GET /ledger?window=2026-11-01..2026-11-07` (a filter; twice: two windows compared)
 //! - `GET /api/ledger?...`: the same report as JSON (the `report --format json` shape).
 //! - `GET /ledger.css`: the page's style sheet.
 
@@ -66,6 +67,9 @@ fn options(uri: &Uri) -> Result<ReportOptions, ApiError> {
                 }
             }
             "compare" => compare.push(v),
+            "window" if opts.windows.len() < 2 => opts
+                .windows
+                .push(report::TimeWindow::parse(&v).map_err(|m| bad(format!("window {m}")))?),
             "policy" => opts.policy = Some(v),
             other => return Err(bad(format!("unknown option {other:?}"))),
         }

@@ -176,6 +176,17 @@ fn the_views_group_roll_up_and_compare() {
     assert!(r
         .body
         .contains("data-measure=\"change_publishers_gone\">3<"));
+    let r = get(
+        f.addr,
+        "/ledger?window=2026-11-01..2026-11-07&window=2026-11-08..2026-11-08",
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(
+        r.body
+            .contains("<h2>A: window = 2026-11-01..2026-11-07</h2>"),
+        "{}",
+        r.body
+    );
     // Bad options are JSON errors with the API's codes.
     let r = get(f.addr, "/ledger?by=colour");
     assert_eq!(r.status, 400);

@@ -108,6 +108,9 @@ pub fn page_with(
          denominator and the sample it describes.</p>",
         esc(policy.unwrap_or("none: the ledger is empty"))
     );
+    if let Some(f) = super::filter_sentence(opts) {
+        let _ = writeln!(h, "<p data-measure=\"filter\">{}</p>", esc(&f));
+    }
     match report {
         Report::Groups(c) => {
             for (i, g) in c.groups.iter().enumerate() {
@@ -374,7 +377,7 @@ fn change_table(h: &mut String, what: &str, kind: &str, rows: &[Change], va: u64
 fn compare(h: &mut String, c: &Comparison) -> Result<()> {
     for (label, s, id) in [("A", &c.a, "a"), ("B", &c.b, "b")] {
         let _ = writeln!(h, "<section id=\"{id}\" data-side=\"{id}\">");
-        let _ = writeln!(h, "<h2>{label}: collection = {}</h2>", esc(&s.collection));
+        let _ = writeln!(h, "<h2>{label}: {}</h2>", esc(&s.label()));
         measures(h, &s.measures, id)?;
         h.push_str("</section>\n");
     }
@@ -388,8 +391,8 @@ fn compare(h: &mut String, c: &Comparison) -> Result<()> {
         "<h2>Change from A ({}) to B ({})</h2>\n<p class=\"sample\">Counts are valid \
          observations. A: {}. B: {}. A's shares are of its {va} valid observations, B's of its \
          {vb}.</p>\n<ul>",
-        esc(&c.a.collection),
-        esc(&c.b.collection),
+        esc(c.a.name()),
+        esc(c.b.name()),
         esc(&sample_sentence(&c.a.measures)),
         esc(&sample_sentence(&c.b.measures)),
     );
@@ -402,8 +405,8 @@ fn compare(h: &mut String, c: &Comparison) -> Result<()> {
             h,
             "<figure id=\"change-bars\" class=\"chart\">{svg}<figcaption>Change in valid \
              observations per publisher, B ({}) minus A ({}).</figcaption></figure>",
-            esc(&c.b.collection),
-            esc(&c.a.collection)
+            esc(c.b.name()),
+            esc(c.a.name())
         );
     }
     change_table(h, "publisher", "publisher", &c.publishers, va, vb);

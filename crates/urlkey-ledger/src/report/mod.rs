@@ -348,14 +348,95 @@ pub struct ChangeSummary {
     pub gone: u64,
 }
 
-/// One side of a comparison: a collection and its measures.
+/// One side of a comparison: a collection (or a time window) and its measures.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Side {
-    /// The collection.
-    pub collection: String,
+    /// The collection (`--compare A B`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub collection: Option<String>,
+    /// The time window (`--window FROM..TO --window FROM..TO`), as given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window: Option<String>,
     /// Its measures and sample.
     #[serde(flatten)]
     pub measures: Measures,
+}
+
+impl Side {
+    /// `collection = A` or `window = FROM..TO`.
+    pub fn label(&self) -> String {
+        match (&self.collection, &self.window) {
+            (Some(c), _) => format!("collection = {c}"),
+            (None, Some(w)) => format!("window = {w}"),
+            _ => String::new(),
+        }
+    }
+
+    /// The collection or the window, alone.
+    pub fn name(&self) -> &str {
+        self.collection
+            .as_deref()
+            .or(self.window.as_deref())
+            .unwrap_or("")
+    }
+}
+
+/// A time window of `run_timestamp`: `FROM..TO`, both ends included. Each end is an
+/// instant (RFC 3339 / ISO 8601 with `Z` or an offset) or a date (`2026-11-01`); a date
+/// as `TO` includes that whole day (UTC).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TimeWindow {
+    /// As given.
+    pub text: String,
+    /// The first instant included (`YYYY-MM-DDTHH:MM:SSZ`).
+    lo: String,
+    /// The last instant included, or (for a date) the first one excluded.
+    hi: String,
+    hi_included: bool,
+}
+
+impl TimeWindow {
+    /// Parses `FROM..TO`.
+    pub fn parse(text: &str) -> std::result::Result<TimeWindow, String> {
+        let (from, to) = text.split_once("..").ok_or_else(|| {
+            format!("{text:?}: give FROM..TO, e.g. 2026-11-01..2026-11-07 or two RFC 3339 instants")
+        })?;
+        let (from, to) = (from.trim(), to.trim());
+        let lo = crate::timefmt::parse_run_timestamp(from).map_err(|e| format!("{text:?}: {e}"))?;
+        let (hi, hi_included) = match jiff::civil::Date::strptime("%Y-%m-%d", to) {
+            Ok(d) => {
+                let next = d
+                    .tomorrow()
+                    .map_err(|e| format!("{text:?}: {e}"))?
+                    .strftime("%Y-%m-%dT00:00:00Z")
+                    .to_string();
+                (next, false)
+            }
+            Err(_) => (
+                crate::timefmt::parse_run_timestamp(to).map_err(|e| format!("{text:?}: {e}"))?,
+                true,
+            ),
+        };
+        if hi < lo || (hi == lo && !hi_included) {
+            return Err(format!("{text:?}: the window ends before it starts"));
+        }
+        Ok(TimeWindow {
+            text: text.to_string(),
+            lo,
+            hi,
+            hi_included,
+        })
+    }
+
+    /// Whether a run time (`YYYY-MM-DDTHH:MM:SSZ`) is in the window.
+    pub fn contains(&self, run_at: &str) -> bool {
+        run_at >= self.lo.as_str()
+            && if self.hi_included {
+                run_at <= self.hi.as_str()
+            } else {
+                run_at < self.hi.as_str()
+            }
+    }
 }
 
 /// `report --compare A B`: two collections side by side.
@@ -390,6 +471,8 @@ pub struct ReportOptions {
     pub publisher: PublisherUnit,
     /// Compare these two collections (A, B) instead of grouping.
     pub compare: Option<(String, String)>,
+    /// One window: only observations run in it. Two (without `compare`): compare them.
+    pub windows: Vec<TimeWindow>,
 }
 
 impl Default for ReportOptions {
@@ -401,6 +484,7 @@ impl Default for ReportOptions {
             policy: None,
             publisher: PublisherUnit::Host,
             compare: None,
+            windows: Vec::new(),
         }
     }
 }
@@ -748,7 +832,7 @@ fn check_by(by: &[GroupBy]) -> Result<()> {
 pub fn compute(conn: &Connection, opts: &ReportOptions) -> Result<Computed> {
     check_by(&opts.by)?;
     let policy = resolve_policy(conn, opts.policy.as_deref())?;
-    let rows = load(conn, policy.as_deref(), opts.publisher)?;
+    let rows = filtered(load(conn, policy.as_deref(), opts.publisher)?, opts)?;
     let mut groups: BTreeMap<Vec<Option<String>>, Vec<&Obs>> = BTreeMap::new();
     for o in &rows {
         let k: Vec<Option<String>> = opts.by.iter().map(|b| o.dims[b.index()].clone()).collect();
@@ -780,10 +864,54 @@ pub fn compute(conn: &Connection, opts: &ReportOptions) -> Result<Computed> {
     Ok(Computed { policy, groups })
 }
 
-/// Compares collections A and B (`--compare A B`).
+/// Keeps the rows in the one `--window` (all of them without one).
+fn filtered(rows: Vec<Obs>, opts: &ReportOptions) -> Result<Vec<Obs>> {
+    match opts.windows.as_slice() {
+        [] => Ok(rows),
+        [w] => Ok(rows.into_iter().filter(|o| w.contains(&o.run_at)).collect()),
+        [_, _] if opts.compare.is_none() => Ok(rows),
+        _ => Err(LedgerError::Usage(
+            "--window: give one (a filter) or two (compared with each other, without \
+             --compare)"
+                .into(),
+        )),
+    }
+}
+
+/// Which observations are a side of a comparison.
+enum Selection<'a> {
+    Collection(&'a str),
+    Window(&'a TimeWindow),
+}
+
+impl Selection<'_> {
+    fn contains(&self, o: &Obs) -> bool {
+        match self {
+            Selection::Collection(c) => o.dims[3].as_deref() == Some(*c),
+            Selection::Window(w) => w.contains(&o.run_at),
+        }
+    }
+}
+
+/// Compares collections A and B (`--compare A B`), or two `--window`s.
 pub fn compare(conn: &Connection, opts: &ReportOptions) -> Result<(Option<String>, Comparison)> {
-    let Some((ca, cb)) = &opts.compare else {
-        return Err(LedgerError::Usage("--compare needs two collections".into()));
+    let (sa, sb) = match (&opts.compare, opts.windows.as_slice()) {
+        (Some((a, b)), _) => {
+            if a == b {
+                return Err(LedgerError::Usage(format!(
+                    "--compare {a} {b}: name two different collections"
+                )));
+            }
+            (Selection::Collection(a), Selection::Collection(b))
+        }
+        (None, [a, b]) => (Selection::Window(a), Selection::Window(b)),
+        _ => {
+            return Err(LedgerError::Usage(
+                "compare two collections (--compare A B) or two windows (--window FROM..TO \
+                 --window FROM..TO)"
+                    .into(),
+            ))
+        }
     };
     if !opts.by.is_empty() {
         return Err(LedgerError::Usage(
@@ -792,21 +920,18 @@ pub fn compare(conn: &Connection, opts: &ReportOptions) -> Result<(Option<String
                 .into(),
         ));
     }
-    if ca == cb {
-        return Err(LedgerError::Usage(format!(
-            "--compare {ca} {cb}: name two different collections"
-        )));
-    }
     let policy = resolve_policy(conn, opts.policy.as_deref())?;
-    let rows = load(conn, policy.as_deref(), opts.publisher)?;
-    let side = |c: &str| -> Vec<&Obs> {
-        rows.iter()
-            .filter(|o| o.dims[3].as_deref() == Some(c))
-            .collect()
-    };
-    let (ra, rb) = (side(ca), side(cb));
-    for (c, r) in [(ca, &ra), (cb, &rb)] {
-        if r.is_empty() {
+    let rows = filtered(load(conn, policy.as_deref(), opts.publisher)?, opts)?;
+    let side = |s: &Selection| -> Vec<&Obs> { rows.iter().filter(|o| s.contains(o)).collect() };
+    let (ra, rb) = (side(&sa), side(&sb));
+    for (s, r) in [(&sa, &ra), (&sb, &rb)] {
+        if let (Selection::Window(w), true) = (s, r.is_empty()) {
+            return Err(LedgerError::Usage(format!(
+                "--window {}: no observations run in it",
+                w.text
+            )));
+        }
+        if let (Selection::Collection(c), true) = (s, r.is_empty()) {
             let all: BTreeSet<&str> = rows.iter().filter_map(|o| o.dims[3].as_deref()).collect();
             return Err(LedgerError::Usage(format!(
                 "--compare: no observations in collection {c:?}; the ledger's collections: {}",
@@ -832,17 +957,23 @@ pub fn compare(conn: &Connection, opts: &ReportOptions) -> Result<(Option<String
     let (va, vb) = (ma.valid_observations, mb.valid_observations);
     let (ps, publishers) = changes(&count_a, &count_b, va, vb, opts.top);
     let (ks, keys) = changes(&keys_a, &keys_b, va, vb, opts.top_keys);
+    let side_of = |s: &Selection, measures: Measures| match s {
+        Selection::Collection(c) => Side {
+            collection: Some(c.to_string()),
+            window: None,
+            measures,
+        },
+        Selection::Window(w) => Side {
+            collection: None,
+            window: Some(w.text.clone()),
+            measures,
+        },
+    };
     Ok((
         policy,
         Comparison {
-            a: Side {
-                collection: ca.clone(),
-                measures: ma,
-            },
-            b: Side {
-                collection: cb.clone(),
-                measures: mb,
-            },
+            a: side_of(&sa, ma),
+            b: side_of(&sb, mb),
             publishers_summary: ps,
             publishers,
             keys_summary: ks,
@@ -910,7 +1041,7 @@ pub enum Report {
 
 /// Computes the report the options ask for.
 pub fn build(conn: &Connection, opts: &ReportOptions) -> Result<Report> {
-    if opts.compare.is_some() {
+    if opts.compare.is_some() || opts.windows.len() == 2 {
         let (policy, c) = compare(conn, opts)?;
         Ok(Report::Compare(policy, Box::new(c)))
     } else {
@@ -980,6 +1111,17 @@ fn list(v: &[String]) -> String {
         "none".to_string()
     } else {
         v.join(", ")
+    }
+}
+
+/// The one `--window` filter in words, if there is one.
+pub fn filter_sentence(opts: &ReportOptions) -> Option<String> {
+    match opts.windows.as_slice() {
+        [w] => Some(format!(
+            "Only observations run in the window {} (--window; both ends included).",
+            w.text
+        )),
+        _ => None,
     }
 }
 

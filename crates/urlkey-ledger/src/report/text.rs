@@ -143,11 +143,11 @@ fn write_compare_csv(c: &Comparison, out: &mut dyn Write) -> Result<()> {
     w.write_record([
         "kind",
         "name",
-        "a_collection",
+        "a_selection",
         "a",
         "a_valid_observations",
         "a_share",
-        "b_collection",
+        "b_selection",
         "b",
         "b_valid_observations",
         "b_share",
@@ -157,8 +157,8 @@ fn write_compare_csv(c: &Comparison, out: &mut dyn Write) -> Result<()> {
     ])
     .map_err(LedgerError::from)?;
     let (ca, cb) = (
-        spreadsheet_safe(c.a.collection.clone()),
-        spreadsheet_safe(c.b.collection.clone()),
+        spreadsheet_safe(c.a.name().to_string()),
+        spreadsheet_safe(c.b.name().to_string()),
     );
     let (va, vb) = (
         c.a.measures.valid_observations.to_string(),
@@ -200,6 +200,9 @@ pub(super) fn write_table(
         "Citation audit ledger report (normalization policy: {})",
         policy_text(policy_of(report))
     )?;
+    if let Some(f) = super::filter_sentence(opts) {
+        writeln!(out, "{f}")?;
+    }
     match report {
         Report::Groups(c) => {
             for g in &c.groups {
@@ -337,16 +340,16 @@ fn summary_text(what: &str, s: &ChangeSummary) -> String {
 fn table_compare(c: &Comparison, out: &mut dyn Write) -> Result<()> {
     for (label, s) in [("A", &c.a), ("B", &c.b)] {
         writeln!(out)?;
-        writeln!(out, "== {label}: collection = {}", s.collection)?;
+        writeln!(out, "== {label}: {}", s.label())?;
         table_measures(&s.measures, out)?;
     }
     writeln!(out)?;
     writeln!(
         out,
         "== Change from A ({}, {} valid observations) to B ({}, {} valid observations)",
-        c.a.collection,
+        c.a.name(),
         c.a.measures.valid_observations,
-        c.b.collection,
+        c.b.name(),
         c.b.measures.valid_observations
     )?;
     writeln!(
@@ -407,6 +410,10 @@ pub(super) fn write_markdown(
         "Normalization policy: `{}`.",
         md(policy_text(policy_of(report)))
     )?;
+    if let Some(f) = super::filter_sentence(opts) {
+        writeln!(out)?;
+        writeln!(out, "{}", md(&f))?;
+    }
     match report {
         Report::Groups(c) => {
             for g in &c.groups {
@@ -421,7 +428,7 @@ pub(super) fn write_markdown(
         Report::Compare(_, c) => {
             for (label, s) in [("A", &c.a), ("B", &c.b)] {
                 writeln!(out)?;
-                writeln!(out, "## {label}: collection = {}", md(&s.collection))?;
+                writeln!(out, "## {label}: {}", md(&s.label()))?;
                 writeln!(out)?;
                 markdown_measures(&s.measures, "###", out)?;
             }
@@ -589,8 +596,8 @@ fn markdown_compare(c: &Comparison, out: &mut dyn Write) -> Result<()> {
     writeln!(
         out,
         "## Change from A ({}) to B ({})",
-        md(&c.a.collection),
-        md(&c.b.collection)
+        md(c.a.name()),
+        md(c.b.name())
     )?;
     writeln!(out)?;
     writeln!(

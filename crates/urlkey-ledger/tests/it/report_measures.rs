@@ -422,3 +422,129 @@ fn compare_two_collections() {
     .err();
     assert_eq!(err.exit_code(), 2);
 }
+
+#[test]
+fn windows_filter_and_compare() {
+    let (_dir, db) = ingested("synthetic-citations.csv");
+    // Rows 1-14 run on 2026-11-01 (09:01-09:14), rows 15-27 on 2026-11-08 (14:15-14:27,
+    // and obs-026 at 15:26 UTC). A date as TO includes its whole day.
+    let day1 = report_json(&db, &["--window", "2026-11-01..2026-11-01"]);
+    assert_eq!(day1["observations"], 14);
+    assert_eq!(
+        day1["sample"]["window"],
+        json!({"from": "2026-11-01T09:01:00Z", "to": "2026-11-01T09:14:00Z"})
+    );
+    // Instants are included at both ends: 14:20 (obs-020) to 15:26 (obs-026) = rows 20-27.
+    let late = report_json(
+        &db,
+        &[
+            "--window",
+            "2026-11-08T14:20:00Z..2026-11-08T16:26:00+01:00",
+        ],
+    );
+    assert_eq!(late["observations"], 8);
+    let one = report_json(
+        &db,
+        &["--window", "2026-11-08T14:20:00Z..2026-11-08T14:20:00Z"],
+    );
+    assert_eq!(one["observations"], 1);
+    // The filter is stated.
+    let t = ledger(&db, &["report", "--window", "2026-11-01..2026-11-01"])
+        .ok()
+        .stdout;
+    assert!(
+        t.contains("Only observations run in the window 2026-11-01..2026-11-01"),
+        "{t}"
+    );
+
+    // Two windows are compared as two collections are: the same figures as
+    // --compare c-2026-11-01 c-2026-11-08 (compare_two_collections), sides named by window.
+    let w = report_json(
+        &db,
+        &[
+            "--window",
+            "2026-11-01..2026-11-07",
+            "--window",
+            "2026-11-08..2026-11-08",
+            "--top",
+            "0",
+        ],
+    );
+    let c = report_json(
+        &db,
+        &["--compare", "c-2026-11-01", "c-2026-11-08", "--top", "0"],
+    );
+    assert_eq!(w["a"]["window"], "2026-11-01..2026-11-07");
+    assert_eq!(w["a"].get("collection"), None);
+    assert_eq!(c["b"].get("window"), None);
+    assert_eq!(w["publishers"], c["publishers"]);
+    assert_eq!(w["publishers_summary"], c["publishers_summary"]);
+    assert_eq!(w["keys_summary"], c["keys_summary"]);
+    let md = ledger(
+        &db,
+        &[
+            "report",
+            "--window",
+            "2026-11-01..2026-11-07",
+            "--window",
+            "2026-11-08..2026-11-08",
+            "--format",
+            "markdown",
+        ],
+    )
+    .ok()
+    .stdout;
+    assert!(
+        md.contains("## A: window = 2026-11-01..2026-11-07\n\n**Sample:** 14 observations"),
+        "{md}"
+    );
+
+    // One window with --compare filters both collections: only obs-020..027 of B remain.
+    let f = report_json(
+        &db,
+        &[
+            "--compare",
+            "c-2026-11-01",
+            "c-2026-11-08",
+            "--window",
+            "2026-11-01T00:00:00Z..2026-11-08T14:19:59Z",
+        ],
+    );
+    assert_eq!(f["a"]["observations"], 14);
+    assert_eq!(f["b"]["observations"], 5, "obs-015..019");
+
+    // Refusals (exit 2): backwards, not a window, three, an empty window compared.
+    for args in [
+        vec!["report", "--window", "2026-11-08..2026-11-01"],
+        vec!["report", "--window", "2026-11-01"],
+        vec![
+            "report",
+            "--window",
+            "2026-11-01..2026-11-01",
+            "--window",
+            "2026-11-02..2026-11-02",
+            "--window",
+            "2026-11-03..2026-11-03",
+        ],
+        vec![
+            "report",
+            "--window",
+            "2026-11-01..2026-11-01",
+            "--window",
+            "2026-12-01..2026-12-31",
+        ],
+        vec![
+            "report",
+            "--compare",
+            "c-2026-11-01",
+            "c-2026-11-08",
+            "--window",
+            "2026-11-01..2026-11-01",
+            "--window",
+            "2026-11-08..2026-11-08",
+        ],
+    ] {
+        let err = ledger(&db, &args).err();
+        assert_eq!(err.exit_code(), 2, "{args:?}: {err}");
+    }
+}
