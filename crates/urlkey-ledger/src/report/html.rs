@@ -91,6 +91,8 @@ pub fn page_with(
     h.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     h.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
     h.push_str("<title>Citation audit ledger report</title>\n");
+    // No icon to fetch: a browser asks for /favicon.ico otherwise (a 404 on the server).
+    h.push_str("<link rel=\"icon\" href=\"data:,\">\n");
     match style {
         Style::Inline => {
             let _ = writeln!(h, "<style>{CSS}</style>");
@@ -602,14 +604,15 @@ fn change_bars(c: &Comparison) -> Result<String> {
         chart
             .draw_series(rows.iter().enumerate().map(|(i, r)| {
                 let y = (n - 1 - i) as f64 + 0.5;
+                // On the other side of the zero line from the bar: never over the names.
                 let h = if r.change >= 0 {
-                    HPos::Left
-                } else {
                     HPos::Right
+                } else {
+                    HPos::Left
                 };
                 Text::new(
                     format!(" {:+} ({} to {}, {}) ", r.change, r.a, r.b, r.status),
-                    (r.change as f64, y),
+                    (0.0, y),
                     ("sans-serif", 12)
                         .into_font()
                         .into_text_style(root)
