@@ -714,7 +714,7 @@ mod tests {
             ..InputRecord::default()
         });
         let mut buf = KeyBuffers::default();
-        for id in urlkey::policy::BUILTIN_IDS {
+        for id in urlkey::policy::BUILTIN_IDS.iter().copied() {
             let p = set.get(id).unwrap();
             for r in &records {
                 for (verify, groups) in [(false, false), (true, true)] {

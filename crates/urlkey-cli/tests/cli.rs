@@ -397,13 +397,7 @@ fn key_format_lines_are_the_jsonl_keys() {
         .iter()
         .map(|p| p.display().to_string())
         .collect();
-    for policy in [
-        "whatwg@1",
-        "mapper@1",
-        "document@1",
-        "citation@1",
-        "webkey@1",
-    ] {
+    for policy in urlkey::policy::BUILTIN_IDS.iter().copied() {
         let mut jsonl = vec!["key", "--quiet", "--policy", policy, "--format", "jsonl"];
         jsonl.extend(files.iter().map(String::as_str));
         let want: String = ok(&jsonl, b"")
@@ -698,13 +692,7 @@ fn inspect_reports_the_policys_refusal_and_no_pairs_without_a_url() {
 #[test]
 fn policies_rules_codes() {
     let p = ok(&["policies"], b"");
-    for id in [
-        "whatwg@1",
-        "mapper@1",
-        "document@1",
-        "citation@1",
-        "webkey@1",
-    ] {
+    for id in urlkey::policy::BUILTIN_IDS.iter() {
         assert!(p.contains(id), "{p}");
     }
     assert!(p.contains("Public Suffix List: 2026-10-22_08-36-41_UTC"));

@@ -22,7 +22,7 @@ use crate::psl::PublicSuffixList;
 use crate::text;
 use crate::web::{HostKind, WebUrl};
 
-pub use builtin::BUILTIN_IDS;
+pub use builtin::{builtin_variants, registry, Builtin, BuiltinOption, BUILTIN_IDS};
 pub use front::{whatwg_input, FrontEnd, Schemes, PLACEHOLDER_BASE};
 pub use parts::{Log, Parts};
 pub use rules::{Rule, SortOrder, TrailingSlash, DEFAULT_DOCUMENTS};
@@ -59,6 +59,31 @@ pub struct PolicyDef {
     pub key_form: KeyForm,
     /// True when the policy resolves relative input against a base.
     pub accepts_base: bool,
+}
+
+impl PolicyDef {
+    /// This definition as a policy file (docs/policies.md, "Your own policies") of one
+    /// policy named `id`, which [`PolicySet::load_policy_file`] reads back into the same
+    /// rules: every builtin can be written with the rule catalogue.
+    ///
+    /// ```
+    /// let set = urlkey::PolicySet::builtin();
+    /// let toml = set.get("citation@1").unwrap().definition().to_policy_file("my-citation@1");
+    /// assert!(toml.contains(r#"rule = "remove-trailing-slash""#));
+    /// let mut mine = urlkey::PolicySet::builtin();
+    /// assert_eq!(mine.load_policy_file(&toml, "mine.toml").unwrap(), ["my-citation@1"]);
+    /// ```
+    pub fn to_policy_file(&self, id: &str) -> String {
+        file::write(self, id)
+    }
+
+    /// True when every key is a URL that the URL Standard's parser gives back unchanged
+    /// (a path-only key against [`PLACEHOLDER_BASE`]): the key is written from parts the
+    /// parser produced (front ends `whatwg` and `mapper`) as a URL (`href` or `url`).
+    /// `document@1`'s keys are not (it does not run the Standard), nor are web keys.
+    pub fn key_is_whatwg_url(&self) -> bool {
+        self.front != FrontEnd::Document && self.key_form != KeyForm::WebKey
+    }
 }
 
 /// A policy that cannot be had, or a policy file that cannot be used.
