@@ -16,7 +16,7 @@ use urlkey::{ErrorCode, Outcome, Policy};
 
 use crate::input::{InputError, InputRecord, RecordRef, RecordSource, Skipped};
 use crate::output::{join_names, RecordWriter};
-use crate::pipeline::{Pipeline, StreamError};
+use crate::pipeline::{Pipeline, StreamError, ThreadError};
 pub use crate::rows::GroupRow;
 use crate::rows::{MapRow, RowSink, Table, REVIEW};
 
@@ -414,8 +414,10 @@ pub enum MapError {
     Input(InputError),
     /// Writing failed.
     Output(std::io::Error),
-    /// `--verify-fingerprints` found two keys with one fingerprint.
+    /// Verifying fingerprints found two keys with one fingerprint.
     Collision(FingerprintCollision),
+    /// A pipeline thread could not be started.
+    Thread(ThreadError),
 }
 
 impl std::fmt::Display for MapError {
@@ -428,6 +430,7 @@ impl std::fmt::Display for MapError {
                 "fingerprint collision: {:?} and {:?} share a 128-bit fingerprint; please report this input",
                 c.first, c.second
             ),
+            MapError::Thread(e) => write!(f, "{e}"),
         }
     }
 }
@@ -659,7 +662,7 @@ fn stream_error(e: StreamError<MapError>) -> MapError {
     match e {
         StreamError::Input(e) => MapError::Input(e),
         StreamError::Sink(e) => e,
-        StreamError::Spawn(e) => MapError::Output(std::io::Error::other(e)),
+        StreamError::Spawn(e) => MapError::Thread(e),
     }
 }
 

@@ -135,7 +135,7 @@ pub fn prepare(state: &AppState, req: &mut MapRequest) -> Result<Prepared, ApiEr
         .clone()
         .with_max_input_bytes(max_line_bytes)
         .get(&req.policy)
-        .map_err(|e| ApiError::new("policy.unknown", e.to_string()))?;
+        .map_err(|e| ApiError::policy(&e))?;
     let keep = req
         .keep_columns
         .as_deref()
@@ -285,6 +285,7 @@ fn map_error(e: MapError) -> ApiError {
         MapError::Input(e) => ApiError::new("input.unreadable", e.message),
         MapError::Output(e) => ApiError::internal(format!("cannot build the rows: {e}")),
         e @ MapError::Collision(_) => ApiError::new("map.fingerprint-collision", e.to_string()),
+        MapError::Thread(e) => ApiError::internal(e.to_string()),
     }
 }
 

@@ -537,6 +537,15 @@ fn key_and_inspect() {
     let r = post(
         addr,
         "/api/key",
+        &json!({"input": "x", "policy": "mapper@1+keep-trailing-slash"}),
+    );
+    assert_eq!(
+        (r.status, r.error_code().as_str()),
+        (400, "policy.unknown-option")
+    );
+    let r = post(
+        addr,
+        "/api/key",
         &json!({"input": "x", "base": "https://a/", "policy": "mapper@1"}),
     );
     assert_eq!(r.error_code(), "request.invalid-option");
@@ -642,6 +651,11 @@ fn malformed_bodies_get_json_errors_never_a_panic() {
             "request.invalid-option",
         ),
         (json!({"text": "a", "policy": "nope@1"}), "policy.unknown"),
+        // Each policy error under its own code (urlkey::PolicyError::code).
+        (
+            json!({"text": "a", "policy": "citation@1+nope"}),
+            "policy.unknown-option",
+        ),
     ] {
         let r = post(addr, "/api/map", &body);
         assert_eq!((r.status, r.error_code().as_str()), (400, code), "{body}");

@@ -28,11 +28,36 @@ pub struct PublicSuffixList {
 
 /// A list file that could not be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PslError(pub String);
+#[non_exhaustive]
+pub enum PslError {
+    /// The text has no `===BEGIN ICANN DOMAINS===` line.
+    NotAList,
+    /// The `publicsuffix` crate refused the text (its message).
+    Unparsable(String),
+    /// A rule that is not a domain name (IDNA refused it).
+    InvalidRule(String),
+    /// An exception rule (`!x`) of a single label.
+    ExceptionAtFirstLabel(String),
+    /// A rule with an empty label (`a..b`).
+    EmptyLabel(String),
+}
 
 impl std::fmt::Display for PslError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            PslError::NotAList => {
+                f.write_str("not a Public Suffix List file: no '===BEGIN ICANN DOMAINS===' line")
+            }
+            PslError::Unparsable(e) => write!(f, "the Public Suffix List does not parse: {e}"),
+            PslError::InvalidRule(r) => write!(f, "invalid rule in the Public Suffix List: {r}"),
+            PslError::ExceptionAtFirstLabel(r) => write!(
+                f,
+                "exception rule at the first label in the Public Suffix List: {r}"
+            ),
+            PslError::EmptyLabel(r) => {
+                write!(f, "empty label in a rule of the Public Suffix List: {r}")
+            }
+        }
     }
 }
 impl std::error::Error for PslError {}
@@ -87,13 +112,11 @@ impl PublicSuffixList {
     /// `// VERSION:` line, or else is `unversioned-<16 hex digits of a hash of the text>`.
     pub fn parse(text: &str) -> Result<PublicSuffixList, PslError> {
         if !text.contains("===BEGIN ICANN DOMAINS===") {
-            return Err(PslError(
-                "not a Public Suffix List file: no '===BEGIN ICANN DOMAINS===' line".into(),
-            ));
+            return Err(PslError::NotAList);
         }
         let list: List = text
             .parse()
-            .map_err(|e| PslError(format!("the Public Suffix List does not parse: {e}")))?;
+            .map_err(|e: publicsuffix::Error| PslError::Unparsable(e.to_string()))?;
         let table = RuleTable::build(text)?;
         let version = text
             .lines()
@@ -480,9 +503,8 @@ impl RuleTable {
             // `domain_to_ascii` gives back a name of only a-z and dots unchanged (its first
             // fast path), so only the others need it.
             if !plain {
-                let ascii = idna::domain_to_ascii(rule).map_err(|_| {
-                    PslError(format!("invalid rule in the Public Suffix List: {rule}"))
-                })?;
+                let ascii = idna::domain_to_ascii(rule)
+                    .map_err(|_| PslError::InvalidRule(rule.to_string()))?;
                 if ascii != rule {
                     t.append(&ascii)?;
                 }
@@ -499,11 +521,7 @@ impl RuleTable {
     fn append(&mut self, rule: &str) -> Result<(), PslError> {
         let (rule, leaf) = match rule.strip_prefix('!') {
             Some(r) if r.contains('.') => (r, EXCEPTION),
-            Some(_) => {
-                return Err(PslError(format!(
-                    "exception rule at the first label in the Public Suffix List: {rule}"
-                )))
-            }
+            Some(_) => return Err(PslError::ExceptionAtFirstLabel(rule.to_string())),
             None => (rule, RULE),
         };
         let b = rule.as_bytes();
@@ -513,9 +531,7 @@ impl RuleTable {
             let start = rfind_dot(&b[..end]).map_or(0, |d| d + 1);
             let label = &b[start..end];
             if label.is_empty() {
-                return Err(PslError(format!(
-                    "empty label in a rule of the Public Suffix List: {rule}"
-                )));
+                return Err(PslError::EmptyLabel(rule.to_string()));
             }
             let child = self.child_or_insert(node, label);
             if label == b"*" {

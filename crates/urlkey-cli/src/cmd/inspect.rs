@@ -7,9 +7,7 @@ use crate::{output_error, Failure};
 
 pub fn run(a: InspectArgs) -> Result<(), Failure> {
     let set = super::policy_set(&a.source)?;
-    let policy = set
-        .get(&a.policy)
-        .map_err(|e| Failure::Policy(e.to_string()))?;
+    let policy = set.get(&a.policy).map_err(super::policy_error)?;
     let i = urlkey::inspect(&a.url, &set, &policy);
     let mut out = std::io::stdout().lock();
     match a.format.as_str() {

@@ -34,9 +34,7 @@ fn record<'a>(
 pub fn run(a: KeyArgs) -> Result<(), Failure> {
     let set = super::policy_set(&a.source)?;
     let set = set.with_max_input_bytes(a.input.max_line_bytes);
-    let policy = set
-        .get(&a.policy)
-        .map_err(|e| Failure::Policy(e.to_string()))?;
+    let policy = set.get(&a.policy).map_err(super::policy_error)?;
     if a.base.is_some() && !policy.accepts_base() {
         return Err(Failure::Usage(format!(
             "--base is used only by policies that resolve relative input (whatwg@1); {} does not",
@@ -69,7 +67,7 @@ pub fn run(a: KeyArgs) -> Result<(), Failure> {
     let (sources, opts) = super::read_options(&a.input)?;
     let outputs: Vec<&std::path::Path> = a.input.output.iter().map(|p| p.as_path()).collect();
     super::check_outputs(&outputs, &sources)?;
-    let pipeline = Pipeline::new(a.input.threads).map_err(Failure::Internal)?;
+    let pipeline = Pipeline::new(a.input.threads).map_err(crate::thread_error)?;
     let bar = super::progress(a.input.quiet, super::total_bytes(&sources));
     let labels = super::source_labels(&sources);
     let mut src = ChainSource::new(sources, opts).map_err(|e| Failure::Input(e.to_string()))?;
@@ -159,7 +157,7 @@ pub fn run(a: KeyArgs) -> Result<(), Failure> {
         .map_err(|e| match e {
             StreamError::Input(e) => Failure::Input(e.to_string()),
             StreamError::Sink(f) => f,
-            StreamError::Spawn(e) => Failure::Internal(e),
+            StreamError::Spawn(e) => crate::thread_error(e),
         })?;
     writer.finish().map_err(output_error)?.commit()?;
     if let Some(b) = bar {

@@ -11,9 +11,7 @@ use crate::{output_error, Failure};
 
 pub fn run(a: MapArgs) -> Result<(), Failure> {
     let set = super::policy_set(&a.source)?.with_max_input_bytes(a.input.max_line_bytes);
-    let policy = set
-        .get(&a.policy)
-        .map_err(|e| Failure::Policy(e.to_string()))?;
+    let policy = set.get(&a.policy).map_err(super::policy_error)?;
     let format = match OutputFormat::parse(&a.format) {
         Some(
             f @ (OutputFormat::Csv
@@ -73,7 +71,7 @@ pub fn run(a: MapArgs) -> Result<(), Failure> {
     } else {
         None
     };
-    let pipeline = Pipeline::new(a.input.threads).map_err(Failure::Internal)?;
+    let pipeline = Pipeline::new(a.input.threads).map_err(crate::thread_error)?;
     let total = super::total_bytes(&sources);
     let bar = super::progress(a.input.quiet, total);
     let passes = if a.groups { 1 } else { 2 };
@@ -125,6 +123,7 @@ pub fn run(a: MapArgs) -> Result<(), Failure> {
         MapError::Input(e) => Failure::Input(e.to_string()),
         MapError::Output(e) => output_error(e),
         MapError::Collision(_) => Failure::Internal(e.to_string()),
+        MapError::Thread(e) => crate::thread_error(e),
     })?;
     let out = writer.finish().map_err(output_error)?;
     if let Some(b) = bar {

@@ -18,6 +18,16 @@ use urlkey_batch::outfile::OutputFile;
 use crate::flags::{InputArgs, PolicySource};
 use crate::Failure;
 
+/// A policy that cannot be used (exit 5); an unknown id gets the flag that defines more.
+pub fn policy_error(e: urlkey::PolicyError) -> Failure {
+    match e {
+        urlkey::PolicyError::Unknown { .. } => {
+            Failure::Policy(format!("{e} (define more with --policy-file)"))
+        }
+        e => Failure::Policy(e.to_string()),
+    }
+}
+
 /// Loads the policy set: builtins, `--policy-file`s, `--psl`.
 pub fn policy_set(src: &PolicySource) -> Result<PolicySet, Failure> {
     let mut set = PolicySet::builtin();
@@ -40,7 +50,7 @@ pub fn policy_set(src: &PolicySource) -> Result<PolicySet, Failure> {
             ))
         })?;
         set.load_policy_file(&text, &path.display().to_string())
-            .map_err(|e| Failure::Policy(e.to_string()))?;
+            .map_err(policy_error)?;
     }
     Ok(set)
 }

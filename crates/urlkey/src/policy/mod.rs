@@ -86,8 +86,10 @@ impl PolicyDef {
     }
 }
 
-/// A policy that cannot be had, or a policy file that cannot be used.
+/// A policy that cannot be had, or a policy file that cannot be used. Each has a stable
+/// code ([`PolicyError::code`]) that the Python module and the web API answer with.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum PolicyError {
     /// No policy has this id.
     Unknown {
@@ -114,12 +116,26 @@ pub enum PolicyError {
     },
 }
 
+impl PolicyError {
+    /// Every code [`PolicyError::code`] gives, in documentation order.
+    pub const CODES: [&'static str; 3] = ["policy.unknown", "policy.unknown-option", "policy.file"];
+
+    /// The stable code: `policy.unknown`, `policy.unknown-option` or `policy.file`.
+    pub const fn code(&self) -> &'static str {
+        match self {
+            PolicyError::Unknown { .. } => Self::CODES[0],
+            PolicyError::UnknownOption { .. } => Self::CODES[1],
+            PolicyError::File { .. } => Self::CODES[2],
+        }
+    }
+}
+
 impl std::fmt::Display for PolicyError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             PolicyError::Unknown { id, known } => write!(
                 f,
-                "unknown policy {id:?}; known policies: {} (define more with --policy-file)",
+                "unknown policy {id:?}; known policies: {}",
                 known.join(", ")
             ),
             PolicyError::UnknownOption {
