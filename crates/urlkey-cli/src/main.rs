@@ -6,6 +6,8 @@
 //! used; 6 the ledger's database could not be used; 130 interrupted (SIGINT); 143
 //! terminated (SIGTERM). An interrupted run leaves every output file as it was.
 
+#![forbid(unsafe_code)]
+
 mod cmd;
 mod flags;
 

@@ -14,6 +14,7 @@
 //! URL given to `key()` is not an exception: the record says `status: invalid`, as the CLI
 //! does.
 
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod columns;

@@ -309,7 +309,7 @@ impl Policy {
                 infer_scheme,
             } => {
                 let (to_parse, assumed) = if infer_scheme {
-                    front::whatwg_input(text, true)
+                    front::whatwg_input(text)
                 } else {
                     (Cow::Borrowed(text), false)
                 };
@@ -722,8 +722,37 @@ impl PolicySet {
         self.psl.get_or_init(PublicSuffixList::embedded)
     }
 
-    /// Loads the policies of a TOML policy file (see `docs/policies.md`). `origin` names
-    /// the file in errors. Returns the ids added.
+    /// Loads the policies of a TOML policy file (see `docs/policies.md`, "Your own
+    /// policies"). `origin` names the file in errors, which also give the line. Returns
+    /// the ids added.
+    ///
+    /// ```
+    /// let mut set = urlkey::PolicySet::builtin();
+    /// let toml = r#"
+    /// [[policy]]
+    /// id = "shop@1"
+    /// description = "citation@1 without www."
+    /// parser = "whatwg"
+    /// schemes = "web"
+    /// key = "url"
+    /// rules = [
+    ///   { rule = "remove-fragment" },
+    ///   { rule = "remove-tracking-parameters", list = "citation@1", add_names = ["ref"] },
+    ///   { rule = "strip-www" },
+    ///   { rule = "sort-query" },
+    /// ]
+    /// "#;
+    /// assert_eq!(set.load_policy_file(toml, "shop.toml").unwrap(), ["shop@1"]);
+    /// let o = set.get("shop@1").unwrap().key("https://www.example.com/p?ref=x&b=2&a=1#top");
+    /// assert_eq!(o.key.as_deref(), Some("https://example.com/p?a=1&b=2"));
+    ///
+    /// // A mistake names the file, the policy and the rule's line.
+    /// let e = set
+    ///     .load_policy_file("[[policy]]\nid = \"x@1\"\nparser = \"whatwg\"\nkey = \"url\"\nrules = [{ rule = \"strip-wwww\" }]\n", "x.toml")
+    ///     .unwrap_err();
+    /// assert_eq!(e.code(), "policy.file");
+    /// assert!(e.to_string().starts_with("x.toml: policy \"x@1\" (line 2): rule at line 5:"));
+    /// ```
     pub fn load_policy_file(
         &mut self,
         toml_text: &str,
