@@ -39,11 +39,7 @@ enum RuleGen {
         keep_names: Vec<String>,
     },
     RemoveFragment(bool),
-    DropCredentials,
-    CollapseSlashes,
     SortQuery(bool),
-    DropEmptyParameters,
-    DropEmptyQuery,
     RemoveTrailingSlash(bool),
     /// Any rule of the catalogue with its default parameters, by its place in
     /// `Rule::names()` (so a new rule is generated without a change here).
