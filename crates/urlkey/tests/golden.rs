@@ -21,8 +21,11 @@
 //! `URLKEY_BLESS` in CI: a blessed fixture cannot fail.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+mod common;
+
+use common::{golden_dir, unescape};
 use urlkey::policy::builtin_variants;
 use urlkey::{Outcome, PolicySet};
 
@@ -32,10 +35,6 @@ const MIN_LINES: usize = 150;
 /// Every fixture: each builtin id, and each with one of its options.
 fn fixture_ids() -> Vec<String> {
     builtin_variants()
-}
-
-fn golden_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
 }
 
 /// The expected column: a key, or an error code (written `!code`).
@@ -116,41 +115,6 @@ fn escape(s: &str, first_special: char) -> String {
         }
     }
     out
-}
-
-/// Reverses [`escape`]; any other `\` sequence is an error.
-fn unescape(s: &str) -> Result<String, String> {
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('\\') => out.push('\\'),
-            Some('t') => out.push('\t'),
-            Some('n') => out.push('\n'),
-            Some('r') => out.push('\r'),
-            Some('u') => {
-                if chars.next() != Some('{') {
-                    return Err("\\u must be followed by {HEX}".into());
-                }
-                let mut hex = String::new();
-                loop {
-                    match chars.next() {
-                        Some('}') => break,
-                        Some(h) if h.is_ascii_hexdigit() && hex.len() < 6 => hex.push(h),
-                        _ => return Err(format!("bad \\u{{...}} escape after {hex:?}")),
-                    }
-                }
-                let v = u32::from_str_radix(&hex, 16).map_err(|e| e.to_string())?;
-                out.push(char::from_u32(v).ok_or(format!("\\u{{{hex}}} is not a character"))?);
-            }
-            other => return Err(format!("unknown escape \\{}", other.unwrap_or(' '))),
-        }
-    }
-    Ok(out)
 }
 
 /// One data line of a fixture.

@@ -4,6 +4,8 @@
 
 use std::path::Path;
 
+mod common;
+
 use urlkey::policy::builtin_variants;
 use urlkey::{ErrorCode, Outcome, PolicySet};
 
@@ -19,48 +21,6 @@ fn with_file(name: &str) -> PolicySet {
     set.load_policy_file(&example(name), name)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     set
-}
-
-/// The golden fixture of a builtin: (input, expected) with expected `!code` or the key.
-fn golden(id: &str) -> Vec<(String, String)> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/golden/{id}.tsv"));
-    let text = std::fs::read_to_string(&path).unwrap();
-    text.lines()
-        .filter(|l| !l.starts_with('#') && !l.is_empty())
-        .map(|l| {
-            let (i, e) = l.split_once('\t').unwrap();
-            let e = if e.starts_with('!') {
-                e.to_string()
-            } else {
-                unescape(e)
-            };
-            (unescape(i), e)
-        })
-        .collect()
-}
-
-/// The fixtures' escapes (see `tests/golden.rs`).
-fn unescape(s: &str) -> String {
-    let mut out = String::new();
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('t') => out.push('\t'),
-            Some('n') => out.push('\n'),
-            Some('r') => out.push('\r'),
-            Some('u') => {
-                let hex: String = chars.by_ref().skip(1).take_while(|&h| h != '}').collect();
-                out.push(char::from_u32(u32::from_str_radix(&hex, 16).unwrap()).unwrap());
-            }
-            Some(other) => out.push(other),
-            None => {}
-        }
-    }
-    out
 }
 
 /// A policy file's `schemes = "web"` reports `policy.unsupported-scheme`; the builtin
@@ -86,7 +46,7 @@ fn assert_equivalent(set: &PolicySet, file_id: &str, builtin_id: &str) -> usize 
     let file = set.get(file_id).unwrap();
     let builtin = set.get(builtin_id).unwrap();
     let mut bad = Vec::new();
-    let cases = golden(builtin_id);
+    let cases = common::golden_cases(builtin_id);
     for (input, expected) in &cases {
         let (f, b) = (file.key(input), builtin.key(input));
         let expected_f = match (&f.error, expected.strip_prefix('!')) {

@@ -16,6 +16,9 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
+mod common;
+
+use common::golden_inputs;
 use urlkey::policy::{builtin_variants, Rule};
 use urlkey::{Outcome, Policy, PolicySet, WebUrl};
 
@@ -74,55 +77,6 @@ fn collect_txt(dir: &Path, out: &mut Vec<PathBuf>) {
             out.push(p);
         }
     }
-}
-
-/// The inputs of every golden fixture (unescaped), deduplicated.
-fn golden_inputs() -> Vec<String> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
-    let mut out = std::collections::BTreeSet::new();
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        let p = entry.unwrap().path();
-        if p.extension().is_none_or(|e| e != "tsv") {
-            continue;
-        }
-        for line in std::fs::read_to_string(&p).unwrap().lines() {
-            if line.starts_with('#') || line.is_empty() {
-                continue;
-            }
-            let inp = line.split_once('\t').map_or(line, |(i, _)| i);
-            out.insert(unescape(inp));
-        }
-    }
-    assert!(
-        out.len() >= 150,
-        "golden inputs not found in {}",
-        dir.display()
-    );
-    out.into_iter().collect()
-}
-
-/// The fixtures' escapes (see `tests/golden.rs`).
-fn unescape(s: &str) -> String {
-    let mut out = String::new();
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('t') => out.push('\t'),
-            Some('n') => out.push('\n'),
-            Some('r') => out.push('\r'),
-            Some('u') => {
-                let hex: String = chars.by_ref().skip(1).take_while(|&h| h != '}').collect();
-                out.push(char::from_u32(u32::from_str_radix(&hex, 16).unwrap()).unwrap());
-            }
-            Some(other) => out.push(other),
-            None => {}
-        }
-    }
-    out
 }
 
 /// Runs `f` over `items` on two threads (the CI machine has two cores).
