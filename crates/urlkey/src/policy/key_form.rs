@@ -35,7 +35,8 @@ pub(super) fn write_webkey(p: &Parts<'_>, out: &mut String) {
         out.push_str(&p.scheme);
         out.push(':');
         // "plus `//` when the address has a host": a host that is not null, the empty
-        // host of `file:///x` included (URL Standard, URL serializer step 2).
+        // host of `file:///x` included (https://url.spec.whatwg.org/#concept-url-serializer,
+        // step 2).
         if p.host.is_some() {
             out.push_str("//");
         }

@@ -248,7 +248,7 @@ fn trailing_slash<'de, D: serde::Deserializer<'de>>(d: D) -> Result<TrailingSlas
     Ok(<Parameters as serde::Deserialize>::deserialize(d)?.mode)
 }
 
-/// Final segments that `drop-default-document` removes (seed 001, key step 4).
+/// Final segments that `drop-default-document` removes (seed 001; docs/policies.md#webkey1--comparison-key-v1-seed-001, rule 9).
 pub const DEFAULT_DOCUMENTS: [&str; 9] = [
     "index.html",
     "index.htm",
@@ -456,7 +456,7 @@ impl Rule {
                 }
             }
             Rule::DecodeUnreserved => {
-                // An opaque path (`mailto:`) is only lowercased (seed 001, key step 7).
+                // An opaque path (`mailto:`) is only lowercased (docs/policies.md#webkey1--comparison-key-v1-seed-001).
                 if p.opaque_path {
                     return;
                 }
@@ -469,9 +469,10 @@ impl Rule {
                 }
             }
             Rule::LowercasePath => {
-                // An opaque path is lowercased whole, escapes included (seed 001, key
-                // step 7); a hierarchical path keeps its escapes' hex digits, which
-                // `decode-unreserved` uppercases (step 4).
+                // An opaque path is lowercased whole, escapes included; a hierarchical
+                // path keeps its escapes' hex digits, which `decode-unreserved` uppercases
+                // (seed 001: docs/policies.md#webkey1--comparison-key-v1-seed-001, rules
+                // 6 and 7).
                 if p.opaque_path {
                     if p.path.bytes().any(|b| b.is_ascii_uppercase()) {
                         let new = p.path.to_ascii_lowercase();
@@ -650,7 +651,7 @@ fn remove_tracking(set: &TrackingSet, p: &mut Parts<'_>, log: &mut Log) {
             any_kept |= !r.piece.is_empty();
         }
     }
-    // A query that becomes empty disappears with its `?` (seed 001, canonical step 3).
+    // A query that becomes empty disappears with its `?` (docs/policies.md#the-rule-catalogue, remove-tracking-parameters).
     let new = any_kept.then_some(Cow::Owned(kept));
     replace_query(p, new, "remove-tracking-parameters", log);
 }
@@ -687,7 +688,8 @@ fn is_unreserved(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
 }
 
-/// Seed 001 key step 4: unreserved escapes decoded, other escapes' hex uppercased.
+/// `decode-unreserved` (docs/policies.md#webkey1--comparison-key-v1-seed-001, rule 6): unreserved escapes decoded, other escapes' hex
+/// uppercased.
 fn decode_unreserved(path: &str) -> Option<String> {
     let b = path.as_bytes();
     let mut changed = false;
