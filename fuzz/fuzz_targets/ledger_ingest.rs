@@ -57,6 +57,7 @@ fuzz_target!(|data: &[u8]| {
         market: (mode & 4 != 0).then(|| "us".to_string()),
         run_timestamp: (mode & 8 != 0).then(|| "2026-11-01T00:00:00Z".to_string()),
         collection: None,
+        timezone: None,
     };
     let norm = Normalizer::new(if mode & 16 == 0 {
         "citation@1"

@@ -5,6 +5,7 @@
 //! Nothing here drops a row: a line that cannot be read as text, is too long, or lacks
 //! its column still comes out, as an invalid record with a stable code.
 
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod input;

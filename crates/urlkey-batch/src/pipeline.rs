@@ -26,8 +26,45 @@ pub enum StreamError<E> {
     Input(InputError),
     /// The sink failed.
     Sink(E),
-    /// A pipeline thread could not be started (the message says what to do).
-    Spawn(String),
+    /// A pipeline thread could not be started.
+    Spawn(ThreadError),
+}
+
+/// A thread the pipeline needs could not be started (the system's limit on threads or
+/// memory). The command line adds what to do about it (fewer threads).
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ThreadError {
+    /// The pool of worker threads could not be built.
+    Workers {
+        /// The threads asked for.
+        threads: usize,
+        /// Why not.
+        source: rayon::ThreadPoolBuildError,
+    },
+    /// The reading or the dispatching thread of a multi-threaded run could not start
+    /// (a one-thread run needs neither).
+    Stage(std::io::Error),
+}
+
+impl std::fmt::Display for ThreadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ThreadError::Workers { threads, source } => {
+                write!(f, "cannot start {threads} worker threads ({source})")
+            }
+            ThreadError::Stage(e) => write!(f, "cannot start a pipeline thread ({e})"),
+        }
+    }
+}
+
+impl std::error::Error for ThreadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ThreadError::Workers { source, .. } => Some(source),
+            ThreadError::Stage(e) => Some(e),
+        }
+    }
 }
 
 fn read_batch(src: &mut dyn RecordSource) -> Result<(ReadBatch, bool), InputError> {
@@ -53,7 +90,7 @@ pub struct Pipeline {
 
 impl Pipeline {
     /// `threads` workers; 0 means every core.
-    pub fn new(threads: usize) -> Result<Self, String> {
+    pub fn new(threads: usize) -> Result<Self, ThreadError> {
         let threads = if threads == 0 {
             std::thread::available_parallelism().map_or(1, |n| n.get())
         } else {
@@ -64,11 +101,7 @@ impl Pipeline {
                 rayon::ThreadPoolBuilder::new()
                     .num_threads(threads)
                     .build()
-                    .map_err(|e| {
-                        format!(
-                            "cannot start {threads} worker threads ({e}); try a smaller --threads"
-                        )
-                    })?,
+                    .map_err(|source| ThreadError::Workers { threads, source })?,
             )
         } else {
             None
@@ -79,20 +112,6 @@ impl Pipeline {
     /// The number of worker threads.
     pub fn threads(&self) -> usize {
         self.threads
-    }
-
-    /// `f` over consecutive chunks of `items`, results in the same order: for work whose
-    /// result is per chunk (formatted bytes), so that the writing thread only joins them.
-    pub fn map_chunks<I: Sync, T: Send>(
-        &self,
-        items: &[I],
-        chunk: usize,
-        f: impl Fn(&[I]) -> T + Sync + Send,
-    ) -> Vec<T> {
-        match &self.pool {
-            None => items.chunks(chunk.max(1)).map(f).collect(),
-            Some(pool) => pool.install(|| items.par_chunks(chunk.max(1)).map(f).collect()),
-        }
     }
 
     /// Reads `src` batch by batch, runs `work` over chunks of each batch on the workers,
@@ -146,11 +165,7 @@ impl Pipeline {
             };
             // Named for profiles (bench/thread_cpu.sh).
             let spawn = |name: &str| std::thread::Builder::new().name(name.into());
-            let failed = |e: std::io::Error| {
-                StreamError::Spawn(format!(
-                    "cannot start a pipeline thread ({e}); run with --threads 1, which needs none"
-                ))
-            };
+            let failed = |e: std::io::Error| StreamError::Spawn(ThreadError::Stage(e));
             spawn("urlkey-read")
                 .spawn_scoped(scope, reader)
                 .map_err(failed)?;
@@ -163,13 +178,5 @@ impl Pipeline {
             }
             Ok(())
         })
-    }
-
-    /// `f` over `items`, results in the same order.
-    pub fn map<I: Sync, T: Send>(&self, items: &[I], f: impl Fn(&I) -> T + Sync + Send) -> Vec<T> {
-        match &self.pool {
-            None => items.iter().map(f).collect(),
-            Some(pool) => pool.install(|| items.par_iter().with_min_len(256).map(f).collect()),
-        }
     }
 }

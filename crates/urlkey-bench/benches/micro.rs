@@ -53,7 +53,7 @@ fn policies(c: &mut Criterion) {
             n
         })
     });
-    for id in BUILTIN_IDS {
+    for id in BUILTIN_IDS.iter().copied() {
         let p = set.get(id).unwrap();
         g.bench_function(id, |b| {
             b.iter(|| {

@@ -287,7 +287,7 @@ fn macro_bench(args: &[String]) -> Result<(), String> {
     let lines = load(&flags)?;
     let n = lines.len();
     let mut subjects = vec![Subject::Hash, Subject::Ada];
-    for id in urlkey::policy::BUILTIN_IDS {
+    for id in urlkey::policy::BUILTIN_IDS.iter() {
         subjects.push(Subject::from_id(&format!("key_into:{id}"))?);
         if !flags.has("--no-outcome") {
             subjects.push(Subject::from_id(id)?);

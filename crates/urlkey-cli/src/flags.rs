@@ -3,7 +3,9 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use urlkey_batch::input::InputFormat;
+use urlkey_batch::output::OutputFormat;
 
 /// Explainable, versioned comparison keys for URL lists.
 #[derive(Parser, Debug)]
@@ -97,8 +99,8 @@ pub struct InputArgs {
     #[arg(value_name = "FILE")]
     pub files: Vec<String>,
     /// The input shape; default: from the file name (.csv .tsv .jsonl .xlsx .xls .ods), else lines.
-    #[arg(long, value_name = "lines|csv|tsv|jsonl|sheet")]
-    pub input_format: Option<String>,
+    #[arg(long, value_enum, value_name = "lines|csv|tsv|jsonl|sheet")]
+    pub input_format: Option<InputFormatArg>,
     /// The column holding the URL (CSV/TSV/spreadsheet): a header name (exact, else
     /// ignoring ASCII case when that is unique) or a 1-based number.
     #[arg(long, value_name = "NAME|N")]
@@ -160,8 +162,8 @@ pub struct KeyArgs {
     #[arg(long, value_name = "URL")]
     pub base: Option<String>,
     /// Output: jsonl (default), csv, tsv, key (the key alone per line) or parquet (needs -o FILE).
-    #[arg(long)]
-    pub format: Option<String>,
+    #[arg(long, value_enum)]
+    pub format: Option<KeyFormat>,
     /// Input and run settings.
     #[command(flatten)]
     pub input: InputArgs,
@@ -178,8 +180,8 @@ pub struct MapArgs {
     #[command(flatten)]
     pub source: PolicySource,
     /// Output: csv, jsonl, tsv or parquet (needs -o FILE).
-    #[arg(long, default_value = "csv")]
-    pub format: String,
+    #[arg(long, value_enum, default_value_t = MapFormat::Csv)]
+    pub format: MapFormat,
     /// One row per signature group instead of one per record.
     #[arg(long)]
     pub groups: bool,
@@ -201,8 +203,8 @@ pub struct InspectArgs {
     /// The URL (or any text) to inspect.
     pub url: String,
     /// text or json.
-    #[arg(long, default_value = "text")]
-    pub format: String,
+    #[arg(long, value_enum, default_value_t = TextFormat::Text)]
+    pub format: TextFormat,
     /// The policy whose key is shown first.
     #[arg(long, default_value = "webkey@1")]
     pub policy: String,
@@ -215,8 +217,8 @@ pub struct InspectArgs {
 #[derive(Args, Debug)]
 pub struct PoliciesArgs {
     /// text or json.
-    #[arg(long, default_value = "text")]
-    pub format: String,
+    #[arg(long, value_enum, default_value_t = TextFormat::Text)]
+    pub format: TextFormat,
     /// Policies and the suffix list.
     #[command(flatten)]
     pub source: PolicySource,
@@ -226,6 +228,113 @@ pub struct PoliciesArgs {
 #[derive(Args, Debug)]
 pub struct FormatArgs {
     /// text or json.
-    #[arg(long, default_value = "text")]
-    pub format: String,
+    #[arg(long, value_enum, default_value_t = TextFormat::Text)]
+    pub format: TextFormat,
+}
+
+// Format flags are typed: clap refuses an unknown value (exit 2) and lists the values in
+// `--help`, so no command parses a format string itself.
+
+/// `--format` of `inspect`, `policies`, `rules` and `codes`.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextFormat {
+    /// Aligned text for people.
+    Text,
+    /// Pretty-printed JSON.
+    Json,
+}
+
+/// `--format` of `key`.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyFormat {
+    /// One JSON object per line.
+    #[value(alias = "json", alias = "ndjson")]
+    Jsonl,
+    /// CSV with a header row.
+    Csv,
+    /// Tab-separated with a header row.
+    Tsv,
+    /// The key alone, one per line (an empty line for an invalid record).
+    Key,
+    /// An Apache Parquet file (needs -o FILE).
+    Parquet,
+}
+
+/// `--format` of `map`.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MapFormat {
+    /// CSV with a header row.
+    Csv,
+    /// One JSON object per line.
+    #[value(alias = "json", alias = "ndjson")]
+    Jsonl,
+    /// Tab-separated with a header row.
+    Tsv,
+    /// An Apache Parquet file (needs -o FILE).
+    Parquet,
+}
+
+/// `--input-format`.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputFormatArg {
+    /// One URL per line.
+    #[value(alias = "text", alias = "txt")]
+    Lines,
+    /// Delimited text with a header row.
+    Csv,
+    /// Tab-separated with a header row.
+    Tsv,
+    /// One JSON object per line.
+    #[value(alias = "ndjson")]
+    Jsonl,
+    /// A spreadsheet (.xlsx, .xlsm, .xlsb, .xls, .ods).
+    #[value(
+        alias = "xlsx",
+        alias = "xlsm",
+        alias = "xlsb",
+        alias = "xls",
+        alias = "ods"
+    )]
+    Sheet,
+}
+
+impl From<KeyFormat> for OutputFormat {
+    fn from(f: KeyFormat) -> Self {
+        match f {
+            KeyFormat::Jsonl => OutputFormat::Jsonl,
+            KeyFormat::Csv => OutputFormat::Csv,
+            KeyFormat::Tsv => OutputFormat::Tsv,
+            KeyFormat::Key => OutputFormat::Key,
+            KeyFormat::Parquet => OutputFormat::Parquet,
+        }
+    }
+}
+
+impl From<MapFormat> for OutputFormat {
+    fn from(f: MapFormat) -> Self {
+        match f {
+            MapFormat::Csv => OutputFormat::Csv,
+            MapFormat::Jsonl => OutputFormat::Jsonl,
+            MapFormat::Tsv => OutputFormat::Tsv,
+            MapFormat::Parquet => OutputFormat::Parquet,
+        }
+    }
+}
+
+impl From<InputFormatArg> for InputFormat {
+    fn from(f: InputFormatArg) -> Self {
+        match f {
+            InputFormatArg::Lines => InputFormat::Lines,
+            InputFormatArg::Csv => InputFormat::Csv,
+            InputFormatArg::Tsv => InputFormat::Tsv,
+            InputFormatArg::Jsonl => InputFormat::Jsonl,
+            InputFormatArg::Sheet => InputFormat::Sheet,
+        }
+    }
+}
+
+/// The name a format flag's value has in messages (`--format tsv is not CSV`).
+pub fn value_name(v: impl ValueEnum) -> String {
+    v.to_possible_value()
+        .map_or_else(String::new, |p| p.get_name().to_string())
 }

@@ -6,6 +6,8 @@
 //! used; 6 the ledger's database could not be used; 130 interrupted (SIGINT); 143
 //! terminated (SIGTERM). An interrupted run leaves every output file as it was.
 
+#![forbid(unsafe_code)]
+
 mod cmd;
 mod flags;
 
@@ -44,6 +46,18 @@ impl Failure {
             Failure::Code(c) => *c,
         }
     }
+}
+
+/// A thread that cannot start is an internal failure (exit 1) in every command; the
+/// library says what failed, the command line what to do.
+pub fn thread_error(e: urlkey_batch::pipeline::ThreadError) -> Failure {
+    use urlkey_batch::pipeline::ThreadError;
+    let hint = match &e {
+        ThreadError::Workers { .. } => "try a smaller --threads",
+        ThreadError::Stage(_) => "run with --threads 1, which needs none",
+        _ => "try a smaller --threads",
+    };
+    Failure::Internal(format!("{e}; {hint}"))
 }
 
 /// Maps a write error; a closed pipe (`urlkey key | head`) is not a failure.
@@ -103,8 +117,12 @@ fn main() {
         }),
         // Settings that cannot work are usage errors (exit 2), as in every command.
         flags::Command::Serve(a) => match a.config() {
-            Err(e) => Err(Failure::Usage(e)),
-            Ok(_) => urlkey_serve::run(a).map_err(Failure::Internal),
+            Err(e) => Err(Failure::Usage(e.to_string())),
+            Ok(_) => urlkey_serve::run(a).map_err(|e| match e {
+                urlkey_serve::ServeError::Usage(m) => Failure::Usage(m),
+                urlkey_serve::ServeError::Thread(e) => thread_error(e),
+                other => Failure::Internal(other.to_string()),
+            }),
         },
     };
     if let Err(f) = result {

@@ -208,31 +208,23 @@ fn key_record_contract() {
         .collect();
     assert_eq!(recs.len(), 2);
     let first_line = out.lines().next().expect("a record");
-    let positions: Vec<usize> = [
-        "line",
-        "observed",
-        "policy",
-        "status",
-        "key",
-        "canonical",
-        "error",
-        "transformations",
-        "removed_params",
-        "facts",
-        "psl",
-    ]
-    .iter()
-    .map(|f| {
-        first_line
-            .find(&format!("\"{f}\":"))
-            .unwrap_or_else(|| panic!("missing {f}"))
-    })
-    .collect();
+    // The record's fields are the key table's columns, in order (the table itself is
+    // pinned in urlkey-batch's rows.rs).
+    let fields = urlkey_batch::rows::KEY_TABLE;
+    let positions: Vec<usize> = fields
+        .iter()
+        .map(|c| c.name)
+        .map(|f| {
+            first_line
+                .find(&format!("\"{f}\":"))
+                .unwrap_or_else(|| panic!("missing {f}"))
+        })
+        .collect();
     assert!(
         positions.windows(2).all(|w| w[0] < w[1]),
         "fields in contract order: {first_line}"
     );
-    assert_eq!(recs[0].as_object().expect("object").len(), 11);
+    assert_eq!(recs[0].as_object().expect("object").len(), fields.len());
     assert_eq!(recs[0]["line"], 3);
     assert_eq!(recs[0]["key"], "https://research.example.net/report");
     assert_eq!(
@@ -397,13 +389,7 @@ fn key_format_lines_are_the_jsonl_keys() {
         .iter()
         .map(|p| p.display().to_string())
         .collect();
-    for policy in [
-        "whatwg@1",
-        "mapper@1",
-        "document@1",
-        "citation@1",
-        "webkey@1",
-    ] {
+    for policy in urlkey::policy::BUILTIN_IDS.iter().copied() {
         let mut jsonl = vec!["key", "--quiet", "--policy", policy, "--format", "jsonl"];
         jsonl.extend(files.iter().map(String::as_str));
         let want: String = ok(&jsonl, b"")
@@ -698,13 +684,7 @@ fn inspect_reports_the_policys_refusal_and_no_pairs_without_a_url() {
 #[test]
 fn policies_rules_codes() {
     let p = ok(&["policies"], b"");
-    for id in [
-        "whatwg@1",
-        "mapper@1",
-        "document@1",
-        "citation@1",
-        "webkey@1",
-    ] {
+    for id in urlkey::policy::BUILTIN_IDS.iter() {
         assert!(p.contains(id), "{p}");
     }
     assert!(p.contains("Public Suffix List: 2026-10-22_08-36-41_UTC"));

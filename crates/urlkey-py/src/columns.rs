@@ -259,7 +259,7 @@ mod tests {
             "HTTPS://B.test:443/?utm_source=1&z=2&a=1#f",
             "nope",
         ];
-        for id in urlkey::policy::BUILTIN_IDS {
+        for id in urlkey::policy::BUILTIN_IDS.iter().copied() {
             let p = policy(id);
             let b = key_batch(&StringArray::from(inputs.to_vec()), &p, None).unwrap();
             let keys = b.column_by_name("key").unwrap().as_string::<i32>().clone();

@@ -14,6 +14,7 @@
 //! URL given to `key()` is not an exception: the record says `status: invalid`, as the CLI
 //! does.
 
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod columns;
@@ -71,14 +72,9 @@ fn policy_set() -> &'static PolicySet {
 }
 
 fn get_policy(py: Python<'_>, id: &str) -> PyResult<Policy> {
-    policy_set().get(id).map_err(|e| {
-        let code = match &e {
-            urlkey::PolicyError::Unknown { .. } => "policy.unknown",
-            urlkey::PolicyError::UnknownOption { .. } => "policy.unknown-option",
-            urlkey::PolicyError::File { .. } => "policy.file",
-        };
-        coded::<PolicyError>(py, code, e.to_string())
-    })
+    policy_set()
+        .get(id)
+        .map_err(|e| coded::<PolicyError>(py, e.code(), e.to_string()))
 }
 
 fn check_base(py: Python<'_>, policy: &Policy, base: Option<&str>) -> PyResult<()> {

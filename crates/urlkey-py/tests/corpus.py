@@ -20,6 +20,8 @@ import re
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Tuple
 
+import urlkey
+
 REPO = Path(__file__).resolve().parents[3]
 DATASET_FILES = [
     "others/kasztp.txt",
@@ -28,7 +30,8 @@ DATASET_FILES = [
     "files/isaacs_files.txt",
 ]
 TOTAL_LINES = 200_000
-BUILTIN_POLICIES = ["whatwg@1", "mapper@1", "document@1", "citation@1", "webkey@1"]
+# The builtins as the module lists them (the Rust registry): no list is kept here.
+BUILTIN_POLICIES = [p["id"] for p in urlkey.policies() if p["builtin"]]
 
 
 def dataset_dir() -> Path:

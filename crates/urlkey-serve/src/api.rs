@@ -539,10 +539,7 @@ async fn key(
         let held = read_body(&st, &headers, &done, body).await?;
         blocking(move || {
             let (req, _permit): (KeyRequest, _) = held.parse()?;
-            let policy = st
-                .set
-                .get(&req.policy)
-                .map_err(|e| ApiError::new("policy.unknown", e.to_string()))?;
+            let policy = st.set.get(&req.policy).map_err(|e| ApiError::policy(&e))?;
             if req.base.is_some() && !policy.accepts_base() {
                 return Err(ApiError::new(
                     "request.invalid-option",
@@ -595,10 +592,7 @@ async fn inspect(
         let held = read_body(&st, &headers, &done, body).await?;
         blocking(move || {
             let (req, _permit): (InspectRequest, _) = held.parse()?;
-            let policy = st
-                .set
-                .get(&req.policy)
-                .map_err(|e| ApiError::new("policy.unknown", e.to_string()))?;
+            let policy = st.set.get(&req.policy).map_err(|e| ApiError::policy(&e))?;
             let i = urlkey::inspect(&req.input, &st.set, &policy);
             to_json(&i)
         })

@@ -5,7 +5,7 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 /// Every error code the API answers with, its HTTP status, and when.
-pub const CODES: [(&str, u16, &str); 14] = [
+pub const CODES: [(&str, u16, &str); 15] = [
     (
         "request.not-found",
         404,
@@ -48,6 +48,11 @@ pub const CODES: [(&str, u16, &str); 14] = [
         "a field has a value outside what it accepts (input_format, page_size, ...)",
     ),
     ("policy.unknown", 400, "no policy has this id"),
+    (
+        "policy.unknown-option",
+        400,
+        "the policy has no such option after +",
+    ),
     (
         "input.unreadable",
         400,
@@ -101,6 +106,11 @@ impl ApiError {
                 ApiError::new("request.invalid-json", format!("the body is not JSON: {e}"))
             }
         }
+    }
+
+    /// A policy that cannot be had, under its own code ([`urlkey::PolicyError::code`]).
+    pub fn policy(e: &urlkey::PolicyError) -> Self {
+        ApiError::new(e.code(), e.to_string())
     }
 
     /// An internal failure.

@@ -35,7 +35,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use urlkey::PolicySet;
-use urlkey_batch::pipeline::Pipeline;
+use urlkey_batch::pipeline::{Pipeline, ThreadError};
 
 pub use api::app;
 pub use assets::{APP_CSS, APP_JS, INDEX_HTML};
@@ -98,9 +98,32 @@ pub struct ServeArgs {
     pub ledger: Option<PathBuf>,
 }
 
+/// Why the server did not start or stopped.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// A setting the server cannot honour (the message names the flag): exit 2.
+    Usage(String),
+    /// The worker pool could not be started.
+    Thread(ThreadError),
+    /// The runtime or the listening socket could not be set up, or serving ended.
+    Run(String),
+}
+
+impl std::fmt::Display for ServeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ServeError::Usage(m) | ServeError::Run(m) => f.write_str(m),
+            ServeError::Thread(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for ServeError {}
+
 impl ServeArgs {
     /// The server settings these flags ask for, checked.
-    pub fn config(&self) -> Result<Config, String> {
+    pub fn config(&self) -> Result<Config, ServeError> {
         let config = Config {
             max_body_bytes: self.max_body_bytes,
             threads: self.threads,
@@ -146,25 +169,26 @@ impl Default for Config {
 
 impl Config {
     /// Refuses settings the server cannot honour, saying which flag to change.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ServeError> {
+        let usage = |m: &str| Err(ServeError::Usage(m.into()));
         if self.max_body_bytes == 0 {
-            return Err("--max-body-bytes must be at least 1".into());
+            return usage("--max-body-bytes must be at least 1");
         }
         if self.header_timeout.is_zero() {
-            return Err("--header-timeout must be at least 1 (seconds)".into());
+            return usage("--header-timeout must be at least 1 (seconds)");
         }
         if self.body_timeout.is_zero() {
-            return Err("--body-timeout must be at least 1 (seconds)".into());
+            return usage("--body-timeout must be at least 1 (seconds)");
         }
         if self.max_connections == 0 {
-            return Err("--max-connections must be at least 1".into());
+            return usage("--max-connections must be at least 1");
         }
         // Otherwise a body under --max-body-bytes could never be admitted.
         if self.max_held_bytes < self.max_body_bytes {
-            return Err(format!(
+            return Err(ServeError::Usage(format!(
                 "--max-held-bytes ({}) must be at least --max-body-bytes ({}): raise the first or lower the second",
                 self.max_held_bytes, self.max_body_bytes
-            ));
+            )));
         }
         Ok(())
     }
@@ -187,20 +211,21 @@ pub struct AppState {
 
 impl AppState {
     /// The builtin policies and a worker pool of `config.threads`.
-    pub fn new(config: Config) -> Result<Arc<Self>, String> {
+    pub fn new(config: Config) -> Result<Arc<Self>, ServeError> {
         Self::with_ledger(config, None)
     }
 
     /// [`AppState::new`], also serving the ledger at `ledger` (checked to open read-only
     /// as a ledger now, so a wrong path fails at start rather than on the page).
-    pub fn with_ledger(config: Config, ledger: Option<PathBuf>) -> Result<Arc<Self>, String> {
+    pub fn with_ledger(config: Config, ledger: Option<PathBuf>) -> Result<Arc<Self>, ServeError> {
         config.validate()?;
         if let Some(l) = &ledger {
-            urlkey_ledger::report::open_read_only(l).map_err(|e| format!("--ledger: {e}"))?;
+            urlkey_ledger::report::open_read_only(l)
+                .map_err(|e| ServeError::Usage(format!("--ledger: {e}")))?;
         }
         Ok(Arc::new(AppState {
             set: PolicySet::builtin(),
-            pipeline: Pipeline::new(config.threads)?,
+            pipeline: Pipeline::new(config.threads).map_err(ServeError::Thread)?,
             config,
             cache: Mutex::new(None),
             gate: tokio::sync::Semaphore::new(1),
@@ -220,33 +245,39 @@ impl AppState {
 }
 
 /// Resolves `--addr` (`127.0.0.1:8080`, `[::1]:8080`, `localhost:8080`).
-pub fn resolve_addr(addr: &str) -> Result<SocketAddr, String> {
+pub fn resolve_addr(addr: &str) -> Result<SocketAddr, ServeError> {
     if let Ok(a) = addr.parse::<SocketAddr>() {
         return Ok(a);
     }
     addr.to_socket_addrs()
-        .map_err(|e| format!("--addr {addr:?}: {e} (use HOST:PORT, e.g. 127.0.0.1:8080)"))?
+        .map_err(|e| {
+            ServeError::Usage(format!(
+                "--addr {addr:?}: {e} (use HOST:PORT, e.g. 127.0.0.1:8080)"
+            ))
+        })?
         .next()
-        .ok_or_else(|| format!("--addr {addr:?}: the name resolves to no address"))
+        .ok_or_else(|| {
+            ServeError::Usage(format!("--addr {addr:?}: the name resolves to no address"))
+        })
 }
 
 /// Runs the server until the process is stopped: prints the page's URL on standard
 /// output, and a warning on standard error when the address is not loopback.
-pub fn run(args: ServeArgs) -> Result<(), String> {
+pub fn run(args: ServeArgs) -> Result<(), ServeError> {
     let addr = resolve_addr(&args.addr)?;
     let config = args.config()?;
     let state = AppState::with_ledger(config, args.ledger.clone())?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| format!("cannot start the server runtime: {e}"))?;
+        .map_err(|e| ServeError::Run(format!("cannot start the server runtime: {e}")))?;
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind(addr)
             .await
-            .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+            .map_err(|e| ServeError::Run(format!("cannot listen on {addr}: {e}")))?;
         let local = listener
             .local_addr()
-            .map_err(|e| format!("cannot read the bound address: {e}"))?;
+            .map_err(|e| ServeError::Run(format!("cannot read the bound address: {e}")))?;
         if !local.ip().is_loopback() {
             eprintln!(
                 "urlkey serve: warning: {local} is not a loopback address: anyone who can reach it can use the page and its API (see docs/security.md)"
@@ -267,7 +298,9 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
             );
         }
         conn::serve(listener, state, cap, true).await;
-        Err("the server stopped accepting connections".to_string())
+        Err(ServeError::Run(
+            "the server stopped accepting connections".to_string(),
+        ))
     })
 }
 

@@ -15,7 +15,7 @@ use urlkey::offsets::offsets;
 use urlkey::text::{trim_c0_space, written_scheme};
 use urlkey::Policy;
 use urlkey_batch::input::{
-    records_from, InputError, InputFormat, KeepColumns, ReadOptions, RecordSource,
+    records_from, InputError, InputFormat, KeepColumns, ReadOptions, RecordSource, Setting,
     DEFAULT_MAX_LINE_BYTES,
 };
 use urlkey_batch::map::{fingerprint, Fingerprint, MapError, MapRun, MapSummary};
@@ -110,32 +110,14 @@ pub fn prepare(state: &AppState, req: &mut MapRequest) -> Result<Prepared, ApiEr
     let nonempty = |o: &Option<String>| o.as_ref().filter(|s| !s.is_empty()).cloned();
     let column = nonempty(&req.column);
     let field = nonempty(&req.field);
-    if matches!(format, InputFormat::Csv | InputFormat::Tsv) && column.is_none() {
-        return Err(ApiError::new(
-            "request.invalid-option",
-            "CSV/TSV input needs column (a header name or a 1-based number)",
-        ));
-    }
-    if format == InputFormat::Jsonl && field.is_none() {
-        return Err(ApiError::new(
-            "request.invalid-option",
-            "JSONL input needs field (the name of the field holding the URL)",
-        ));
-    }
     let max_line_bytes = req.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES);
-    if max_line_bytes == 0 {
-        return Err(ApiError::new(
-            "request.invalid-option",
-            "max_line_bytes must be at least 1",
-        ));
-    }
     // As `urlkey map`: the policy's input limit is the line limit.
     let policy = state
         .set
         .clone()
         .with_max_input_bytes(max_line_bytes)
         .get(&req.policy)
-        .map_err(|e| ApiError::new("policy.unknown", e.to_string()))?;
+        .map_err(|e| ApiError::policy(&e))?;
     let keep = req
         .keep_columns
         .as_deref()
@@ -149,9 +131,17 @@ pub fn prepare(state: &AppState, req: &mut MapRequest) -> Result<Prepared, ApiEr
         keep: keep.clone(),
         ..ReadOptions::default()
     };
-    probe
-        .validate()
-        .map_err(|e| ApiError::new("request.invalid-option", e.to_string()))?;
+    // The reader's own check, as the command line's; the message gets the request's field.
+    probe.validate().map_err(|e| {
+        let field = match e.setting {
+            Setting::Column => " (column: a header name or a 1-based number)",
+            Setting::Field => " (field: the name of the field holding the URL)",
+            Setting::LineLimit => " (max_line_bytes)",
+            Setting::Keep => " (keep_columns)",
+            _ => "",
+        };
+        ApiError::new("request.invalid-option", format!("{e}{field}"))
+    })?;
     let key = CacheKey {
         text: fingerprint(&req.text),
         text_len: req.text.len(),
@@ -285,6 +275,7 @@ fn map_error(e: MapError) -> ApiError {
         MapError::Input(e) => ApiError::new("input.unreadable", e.message),
         MapError::Output(e) => ApiError::internal(format!("cannot build the rows: {e}")),
         e @ MapError::Collision(_) => ApiError::new("map.fingerprint-collision", e.to_string()),
+        MapError::Thread(e) => ApiError::internal(e.to_string()),
     }
 }
 

@@ -1,11 +1,13 @@
 //! The JSON API and the page, against a real server on an ephemeral 127.0.0.1 port,
 //! spoken to over plain HTTP/1.1 (a few lines of client below: no client dependency).
 
-use std::io::{Cursor, Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::io::Cursor;
+use std::net::SocketAddr;
 use std::sync::OnceLock;
-use std::time::Duration;
 
+mod common;
+
+use common::Resp;
 use serde_json::{json, Value};
 use urlkey_batch::input::{records_from, ReadOptions, RecordSource};
 use urlkey_batch::map::MapRun;
@@ -33,94 +35,9 @@ fn small_server() -> SocketAddr {
     })
 }
 
-struct Resp {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Resp {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
-            panic!(
-                "not JSON ({e}): {}",
-                String::from_utf8_lossy(&self.body[..self.body.len().min(500)])
-            )
-        })
-    }
-    fn error_code(&self) -> String {
-        self.json()["error"]["code"]
-            .as_str()
-            .unwrap_or("")
-            .to_string()
-    }
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
-    }
-}
-
 /// One request on a fresh connection (`Connection: close`), the whole response read.
 fn raw(addr: SocketAddr, head: &str, body: &[u8]) -> Resp {
-    let mut s = TcpStream::connect(addr).expect("connect");
-    s.set_read_timeout(Some(Duration::from_secs(120))).ok();
-    s.write_all(head.as_bytes()).expect("write head");
-    // The server may answer (413) and close before the whole body is sent.
-    let _ = s.write_all(body);
-    let mut buf = Vec::new();
-    let _ = s.read_to_end(&mut buf);
-    parse_response(&buf)
-}
-
-fn parse_response(buf: &[u8]) -> Resp {
-    let end = buf
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("a complete response head");
-    let head = std::str::from_utf8(&buf[..end]).expect("ASCII head");
-    let mut lines = head.split("\r\n");
-    let status: u16 = lines
-        .next()
-        .unwrap()
-        .split(' ')
-        .nth(1)
-        .unwrap()
-        .parse()
-        .unwrap();
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-        .collect();
-    let mut body = buf[end + 4..].to_vec();
-    let chunked = headers.iter().any(|(k, v)| {
-        k.eq_ignore_ascii_case("transfer-encoding") && v.eq_ignore_ascii_case("chunked")
-    });
-    if chunked {
-        let mut out = Vec::new();
-        let mut rest = &body[..];
-        loop {
-            let nl = rest.windows(2).position(|w| w == b"\r\n").unwrap();
-            let size = usize::from_str_radix(std::str::from_utf8(&rest[..nl]).unwrap().trim(), 16)
-                .unwrap();
-            rest = &rest[nl + 2..];
-            if size == 0 {
-                break;
-            }
-            out.extend_from_slice(&rest[..size]);
-            rest = &rest[size + 2..];
-        }
-        body = out;
-    }
-    Resp {
-        status,
-        headers,
-        body,
-    }
+    common::send(addr, head.as_bytes(), body)
 }
 
 fn get(addr: SocketAddr, path: &str) -> Resp {
@@ -537,6 +454,15 @@ fn key_and_inspect() {
     let r = post(
         addr,
         "/api/key",
+        &json!({"input": "x", "policy": "mapper@1+keep-trailing-slash"}),
+    );
+    assert_eq!(
+        (r.status, r.error_code().as_str()),
+        (400, "policy.unknown-option")
+    );
+    let r = post(
+        addr,
+        "/api/key",
         &json!({"input": "x", "base": "https://a/", "policy": "mapper@1"}),
     );
     assert_eq!(r.error_code(), "request.invalid-option");
@@ -642,6 +568,11 @@ fn malformed_bodies_get_json_errors_never_a_panic() {
             "request.invalid-option",
         ),
         (json!({"text": "a", "policy": "nope@1"}), "policy.unknown"),
+        // Each policy error under its own code (urlkey::PolicyError::code).
+        (
+            json!({"text": "a", "policy": "citation@1+nope"}),
+            "policy.unknown-option",
+        ),
     ] {
         let r = post(addr, "/api/map", &body);
         assert_eq!((r.status, r.error_code().as_str()), (400, code), "{body}");

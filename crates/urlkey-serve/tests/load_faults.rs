@@ -17,88 +17,16 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use serde_json::{json, Value};
+mod common;
+
+use common::{read_response, Resp};
+use serde_json::json;
 use urlkey_serve::Config;
 
 const MIB: usize = 1024 * 1024;
 
 // ---------------------------------------------------------------------------------------
 // A few lines of HTTP/1.1 client.
-
-struct Resp {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Resp {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-    fn closes(&self) -> bool {
-        self.header("connection")
-            .is_some_and(|v| v.eq_ignore_ascii_case("close"))
-    }
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
-            panic!(
-                "not JSON ({e}): {}",
-                String::from_utf8_lossy(&self.body[..self.body.len().min(300)])
-            )
-        })
-    }
-    fn code(&self) -> String {
-        self.json()["error"]["code"]
-            .as_str()
-            .unwrap_or("")
-            .to_string()
-    }
-}
-
-/// Reads one response (head, then a body of Content-Length bytes) from `s`, leaving the
-/// connection usable for the next one.
-fn read_response(s: &mut TcpStream) -> std::io::Result<Resp> {
-    let mut buf = Vec::new();
-    let mut byte = [0u8; 1];
-    while !buf.ends_with(b"\r\n\r\n") {
-        if s.read(&mut byte)? == 0 {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::UnexpectedEof,
-                format!(
-                    "the connection closed inside a response head: {:?}",
-                    String::from_utf8_lossy(&buf)
-                ),
-            ));
-        }
-        buf.push(byte[0]);
-    }
-    let head = String::from_utf8_lossy(&buf).into_owned();
-    let mut lines = head.split("\r\n");
-    let status = lines
-        .next()
-        .and_then(|l| l.split(' ').nth(1))
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| std::io::Error::other(format!("bad status line in {head:?}")))?;
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-        .collect();
-    let len = headers
-        .iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
-        .and_then(|(_, v)| v.parse::<usize>().ok())
-        .unwrap_or(0);
-    let mut body = vec![0u8; len];
-    s.read_exact(&mut body)?;
-    Ok(Resp {
-        status,
-        headers,
-        body,
-    })
-}
 
 fn connect(addr: SocketAddr) -> TcpStream {
     let s = TcpStream::connect(addr).expect("connect to the test server");
@@ -418,7 +346,7 @@ fn keep_alive_survives_error_answers() {
             .and_then(|_| s.write_all(b"{"))
             .expect("write");
         let r = read_response(&mut s).expect("answer");
-        assert_eq!(r.code(), "request.invalid-json");
+        assert_eq!(r.error_code(), "request.invalid-json");
         assert!(!r.closes());
     }
 }
@@ -457,7 +385,7 @@ fn big_bodies_over_the_held_bytes_cap_get_503_while_small_ones_succeed() {
         match read_response(s) {
             Ok(r) => {
                 assert_eq!(r.status, 503, "body {i}");
-                assert_eq!(r.code(), "server.busy");
+                assert_eq!(r.error_code(), "server.busy");
                 assert!(r.header("retry-after").is_some(), "503 says when to retry");
                 assert!(r.closes(), "its body was not read");
                 refused.push(i);
@@ -525,7 +453,7 @@ fn a_chunked_body_over_the_cap_gets_413_without_reading_it_all() {
     let r = read_response(&mut s).expect("an answer");
     let at_answer = sent.load(Ordering::Relaxed);
     assert_eq!(r.status, 413);
-    assert_eq!(r.code(), "request.too-large");
+    assert_eq!(r.error_code(), "request.too-large");
     assert!(
         r.closes(),
         "the rest of the body is not read: Connection: close"
@@ -594,13 +522,13 @@ fn map_validation_does_not_wait_and_waiting_is_reported() {
     let bad = post(addr, "/api/map", b"{\"text\": \"x\", oops");
     let bad_at = started.elapsed();
     let bad_took = t.elapsed();
-    assert_eq!(bad.code(), "request.invalid-json");
+    assert_eq!(bad.error_code(), "request.invalid-json");
     let opt = post(
         addr,
         "/api/map",
         json!({"text": "x", "page_size": 0}).to_string().as_bytes(),
     );
-    assert_eq!(opt.code(), "request.invalid-option");
+    assert_eq!(opt.error_code(), "request.invalid-option");
     let results: Vec<(Resp, Duration)> = maps.into_iter().map(|h| h.join().expect("map")).collect();
     let mut waited = 0;
     for (r, _) in &results {

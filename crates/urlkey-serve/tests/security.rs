@@ -6,70 +6,23 @@
 //! A real server on an ephemeral 127.0.0.1 port, spoken to over raw HTTP/1.1 so that
 //! request targets reach the server exactly as written (no client normalizes them).
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::SocketAddr;
 use std::sync::OnceLock;
-use std::time::Duration;
 
 use clap::Parser;
+
+mod common;
+
+use common::Resp;
 
 fn server() -> SocketAddr {
     static ADDR: OnceLock<SocketAddr> = OnceLock::new();
     *ADDR.get_or_init(|| urlkey_serve::spawn_for_tests().expect("server starts"))
 }
 
-struct Resp {
-    status: u16,
-    head: String,
-    body: Vec<u8>,
-}
-
-impl Resp {
-    fn header(&self, name: &str) -> Option<String> {
-        self.head.split("\r\n").skip(1).find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            k.trim()
-                .eq_ignore_ascii_case(name)
-                .then(|| v.trim().to_string())
-        })
-    }
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
-    }
-}
-
 /// Sends `request` as is on a fresh connection and reads the whole response.
 fn send(request: &[u8]) -> Resp {
-    let mut s = TcpStream::connect(server()).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(30))).ok();
-    s.write_all(request).unwrap();
-    let mut buf = Vec::new();
-    let _ = s.read_to_end(&mut buf);
-    let end = buf
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .unwrap_or_else(|| panic!("no response head: {:?}", String::from_utf8_lossy(&buf)));
-    let head = String::from_utf8_lossy(&buf[..end]).into_owned();
-    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-    let mut body = buf[end + 4..].to_vec();
-    if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
-        let mut out = Vec::new();
-        let mut rest = &body[..];
-        while let Some(nl) = rest.windows(2).position(|w| w == b"\r\n") {
-            let size = usize::from_str_radix(std::str::from_utf8(&rest[..nl]).unwrap().trim(), 16)
-                .unwrap();
-            if size == 0 {
-                break;
-            }
-            out.extend_from_slice(&rest[nl + 2..nl + 2 + size]);
-            rest = &rest[nl + 2 + size + 2..];
-        }
-        body = out;
-    }
-    Resp { status, head, body }
+    common::send(server(), request, b"")
 }
 
 fn get(target: &str) -> Resp {
@@ -157,7 +110,7 @@ fn no_path_reaches_a_file() {
         }
         if r.status == 404 {
             assert_eq!(
-                r.header("content-type").as_deref(),
+                r.header("content-type"),
                 Some("application/json; charset=utf-8"),
                 "{target}"
             );
@@ -198,7 +151,7 @@ fn markup_is_never_reflected_raw() {
         );
         if r.status != 400 || r.header("content-type").is_some() {
             assert_eq!(
-                r.header("x-content-type-options").as_deref(),
+                r.header("x-content-type-options"),
                 Some("nosniff"),
                 "case {i}"
             );
@@ -258,5 +211,5 @@ fn the_page_has_no_inline_script() {
     assert!(csp.contains("script-src 'self'") && !csp.contains("unsafe-inline"));
     let r = get("/");
     assert_eq!(r.status, 200);
-    assert_eq!(r.header("content-security-policy").as_deref(), Some(csp));
+    assert_eq!(r.header("content-security-policy"), Some(csp));
 }

@@ -91,7 +91,7 @@ pub fn inspect(input: &str, set: &PolicySet, policy: &Policy) -> Inspection {
         .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
         .collect();
     let written = text::written_scheme(&cleaned).is_some();
-    let (to_parse, _) = crate::policy::whatwg_input(trimmed, true);
+    let (to_parse, _) = crate::policy::whatwg_input(trimmed);
     let parsed = WebUrl::parse(&to_parse, None);
     let psl = set.psl();
     let mut out = Inspection {

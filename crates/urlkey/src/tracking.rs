@@ -131,6 +131,21 @@ impl TrackingSet {
         set
     }
 
+    /// The exact names, as added (lowercase): a policy file's `add_names`.
+    pub fn exact_names(&self) -> &[Box<str>] {
+        &self.names
+    }
+
+    /// The prefixes, as added (lowercase): a policy file's `add_prefixes`.
+    pub fn prefixes(&self) -> &[Box<str>] {
+        &self.prefixes
+    }
+
+    /// The names never removed (lowercase): a policy file's `keep_names`.
+    pub fn kept_names(&self) -> &[Box<str>] {
+        &self.keep
+    }
+
     /// Adds an exact name.
     pub fn add_name(&mut self, name: &str) {
         let name = name.to_ascii_lowercase().into_boxed_str();

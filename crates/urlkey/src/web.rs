@@ -105,10 +105,6 @@ impl WebUrl {
     pub fn origin(&self) -> String {
         self.inner.origin()
     }
-    /// True when the URL has a (possibly empty) host.
-    pub fn has_host(&self) -> bool {
-        self.inner.has_hostname()
-    }
     /// The query without `?`, distinguishing a null query (`None`) from an empty one.
     pub fn query(&self) -> Option<&str> {
         let c = self.inner.components();

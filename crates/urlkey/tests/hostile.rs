@@ -42,7 +42,7 @@ use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use urlkey::policy::{BUILTIN_IDS, PLACEHOLDER_BASE};
+use urlkey::policy::{builtin_variants, PLACEHOLDER_BASE};
 use urlkey::{Outcome, Policy, PolicySet};
 use urlkey_batch::input::{records_from, InputFormat, ReadOptions};
 
@@ -54,9 +54,7 @@ const RUNS: usize = 5;
 const MIN_CASES: usize = 200;
 
 fn policy_ids() -> Vec<String> {
-    let mut ids: Vec<String> = BUILTIN_IDS.iter().map(|s| s.to_string()).collect();
-    ids.push("citation@1+keep-trailing-slash".into());
-    ids
+    builtin_variants()
 }
 
 fn catalogue_path() -> PathBuf {
@@ -281,10 +279,7 @@ fn properties(set: &PolicySet, p: &Policy, x: &str, o: &Outcome, bad: &mut Vec<S
         ));
     }
     let whatwg = set.get("whatwg@1").unwrap();
-    if matches!(
-        id,
-        "whatwg@1" | "mapper@1" | "citation@1" | "citation@1+keep-trailing-slash"
-    ) {
+    if p.definition().key_is_whatwg_url() {
         let (back, expected) = if key.starts_with('/') {
             (
                 whatwg.key_with_base(key, Some(PLACEHOLDER_BASE)).key,

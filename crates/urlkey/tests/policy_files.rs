@@ -4,6 +4,9 @@
 
 use std::path::Path;
 
+mod common;
+
+use urlkey::policy::builtin_variants;
 use urlkey::{ErrorCode, Outcome, PolicySet};
 
 fn example(name: &str) -> String {
@@ -18,48 +21,6 @@ fn with_file(name: &str) -> PolicySet {
     set.load_policy_file(&example(name), name)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     set
-}
-
-/// The golden fixture of a builtin: (input, expected) with expected `!code` or the key.
-fn golden(id: &str) -> Vec<(String, String)> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/golden/{id}.tsv"));
-    let text = std::fs::read_to_string(&path).unwrap();
-    text.lines()
-        .filter(|l| !l.starts_with('#') && !l.is_empty())
-        .map(|l| {
-            let (i, e) = l.split_once('\t').unwrap();
-            let e = if e.starts_with('!') {
-                e.to_string()
-            } else {
-                unescape(e)
-            };
-            (unescape(i), e)
-        })
-        .collect()
-}
-
-/// The fixtures' escapes (see `tests/golden.rs`).
-fn unescape(s: &str) -> String {
-    let mut out = String::new();
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('t') => out.push('\t'),
-            Some('n') => out.push('\n'),
-            Some('r') => out.push('\r'),
-            Some('u') => {
-                let hex: String = chars.by_ref().skip(1).take_while(|&h| h != '}').collect();
-                out.push(char::from_u32(u32::from_str_radix(&hex, 16).unwrap()).unwrap());
-            }
-            Some(other) => out.push(other),
-            None => {}
-        }
-    }
-    out
 }
 
 /// A policy file's `schemes = "web"` reports `policy.unsupported-scheme`; the builtin
@@ -85,7 +46,7 @@ fn assert_equivalent(set: &PolicySet, file_id: &str, builtin_id: &str) -> usize 
     let file = set.get(file_id).unwrap();
     let builtin = set.get(builtin_id).unwrap();
     let mut bad = Vec::new();
-    let cases = golden(builtin_id);
+    let cases = common::golden_cases(builtin_id);
     for (input, expected) in &cases {
         let (f, b) = (file.key(input), builtin.key(input));
         let expected_f = match (&f.error, expected.strip_prefix('!')) {
@@ -144,16 +105,44 @@ fn the_citation_file_gives_citation_keys_on_the_golden_inputs() {
 
 #[test]
 fn the_catalogue_expresses_every_builtin() {
-    let set = with_file("builtins.toml");
-    for (file_id, builtin) in [
-        ("file-whatwg@1", "whatwg@1"),
-        ("file-mapper@1", "mapper@1"),
-        ("file-document@1", "document@1"),
-        ("file-citation@1", "citation@1"),
-        ("file-webkey@1", "webkey@1"),
-    ] {
-        assert_equivalent(&set, file_id, builtin);
+    // Each builtin (options included) written out by `PolicyDef::to_policy_file`.
+    for builtin in builtin_variants() {
+        // `citation@1+keep-trailing-slash` -> `file-citation-keep-trailing-slash@1`.
+        let (name, rest) = builtin.split_once('@').unwrap();
+        let (version, options) = rest.split_once('+').unwrap_or((rest, ""));
+        let options = if options.is_empty() {
+            String::new()
+        } else {
+            format!("-{}", options.replace('+', "-"))
+        };
+        let file_id = format!("file-{name}{options}@{version}");
+        let toml = PolicySet::builtin()
+            .get(&builtin)
+            .unwrap()
+            .definition()
+            .to_policy_file(&file_id);
+        let mut set = PolicySet::builtin();
+        set.load_policy_file(&toml, "generated.toml")
+            .unwrap_or_else(|e| panic!("{builtin} written as a policy file: {e}\n{toml}"));
+        assert_equivalent(&set, &file_id, &builtin);
     }
+}
+
+/// `tests/examples/builtins.toml` writes builtins by hand, for people to read: each of its
+/// `file-<id>` policies is equivalent to the builtin `<id>`.
+#[test]
+fn the_builtins_example_file_agrees_with_the_builtins() {
+    let set = with_file("builtins.toml");
+    let mut checked = 0;
+    for info in set.list().into_iter().filter(|i| !i.builtin) {
+        let builtin = info
+            .id
+            .strip_prefix("file-")
+            .unwrap_or_else(|| panic!("builtins.toml: {} is not named file-<builtin id>", info.id));
+        assert_equivalent(&set, &info.id, builtin);
+        checked += 1;
+    }
+    assert!(checked > 0);
 }
 
 fn key(set: &PolicySet, id: &str, input: &str) -> String {

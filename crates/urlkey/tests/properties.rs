@@ -16,47 +16,26 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
-use urlkey::policy::BUILTIN_IDS;
+mod common;
+
+use common::golden_inputs;
+use urlkey::policy::{builtin_variants, Rule};
 use urlkey::{Outcome, Policy, PolicySet, WebUrl};
 
 const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared");
 
 /// Every builtin policy, and the one builtin option.
 fn policy_ids() -> Vec<String> {
-    let mut ids: Vec<String> = BUILTIN_IDS.iter().map(|s| s.to_string()).collect();
-    ids.push("citation@1+keep-trailing-slash".into());
-    ids
+    builtin_variants()
 }
 
 fn policy(id: &str) -> Policy {
     PolicySet::builtin().get(id).unwrap()
 }
 
-/// Every rule name a transformation may carry: the catalogue (`docs/policies.md`) and the
-/// two front-end records.
-const RULE_NAMES: [&str; 21] = [
-    "whatwg-parse",
-    "assume-https",
-    "remove-tracking-parameters",
-    "remove-fragment",
-    "drop-credentials",
-    "collapse-slashes",
-    "sort-query",
-    "drop-empty-parameters",
-    "drop-empty-query",
-    "remove-trailing-slash",
-    "strip-www",
-    "strip-root-dot",
-    "registrable-domain",
-    "decode-unreserved",
-    "lowercase-path",
-    "drop-default-document",
-    "drop-opaque-query",
-    "lowercase-scheme",
-    "lowercase-host",
-    "normalize-port",
-    "empty-path-to-root",
-];
+/// The names the front ends record (docs/policies.md, "Front ends and their error codes");
+/// every other transformation carries a name of the rule catalogue ([`Rule::names`]).
+const FRONT_END_RECORDS: [&str; 2] = ["whatwg-parse", "assume-https"];
 
 /// The corpus: every line of every `*.txt` file under the datasets folder, in file order.
 fn corpus() -> &'static [(String, String)] {
@@ -98,55 +77,6 @@ fn collect_txt(dir: &Path, out: &mut Vec<PathBuf>) {
             out.push(p);
         }
     }
-}
-
-/// The inputs of every golden fixture (unescaped), deduplicated.
-fn golden_inputs() -> Vec<String> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
-    let mut out = std::collections::BTreeSet::new();
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        let p = entry.unwrap().path();
-        if p.extension().is_none_or(|e| e != "tsv") {
-            continue;
-        }
-        for line in std::fs::read_to_string(&p).unwrap().lines() {
-            if line.starts_with('#') || line.is_empty() {
-                continue;
-            }
-            let inp = line.split_once('\t').map_or(line, |(i, _)| i);
-            out.insert(unescape(inp));
-        }
-    }
-    assert!(
-        out.len() >= 150,
-        "golden inputs not found in {}",
-        dir.display()
-    );
-    out.into_iter().collect()
-}
-
-/// The fixtures' escapes (see `tests/golden.rs`).
-fn unescape(s: &str) -> String {
-    let mut out = String::new();
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('t') => out.push('\t'),
-            Some('n') => out.push('\n'),
-            Some('r') => out.push('\r'),
-            Some('u') => {
-                let hex: String = chars.by_ref().skip(1).take_while(|&h| h != '}').collect();
-                out.push(char::from_u32(u32::from_str_radix(&hex, 16).unwrap()).unwrap());
-            }
-            Some(other) => out.push(other),
-            None => {}
-        }
-    }
-    out
 }
 
 /// Runs `f` over `items` on two threads (the CI machine has two cores).
@@ -303,7 +233,7 @@ fn transformations_are_real_and_named() {
                         t.rule, t.before
                     ));
                 }
-                if !RULE_NAMES.contains(&t.rule) {
+                if !FRONT_END_RECORDS.contains(&t.rule) && !Rule::names().contains(&t.rule) {
                     errs.push(format!("{id}: {x:?}: undocumented rule name {:?}", t.rule));
                 }
             }
@@ -331,13 +261,11 @@ fn url_keys_are_accepted_by_whatwg() {
     inputs.extend(golden_inputs());
     let mut bad = Vec::new();
     let mut checked = 0usize;
-    for id in [
-        "whatwg@1",
-        "mapper@1",
-        "citation@1",
-        "citation@1+keep-trailing-slash",
-    ] {
-        let p = policy(id);
+    for id in policy_ids() {
+        let p = policy(&id);
+        if !p.definition().key_is_whatwg_url() {
+            continue;
+        }
         let results = par_map(&inputs, |x| {
             let key = p.key(x).key?;
             let path_only = key.starts_with('/');

@@ -144,8 +144,30 @@ impl Default for ReadOptions {
 /// setting as the library knows it; the command line adds its flag.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OptionsError {
+    /// The setting to change, for the caller to name its own way (a flag, a field).
+    pub setting: Setting,
     /// What is wrong and what to do.
     pub message: String,
+}
+
+/// A reader setting, as [`OptionsError`] names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Setting {
+    /// [`ReadOptions::max_line_bytes`].
+    LineLimit,
+    /// [`ReadOptions::column`].
+    Column,
+    /// [`ReadOptions::headers`] (with a numbered column).
+    Headers,
+    /// [`ReadOptions::field`].
+    Field,
+    /// [`ReadOptions::keep`].
+    Keep,
+    /// [`ReadOptions::sheet`].
+    Sheet,
+    /// [`ReadOptions::delimiter`].
+    Delimiter,
 }
 
 impl std::fmt::Display for OptionsError {
@@ -158,40 +180,61 @@ impl std::error::Error for OptionsError {}
 impl ReadOptions {
     /// Checks that the settings fit together (shared by the CLI and serve).
     pub fn validate(&self) -> Result<(), OptionsError> {
-        let err = |m: &str| Err(OptionsError { message: m.into() });
+        let err = |setting: Setting, m: &str| {
+            Err(OptionsError {
+                setting,
+                message: m.into(),
+            })
+        };
         if self.max_line_bytes == 0 {
-            return err("the line limit (max line bytes) must be at least 1");
+            return err(
+                Setting::LineLimit,
+                "the line limit (max line bytes) must be at least 1",
+            );
         }
         match self.format {
             f if f.is_tabular() => {
                 let Some(col) = &self.column else {
-                    return err("tabular input (CSV, TSV, spreadsheet) needs the column holding the URL: a header name or a 1-based number");
+                    return err(Setting::Column, "tabular input (CSV, TSV, spreadsheet) needs the column holding the URL: a header name or a 1-based number");
                 };
                 if !self.headers && col.parse::<usize>().map_or(true, |n| n == 0) {
-                    return err("without a header row the column must be a 1-based number");
+                    return err(
+                        Setting::Headers,
+                        "without a header row the column must be a 1-based number",
+                    );
                 }
             }
             InputFormat::Jsonl => {
                 if self.field.is_none() {
-                    return err("JSONL input needs the field holding the URL");
+                    return err(
+                        Setting::Field,
+                        "JSONL input needs the field holding the URL",
+                    );
                 }
                 if self.keep == KeepColumns::All {
                     return err(
+                        Setting::Keep,
                         "JSONL has no header to take \"all\" columns from: name the fields to keep",
                     );
                 }
             }
             _ => {
                 if self.keep != KeepColumns::None {
-                    return err("plain lines have no other columns to keep: keeping columns needs CSV, TSV, JSONL or a spreadsheet");
+                    return err(Setting::Keep, "plain lines have no other columns to keep: keeping columns needs CSV, TSV, JSONL or a spreadsheet");
                 }
             }
         }
         if self.sheet.is_some() && self.format != InputFormat::Sheet {
-            return err("a sheet can only be chosen in a spreadsheet input (.xlsx, .xls, .ods)");
+            return err(
+                Setting::Sheet,
+                "a sheet can only be chosen in a spreadsheet input (.xlsx, .xls, .ods)",
+            );
         }
         if matches!(self.delimiter, Some(b'"' | b'\n' | b'\r')) {
-            return err("the delimiter cannot be a quote or a line end");
+            return err(
+                Setting::Delimiter,
+                "the delimiter cannot be a quote or a line end",
+            );
         }
         Ok(())
     }

@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use crate::flags::{FormatArgs, PoliciesArgs};
+use crate::flags::{FormatArgs, PoliciesArgs, TextFormat};
 use crate::{output_error, Failure};
 
 fn json<T: serde::Serialize>(v: &T) -> Result<(), Failure> {
@@ -11,18 +11,10 @@ fn json<T: serde::Serialize>(v: &T) -> Result<(), Failure> {
     writeln!(out).map_err(output_error)
 }
 
-fn check(format: &str) -> Result<bool, Failure> {
-    match format {
-        "json" => Ok(true),
-        "text" => Ok(false),
-        f => Err(Failure::Usage(format!("--format {f:?}: use text or json"))),
-    }
-}
-
 pub fn policies(a: PoliciesArgs) -> Result<(), Failure> {
-    let set = super::policy_set(&a.source)?;
+    let set = super::setup::policy_set(&a.source)?;
     let list = set.list();
-    if check(&a.format)? {
+    if a.format == TextFormat::Json {
         return json(&serde_json::json!({"psl": set.psl().version(), "policies": list}));
     }
     let mut out = std::io::stdout().lock();
@@ -40,7 +32,7 @@ pub fn policies(a: PoliciesArgs) -> Result<(), Failure> {
 }
 
 pub fn rules(a: FormatArgs) -> Result<(), Failure> {
-    if check(&a.format)? {
+    if a.format == TextFormat::Json {
         return json(&urlkey::REGISTRY);
     }
     let mut out = std::io::stdout().lock();
@@ -78,7 +70,7 @@ pub fn codes(a: FormatArgs) -> Result<(), Failure> {
         .iter()
         .map(|c| serde_json::json!({"code": c.as_str(), "description": c.description()}))
         .collect();
-    if check(&a.format)? {
+    if a.format == TextFormat::Json {
         return json(&all);
     }
     let mut out = std::io::stdout().lock();

@@ -2,24 +2,21 @@
 
 use std::io::Write;
 
-use crate::flags::InspectArgs;
+use crate::flags::{InspectArgs, TextFormat};
 use crate::{output_error, Failure};
 
 pub fn run(a: InspectArgs) -> Result<(), Failure> {
-    let set = super::policy_set(&a.source)?;
-    let policy = set
-        .get(&a.policy)
-        .map_err(|e| Failure::Policy(e.to_string()))?;
+    let set = super::setup::policy_set(&a.source)?;
+    let policy = set.get(&a.policy).map_err(super::setup::policy_error)?;
     let i = urlkey::inspect(&a.url, &set, &policy);
     let mut out = std::io::stdout().lock();
-    match a.format.as_str() {
-        "json" => {
+    match a.format {
+        TextFormat::Json => {
             serde_json::to_writer_pretty(&mut out, &i)
                 .map_err(|e| Failure::Output(e.to_string()))?;
             writeln!(out).map_err(output_error)
         }
-        "text" => write_text(&mut out, &i).map_err(output_error),
-        f => Err(Failure::Usage(format!("--format {f:?}: use text or json"))),
+        TextFormat::Text => write_text(&mut out, &i).map_err(output_error),
     }
 }
 

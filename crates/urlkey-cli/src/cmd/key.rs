@@ -6,7 +6,7 @@ use urlkey::Outcome;
 use urlkey_batch::input::{ChainSource, InputRecord, RecordSource};
 use urlkey_batch::map::outcome_of;
 use urlkey_batch::output::{KeyRecord, OutputFormat, RecordWriter, Tail};
-use urlkey_batch::pipeline::{Pipeline, ReadBatch, StreamError};
+use urlkey_batch::pipeline::{ReadBatch, StreamError};
 
 /// Records per unit of work.
 const CHUNK: usize = 512;
@@ -17,7 +17,8 @@ enum Chunk {
     Outcomes(Vec<Outcome>),
 }
 
-use crate::flags::KeyArgs;
+use super::setup;
+use crate::flags::{value_name, KeyArgs, KeyFormat};
 use crate::{output_error, Failure};
 
 /// The record of one input record's outcome, with its source's name and kept cells.
@@ -32,11 +33,7 @@ fn record<'a>(
 }
 
 pub fn run(a: KeyArgs) -> Result<(), Failure> {
-    let set = super::policy_set(&a.source)?;
-    let set = set.with_max_input_bytes(a.input.max_line_bytes);
-    let policy = set
-        .get(&a.policy)
-        .map_err(|e| Failure::Policy(e.to_string()))?;
+    let policy = setup::policy(&a.source, &a.policy, a.input.max_line_bytes)?;
     if a.base.is_some() && !policy.accepts_base() {
         return Err(Failure::Usage(format!(
             "--base is used only by policies that resolve relative input (whatwg@1); {} does not",
@@ -47,39 +44,26 @@ pub fn run(a: KeyArgs) -> Result<(), Failure> {
         urlkey::WebUrl::parse(b, None)
             .map_err(|e| Failure::Usage(format!("--base {b:?} is not a URL: {e}")))?;
     }
-    let format_name = a
-        .format
-        .as_deref()
-        .unwrap_or(if a.input.excel { "csv" } else { "jsonl" });
-    let format = OutputFormat::parse(format_name).ok_or_else(|| {
-        Failure::Usage(format!(
-            "--format {format_name:?}: use jsonl, csv, tsv, key or parquet"
-        ))
-    })?;
-    if a.input.excel && !matches!(format, OutputFormat::Csv | OutputFormat::Tsv) {
-        return Err(Failure::Usage(format!(
-            "--excel writes CSV for spreadsheets; --format {format_name} is not CSV: drop one of them"
-        )));
-    }
-    if format == OutputFormat::Parquet && a.input.output.is_none() {
-        return Err(Failure::Usage(
-            "--format parquet writes a file, not standard output: give -o FILE".into(),
-        ));
-    }
-    let (sources, opts) = super::read_options(&a.input)?;
-    let outputs: Vec<&std::path::Path> = a.input.output.iter().map(|p| p.as_path()).collect();
-    super::check_outputs(&outputs, &sources)?;
-    let pipeline = Pipeline::new(a.input.threads).map_err(Failure::Internal)?;
-    let bar = super::progress(a.input.quiet, super::total_bytes(&sources));
-    let labels = super::source_labels(&sources);
+    let chosen = a.format.unwrap_or(if a.input.excel {
+        KeyFormat::Csv
+    } else {
+        KeyFormat::Jsonl
+    });
+    let format = OutputFormat::from(chosen);
+    setup::check_output_format(format, &value_name(chosen), &a.input)?;
+    let setup::Inputs {
+        sources,
+        opts,
+        labels,
+    } = setup::inputs(&a.input, &[])?;
+    let pipeline = setup::pipeline(a.input.threads)?;
+    let bar = setup::progress(a.input.quiet, setup::total_bytes(&sources));
     let mut src = ChainSource::new(sources, opts).map_err(|e| Failure::Input(e.to_string()))?;
     let tail = Tail {
         sources: !labels.is_empty(),
         kept: src.kept_names().to_vec(),
     };
-    let mut writer = RecordWriter::new(format, super::output(&a.input.output)?)
-        .with_tail(tail.clone())
-        .with_excel_bom(a.input.excel);
+    let mut writer = setup::writer(format, &a.input, tail.clone())?;
     if matches!(
         format,
         OutputFormat::Csv | OutputFormat::Tsv | OutputFormat::Parquet
@@ -147,7 +131,7 @@ pub fn run(a: KeyArgs) -> Result<(), Failure> {
                 }
             }
             records += batch.records.len() as u64;
-            super::print_notices(a.input.quiet, &batch.notices);
+            setup::print_notices(a.input.quiet, &batch.notices);
             if let Some(b) = &bar {
                 b.set_position(batch.bytes_read);
                 b.set_message(format!("{} lines", batch.lines_read));
@@ -159,7 +143,7 @@ pub fn run(a: KeyArgs) -> Result<(), Failure> {
         .map_err(|e| match e {
             StreamError::Input(e) => Failure::Input(e.to_string()),
             StreamError::Sink(f) => f,
-            StreamError::Spawn(e) => Failure::Internal(e),
+            StreamError::Spawn(e) => crate::thread_error(e),
         })?;
     writer.finish().map_err(output_error)?.commit()?;
     if let Some(b) = bar {

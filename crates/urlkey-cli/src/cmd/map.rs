@@ -3,52 +3,22 @@
 use urlkey_batch::input::{ChainSource, RecordSource, Source};
 use urlkey_batch::map::{MapError, MapRun, Pass};
 use urlkey_batch::outfile::TempGuard;
-use urlkey_batch::output::{OutputFormat, RecordWriter, Tail};
-use urlkey_batch::pipeline::Pipeline;
+use urlkey_batch::output::{OutputFormat, Tail};
 
-use crate::flags::MapArgs;
+use super::setup;
+use crate::flags::{value_name, MapArgs};
 use crate::{output_error, Failure};
 
 pub fn run(a: MapArgs) -> Result<(), Failure> {
-    let set = super::policy_set(&a.source)?.with_max_input_bytes(a.input.max_line_bytes);
-    let policy = set
-        .get(&a.policy)
-        .map_err(|e| Failure::Policy(e.to_string()))?;
-    let format = match OutputFormat::parse(&a.format) {
-        Some(
-            f @ (OutputFormat::Csv
-            | OutputFormat::Jsonl
-            | OutputFormat::Tsv
-            | OutputFormat::Parquet),
-        ) => f,
-        _ => {
-            return Err(Failure::Usage(format!(
-                "--format {:?}: use csv, jsonl, tsv or parquet",
-                a.format
-            )))
-        }
-    };
-    if a.input.excel && !matches!(format, OutputFormat::Csv | OutputFormat::Tsv) {
-        return Err(Failure::Usage(format!(
-            "--excel writes CSV for spreadsheets; --format {} is not CSV: drop one of them",
-            a.format
-        )));
-    }
-    if format == OutputFormat::Parquet && a.input.output.is_none() {
-        return Err(Failure::Usage(
-            "--format parquet writes a file, not standard output: give -o FILE".into(),
-        ));
-    }
-    let (mut sources, opts) = super::read_options(&a.input)?;
-    let outputs: Vec<&std::path::Path> = a
-        .input
-        .output
-        .iter()
-        .chain(a.summary.iter())
-        .map(|p| p.as_path())
-        .collect();
-    super::check_outputs(&outputs, &sources)?;
-    let labels = super::source_labels(&sources);
+    let policy = setup::policy(&a.source, &a.policy, a.input.max_line_bytes)?;
+    let format = OutputFormat::from(a.format);
+    setup::check_output_format(format, &value_name(a.format), &a.input)?;
+    let summary_path: Vec<&std::path::Path> = a.summary.iter().map(|p| p.as_path()).collect();
+    let setup::Inputs {
+        mut sources,
+        opts,
+        labels,
+    } = setup::inputs(&a.input, &summary_path)?;
     // The second pass rereads the input: standard input is kept in a spill file.
     let _spill = if sources.contains(&Source::Stdin) {
         if sources.len() > 1 {
@@ -73,9 +43,9 @@ pub fn run(a: MapArgs) -> Result<(), Failure> {
     } else {
         None
     };
-    let pipeline = Pipeline::new(a.input.threads).map_err(Failure::Internal)?;
-    let total = super::total_bytes(&sources);
-    let bar = super::progress(a.input.quiet, total);
+    let pipeline = setup::pipeline(a.input.threads)?;
+    let total = setup::total_bytes(&sources);
+    let bar = setup::progress(a.input.quiet, total);
     let passes = if a.groups { 1 } else { 2 };
     // Each pass counts against the input's size, and says which pass it is.
     let phase = std::sync::Mutex::new(None::<Pass>);
@@ -95,7 +65,7 @@ pub fn run(a: MapArgs) -> Result<(), Failure> {
         }
     };
     let quiet = a.input.quiet;
-    let notice = |m: &str| super::print_notices(quiet, &[m.to_string()]);
+    let notice = |m: &str| setup::print_notices(quiet, &[m.to_string()]);
     let open = || -> Result<Box<dyn RecordSource>, urlkey_batch::input::InputError> {
         Ok(Box::new(ChainSource::new(sources.clone(), opts.clone())?))
     };
@@ -109,9 +79,7 @@ pub fn run(a: MapArgs) -> Result<(), Failure> {
         sources: !labels.is_empty(),
         kept: if a.groups { Vec::new() } else { kept },
     };
-    let mut writer = RecordWriter::new(format, super::output(&a.input.output)?)
-        .with_tail(tail)
-        .with_excel_bom(a.input.excel);
+    let mut writer = setup::writer(format, &a.input, tail)?;
     let run = MapRun {
         policy: &policy,
         pipeline: &pipeline,
@@ -125,6 +93,7 @@ pub fn run(a: MapArgs) -> Result<(), Failure> {
         MapError::Input(e) => Failure::Input(e.to_string()),
         MapError::Output(e) => output_error(e),
         MapError::Collision(_) => Failure::Internal(e.to_string()),
+        MapError::Thread(e) => crate::thread_error(e),
     })?;
     let out = writer.finish().map_err(output_error)?;
     if let Some(b) = bar {
@@ -135,7 +104,7 @@ pub fn run(a: MapArgs) -> Result<(), Failure> {
         let mut bytes = serde_json::to_vec_pretty(&summary)
             .map_err(|e| Failure::Internal(format!("cannot encode the summary: {e}")))?;
         bytes.push(b'\n');
-        super::write_small_file(path, &bytes)?;
+        setup::write_small_file(path, &bytes)?;
     }
     out.commit()?;
     if !a.input.quiet {

@@ -16,23 +16,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator, List, Optional
 
+from ._urlkey import KEY_COLUMNS
+
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow
     from pyspark.sql import DataFrame
 
-#: The columns :func:`with_keys` adds (each with the prefix), from :func:`urlkey.keys`.
-KEY_OUTPUTS: List[str] = [
-    "status",
-    "key",
-    "canonical",
-    "error_code",
-    "error_message",
-    "host",
-    "signature",
-    "transformations",
-    "removed_params",
-    "facts",
-]
+#: The columns :func:`with_keys` adds (each with the prefix): those of :func:`urlkey.keys`
+#: after the input's own (``index``, ``observed``, ``policy``), taken from ``KEY_COLUMNS``.
+KEY_OUTPUTS: List[str] = [c for c in KEY_COLUMNS if c not in ("index", "observed", "policy")]
 
 #: The columns :func:`group_report` adds after those of :func:`with_keys`.
 GROUP_OUTPUTS: List[str] = ["duplicates", "variants", "classification", "group", "duplicate_of"]

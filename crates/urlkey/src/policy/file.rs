@@ -4,10 +4,9 @@
 use serde::Deserialize;
 
 use crate::error::ErrorCode;
-use crate::tracking::TrackingSet;
 
 use super::front::{FrontEnd, Schemes};
-use super::rules::{Rule, SortOrder, TrailingSlash};
+use super::rules::Rule;
 use super::{KeyForm, PolicyDef, PolicyError};
 
 #[derive(Deserialize)]
@@ -28,8 +27,10 @@ struct PolicySpec {
     #[serde(default)]
     infer_scheme: bool,
     key: KeyForm,
+    /// Read as tables first and each made a [`Rule`] apart, so an error names the rule's
+    /// own line: serde reads a tagged enum through a buffer that keeps no positions.
     #[serde(default)]
-    rules: Vec<RuleSpec>,
+    rules: Vec<toml::Spanned<toml::Table>>,
 }
 
 #[derive(Deserialize, Clone, Copy, PartialEq, Eq)]
@@ -48,56 +49,52 @@ enum SchemesSpec {
     Web,
 }
 
-fn default_list() -> String {
-    "registry@1".into()
-}
-fn default_order() -> SortOrder {
-    SortOrder::NameValue
-}
-fn default_trailing() -> TrailingSlash {
-    TrailingSlash::NonRoot
-}
-
-#[derive(Deserialize)]
-#[serde(tag = "rule", rename_all = "kebab-case", deny_unknown_fields)]
-enum RuleSpec {
-    RemoveTrackingParameters {
-        #[serde(default = "default_list")]
-        list: String,
-        #[serde(default)]
-        add_names: Vec<String>,
-        #[serde(default)]
-        add_prefixes: Vec<String>,
-        #[serde(default)]
-        keep_names: Vec<String>,
-    },
-    RemoveFragment {
-        #[serde(default)]
-        keep_routes: bool,
-    },
-    DropCredentials {},
-    CollapseSlashes {},
-    SortQuery {
-        #[serde(default = "default_order")]
-        order: SortOrder,
-    },
-    DropEmptyParameters {},
-    DropEmptyQuery {},
-    RemoveTrailingSlash {
-        #[serde(default = "default_trailing")]
-        mode: TrailingSlash,
-    },
-    StripWww {},
-    StripRootDot {},
-    RegistrableDomain {},
-    DecodeUnreserved {},
-    LowercasePath {},
-    DropDefaultDocument {},
-    DropOpaqueQuery {},
-    LowercaseScheme {},
-    LowercaseHost {},
-    NormalizePort {},
-    EmptyPathToRoot {},
+/// A definition written as a policy file of one policy, under another id: what the
+/// loader reads back into the same rules. The `web` scheme check becomes the policy
+/// file's own code (`policy.unsupported-scheme`); a base is for builtins only.
+pub fn write(def: &PolicyDef, id: &str) -> String {
+    #[derive(serde::Serialize)]
+    struct Doc<'a> {
+        policy: [Spec<'a>; 1],
+    }
+    #[derive(serde::Serialize)]
+    struct Spec<'a> {
+        id: &'a str,
+        description: &'a str,
+        parser: &'static str,
+        schemes: &'static str,
+        infer_scheme: bool,
+        key: KeyForm,
+        rules: &'a [Rule],
+    }
+    let (parser, schemes, infer_scheme) = match def.front {
+        FrontEnd::Whatwg {
+            schemes,
+            infer_scheme,
+        } => (
+            "whatwg",
+            match schemes {
+                Schemes::Any => "any",
+                Schemes::Web(_) => "web",
+            },
+            infer_scheme,
+        ),
+        FrontEnd::Mapper => ("mapper", "any", false),
+        FrontEnd::Document => ("document", "any", false),
+    };
+    let doc = Doc {
+        policy: [Spec {
+            id,
+            description: &def.description,
+            parser,
+            schemes,
+            infer_scheme,
+            key: def.key_form,
+            rules: &def.rules,
+        }],
+    };
+    // Strings, booleans, arrays and tables only: TOML can write every one of them.
+    toml::to_string(&doc).expect("a policy definition is plain TOML")
 }
 
 /// Parses a policy file into definitions, each with the line of its `id`.
@@ -128,8 +125,16 @@ pub fn parse(text: &str, origin: &str) -> Result<Vec<(PolicyDef, usize)>, Policy
             ));
         }
         let mut rules = Vec::with_capacity(spec.rules.len());
-        for r in spec.rules {
-            rules.push(rule(r, text, line).map_err(&at)?);
+        for table in spec.rules {
+            let rule_line = line_at(text, table.span().start);
+            let rule = <Rule as Deserialize>::deserialize(toml::Value::Table(table.into_inner()))
+                .map_err(|e| {
+                at(format!(
+                    "rule at line {rule_line}: {}",
+                    flatten(e.message())
+                ))
+            })?;
+            rules.push(rule);
         }
         let front = match spec.parser {
             ParserSpec::Whatwg => FrontEnd::Whatwg {
@@ -157,54 +162,6 @@ pub fn parse(text: &str, origin: &str) -> Result<Vec<(PolicyDef, usize)>, Policy
         out.push((def, line));
     }
     Ok(out)
-}
-
-/// `policy_line` is the line of the policy's id: errors name the line of the offending
-/// value when it can be found after it (serde's tagged enums keep no spans).
-fn rule(r: RuleSpec, text: &str, policy_line: usize) -> Result<Rule, String> {
-    Ok(match r {
-        RuleSpec::RemoveTrackingParameters {
-            list,
-            add_names,
-            add_prefixes,
-            keep_names,
-        } => {
-            let list_line = text
-                .lines()
-                .enumerate()
-                .skip(policy_line.saturating_sub(1))
-                .find(|(_, l)| l.contains("list") && l.contains(list.as_str()))
-                .map_or(policy_line, |(i, _)| i + 1);
-            let mut set = TrackingSet::named(&list).ok_or_else(|| {
-                format!(
-                    "remove-tracking-parameters (line {list_line}): unknown list {list:?}; lists: {}",
-                    TrackingSet::NAMES.join(", ")
-                )
-            })?;
-            add_names.iter().for_each(|n| set.add_name(n));
-            add_prefixes.iter().for_each(|n| set.add_prefix(n));
-            keep_names.iter().for_each(|n| set.keep(n));
-            Rule::RemoveTrackingParameters(set)
-        }
-        RuleSpec::RemoveFragment { keep_routes } => Rule::RemoveFragment { keep_routes },
-        RuleSpec::DropCredentials {} => Rule::DropCredentials,
-        RuleSpec::CollapseSlashes {} => Rule::CollapseSlashes,
-        RuleSpec::SortQuery { order } => Rule::SortQuery(order),
-        RuleSpec::DropEmptyParameters {} => Rule::DropEmptyParameters,
-        RuleSpec::DropEmptyQuery {} => Rule::DropEmptyQuery,
-        RuleSpec::RemoveTrailingSlash { mode } => Rule::RemoveTrailingSlash(mode),
-        RuleSpec::StripWww {} => Rule::StripWww,
-        RuleSpec::StripRootDot {} => Rule::StripRootDot,
-        RuleSpec::RegistrableDomain {} => Rule::RegistrableDomain,
-        RuleSpec::DecodeUnreserved {} => Rule::DecodeUnreserved,
-        RuleSpec::LowercasePath {} => Rule::LowercasePath,
-        RuleSpec::DropDefaultDocument {} => Rule::DropDefaultDocument,
-        RuleSpec::DropOpaqueQuery {} => Rule::DropOpaqueQuery,
-        RuleSpec::LowercaseScheme {} => Rule::LowercaseScheme,
-        RuleSpec::LowercaseHost {} => Rule::LowercaseHost,
-        RuleSpec::NormalizePort {} => Rule::NormalizePort,
-        RuleSpec::EmptyPathToRoot {} => Rule::EmptyPathToRoot,
-    })
 }
 
 fn valid_id(id: &str) -> bool {

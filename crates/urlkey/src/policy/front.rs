@@ -59,13 +59,10 @@ fn find_char(
     None
 }
 
-/// What the WHATWG front end needs to parse: the text (maybe with `https://` prepended)
-/// and whether the scheme was assumed. Kept apart so the caller owns the [`WebUrl`] the
-/// parts borrow from.
-pub fn whatwg_input(text: &str, infer_scheme: bool) -> (Cow<'_, str>, bool) {
-    if !infer_scheme {
-        return (Cow::Borrowed(text), false);
-    }
+/// What the WHATWG front end with scheme inference needs to parse: the text (maybe with
+/// `https://` prepended) and whether the scheme was assumed. Kept apart so the caller owns
+/// the [`WebUrl`] the parts borrow from.
+pub fn whatwg_input(text: &str) -> (Cow<'_, str>, bool) {
     // The Standard removes tabs and newlines anywhere, so `ht\ttps://x` has a scheme.
     // Removing them cannot take away a scheme that the raw text already shows, so the
     // text is cleaned only when the raw text shows none.

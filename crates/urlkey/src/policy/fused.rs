@@ -9,9 +9,8 @@
 
 use crate::error::ErrorCode;
 
-use super::front::{first_unusual_byte, FrontEnd};
-use super::rules::Rule;
-use super::{KeyForm, PolicyDef};
+use super::front::first_unusual_byte;
+use super::PolicyDef;
 
 /// Which fused path a definition can use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,18 +25,13 @@ impl Fused {
     /// The fused path for a definition: by its front end, key form and exact rule list,
     /// so a policy file with the same rules gets it too.
     pub(crate) fn for_definition(def: &PolicyDef) -> Fused {
-        let document_rules = matches!(
-            def.rules.as_slice(),
-            [
-                Rule::LowercaseScheme,
-                Rule::LowercaseHost,
-                Rule::NormalizePort,
-                Rule::EmptyPathToRoot,
-                Rule::RemoveFragment { keep_routes: false },
-                Rule::DropEmptyQuery,
-            ]
-        );
-        if def.front == FrontEnd::Document && def.key_form == KeyForm::Url && document_rules {
+        // Compared with document@1's own definition (`builtin/document.rs`), so the rule
+        // list exists once.
+        let document = &super::builtin::document::POLICY;
+        if def.front == document.front
+            && def.key_form == document.key_form
+            && def.rules == (document.rules)()
+        {
             Fused::Document
         } else {
             Fused::None

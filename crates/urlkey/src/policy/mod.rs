@@ -5,13 +5,22 @@
 //! says ([`trim_for`]), a front end ([`FrontEnd`]) parses it into
 //! [`Parts`], the canonical rules run (the canonical form is taken), the key rules run,
 //! and the [`KeyForm`] writes the key.
+//!
+//! Here: a definition ([`PolicyDef`]), its errors and the run ([`Policy`]). Beside it: the
+//! set that hands policies out (`set.rs`), the builtins, one file each (`builtin/`),
+//! policy files (`file.rs`), front ends (`front.rs`), the rule catalogue (`rules.rs`), key
+//! forms and the signature (`key_form.rs`), and what a record says besides the key
+//! (`record.rs`).
 
 mod builtin;
 mod file;
 mod front;
 mod fused;
+mod key_form;
 mod parts;
+mod record;
 mod rules;
+mod set;
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -20,29 +29,20 @@ use crate::error::{ErrorCode, KeyError};
 use crate::outcome::{Component, Fact, Outcome};
 use crate::psl::PublicSuffixList;
 use crate::text;
-use crate::web::{HostKind, WebUrl};
+use crate::web::WebUrl;
 
-pub use builtin::BUILTIN_IDS;
+pub use builtin::{builtin_variants, registry, Builtin, BuiltinOption, BUILTIN_IDS};
 pub use front::{whatwg_input, FrontEnd, Schemes, PLACEHOLDER_BASE};
+pub use key_form::KeyForm;
 pub use parts::{Log, Parts};
 pub use rules::{Rule, SortOrder, TrailingSlash, DEFAULT_DOCUMENTS};
+pub use set::{PolicyInfo, PolicySet};
+
+use key_form::{write_signature, write_webkey};
+use record::{explain_assumed_scheme, initial_facts, record_parse_changes};
 
 /// The default limit on one input, in bytes (64 KiB).
 pub const DEFAULT_MAX_INPUT_BYTES: usize = 64 * 1024;
-
-/// How the key is written from the final parts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum KeyForm {
-    /// The canonical URL itself, credentials and all (`whatwg@1`).
-    Href,
-    /// `scheme://host[:port]path[?query]`, or `path[?query]` for path-only input
-    /// (with `userinfo@` and `#fragment` only when the policy's rules left them).
-    Url,
-    /// Seed 001's key: no scheme for http(s), `scheme:[//]` otherwise; opaque paths as
-    /// `scheme:path` (with `userinfo@` and `#fragment` only when the rules left them).
-    WebKey,
-}
 
 /// A policy's definition.
 #[derive(Debug, Clone)]
@@ -61,8 +61,35 @@ pub struct PolicyDef {
     pub accepts_base: bool,
 }
 
-/// A policy that cannot be had, or a policy file that cannot be used.
+impl PolicyDef {
+    /// This definition as a policy file (docs/policies.md, "Your own policies") of one
+    /// policy named `id`, which [`PolicySet::load_policy_file`] reads back into the same
+    /// rules: every builtin can be written with the rule catalogue.
+    ///
+    /// ```
+    /// let set = urlkey::PolicySet::builtin();
+    /// let toml = set.get("citation@1").unwrap().definition().to_policy_file("my-citation@1");
+    /// assert!(toml.contains(r#"rule = "remove-trailing-slash""#));
+    /// let mut mine = urlkey::PolicySet::builtin();
+    /// assert_eq!(mine.load_policy_file(&toml, "mine.toml").unwrap(), ["my-citation@1"]);
+    /// ```
+    pub fn to_policy_file(&self, id: &str) -> String {
+        file::write(self, id)
+    }
+
+    /// True when every key is a URL that the URL Standard's parser gives back unchanged
+    /// (a path-only key against [`PLACEHOLDER_BASE`]): the key is written from parts the
+    /// parser produced (front ends `whatwg` and `mapper`) as a URL (`href` or `url`).
+    /// `document@1`'s keys are not (it does not run the Standard), nor are web keys.
+    pub fn key_is_whatwg_url(&self) -> bool {
+        self.front != FrontEnd::Document && self.key_form != KeyForm::WebKey
+    }
+}
+
+/// A policy that cannot be had, or a policy file that cannot be used. Each has a stable
+/// code ([`PolicyError::code`]) that the Python module and the web API answer with.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum PolicyError {
     /// No policy has this id.
     Unknown {
@@ -89,12 +116,26 @@ pub enum PolicyError {
     },
 }
 
+impl PolicyError {
+    /// Every code [`PolicyError::code`] gives, in documentation order.
+    pub const CODES: [&'static str; 3] = ["policy.unknown", "policy.unknown-option", "policy.file"];
+
+    /// The stable code: `policy.unknown`, `policy.unknown-option` or `policy.file`.
+    pub const fn code(&self) -> &'static str {
+        match self {
+            PolicyError::Unknown { .. } => Self::CODES[0],
+            PolicyError::UnknownOption { .. } => Self::CODES[1],
+            PolicyError::File { .. } => Self::CODES[2],
+        }
+    }
+}
+
 impl std::fmt::Display for PolicyError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             PolicyError::Unknown { id, known } => write!(
                 f,
-                "unknown policy {id:?}; known policies: {} (define more with --policy-file)",
+                "unknown policy {id:?}; known policies: {}",
                 known.join(", ")
             ),
             PolicyError::UnknownOption {
@@ -268,7 +309,7 @@ impl Policy {
                 infer_scheme,
             } => {
                 let (to_parse, assumed) = if infer_scheme {
-                    front::whatwg_input(text, true)
+                    front::whatwg_input(text)
                 } else {
                     (Cow::Borrowed(text), false)
                 };
@@ -434,340 +475,5 @@ pub fn trim_for(front: FrontEnd, input: &str) -> (&str, usize) {
             infer_scheme: true, ..
         } => text::trim_white_space_and_c0(input),
         FrontEnd::Whatwg { .. } => text::trim_c0_space(input),
-    }
-}
-
-/// A parse failure of text that had `https://` put in front: the message says so (issue
-/// 13, item 9), since the host or port it names may be text the writer meant otherwise.
-fn explain_assumed_scheme(mut e: KeyError) -> KeyError {
-    const WHY: &str = "https was assumed because no scheme was written";
-    e.message = match e.code {
-        ErrorCode::WebHostMissing => format!("no host: {WHY}"),
-        _ => format!("{} ({WHY})", e.message),
-    };
-    e
-}
-
-/// Records what the URL Standard's parser changed, component by component (`whatwg-parse`):
-/// case, IDNA, default ports, dot segments, percent-encoding. Text that the serializer
-/// reproduces exactly costs one comparison.
-fn record_parse_changes(
-    text: &str,
-    scheme_written: bool,
-    href: &str,
-    parts: &Parts<'_>,
-    log: &mut Log,
-) {
-    if text == href {
-        return;
-    }
-    let off = crate::offsets::offsets(text, scheme_written);
-    // Most components come through unchanged: compare borrowed text, allocate only for a change.
-    // Tabs and newlines inside a component are shown as written, so their removal by the
-    // parser is recorded too.
-    let piece = |span: Option<crate::offsets::ComponentSpan>| -> Option<Cow<'_, str>> {
-        span.map(|c| Cow::Borrowed(&text[c.bytes.start..c.bytes.end]))
-    };
-    const RULE: &str = "whatwg-parse";
-    let mut note = |c: Component, before: Option<Cow<'_, str>>, after: &str| {
-        if let Some(b) = before {
-            if b != after {
-                log.record(RULE, c, b.into_owned(), after.to_string());
-            }
-        }
-    };
-    note(Component::Scheme, piece(off.scheme), &parts.scheme);
-    note(Component::Userinfo, piece(off.userinfo), &parts.userinfo);
-    if let Some(ph) = parts.host.as_deref() {
-        note(Component::Host, piece(off.host), ph);
-    }
-    note(Component::Port, piece(off.port), &parts.port);
-    note(Component::Path, piece(off.path), &parts.path);
-    let query_in = piece(off.query);
-    let query_out = parts.query.as_deref();
-    if query_in.as_deref() != query_out {
-        let before = query_in.map_or(String::new(), |q| format!("?{q}"));
-        log.record(
-            RULE,
-            Component::Query,
-            before,
-            parts.component_text(Component::Query),
-        );
-    }
-    let frag_in = piece(off.fragment);
-    if frag_in.as_deref() != parts.fragment.as_deref() {
-        let before = frag_in.map_or(String::new(), |f| format!("#{f}"));
-        log.record(
-            RULE,
-            Component::Fragment,
-            before,
-            parts.component_text(Component::Fragment),
-        );
-    }
-}
-
-fn initial_facts(p: &Parts<'_>) -> Vec<Fact> {
-    let mut facts = Vec::new();
-    if matches!(p.host_kind, HostKind::Ipv4 | HostKind::Ipv6) {
-        facts.push(Fact::IpHost);
-    }
-    if p.host_kind == HostKind::Domain {
-        if let Some(h) = &p.host {
-            if h.split('.')
-                .any(|l| l.len() >= 4 && l[..4].eq_ignore_ascii_case("xn--"))
-            {
-                facts.push(Fact::InternationalizedDomain);
-            }
-        }
-    }
-    if !p.path_only && !text::is_web_scheme(&p.scheme) {
-        facts.push(Fact::NonWebScheme);
-    }
-    if !p.userinfo.is_empty() {
-        facts.push(Fact::HasCredentials);
-    }
-    facts
-}
-
-/// Seed 001's key form.
-fn write_webkey(p: &Parts<'_>, out: &mut String) {
-    if p.opaque_path {
-        out.push_str(&p.scheme);
-        out.push(':');
-        out.push_str(&p.path);
-        if let Some(q) = &p.query {
-            out.push('?');
-            out.push_str(q);
-        }
-        push_fragment(out, p);
-        return;
-    }
-    let host = p.host.as_deref().unwrap_or("");
-    if !text::is_web_scheme(&p.scheme) {
-        out.push_str(&p.scheme);
-        out.push(':');
-        // "plus `//` when the address has a host": a host that is not null, the empty
-        // host of `file:///x` included (URL Standard, URL serializer step 2).
-        if p.host.is_some() {
-            out.push_str("//");
-        }
-    }
-    if !p.userinfo.is_empty() {
-        out.push_str(&p.userinfo);
-        out.push('@');
-    }
-    out.push_str(host);
-    if !p.port.is_empty() {
-        out.push(':');
-        out.push_str(&p.port);
-    }
-    out.push_str(&p.path);
-    if let Some(q) = &p.query {
-        out.push('?');
-        out.push_str(q);
-    }
-    push_fragment(out, p);
-}
-
-/// A fragment the rules kept (`remove-fragment` with `keep_routes`).
-fn push_fragment(out: &mut String, p: &Parts<'_>) {
-    if let Some(f) = &p.fragment {
-        out.push('#');
-        out.push_str(f);
-    }
-}
-
-/// The grouping signature: `host[:port]` + path + `?` + sorted distinct parameter names
-/// joined by `&` (seed 000). Values never enter it.
-fn write_signature(p: &Parts<'_>, s: &mut String) {
-    if p.opaque_path {
-        s.push_str(&p.scheme);
-        s.push(':');
-    } else if let Some(h) = &p.host {
-        s.push_str(h);
-        if !p.port.is_empty() {
-            s.push(':');
-            s.push_str(&p.port);
-        }
-    }
-    s.push_str(&p.path);
-    if let Some(q) = &p.query {
-        // Most queries have few parameters: sort their names on the stack.
-        let mut small: [&str; 16] = [""; 16];
-        let mut large: Vec<&str> = Vec::new();
-        let mut n = 0;
-        for r in crate::query::raw_params(q).filter(|r| !r.piece.is_empty()) {
-            if n < small.len() {
-                small[n] = r.name;
-            } else {
-                if large.is_empty() {
-                    large.extend_from_slice(&small);
-                }
-                large.push(r.name);
-            }
-            n += 1;
-        }
-        let names: &mut [&str] = if large.is_empty() {
-            &mut small[..n]
-        } else {
-            &mut large
-        };
-        names.sort_unstable();
-        let mut prev: Option<&str> = None;
-        for name in names.iter() {
-            if prev == Some(name) {
-                continue;
-            }
-            s.push(if prev.is_none() { '?' } else { '&' });
-            s.push_str(name);
-            prev = Some(name);
-        }
-    }
-}
-
-/// Every policy a run can use: the builtins, policies loaded from files, and the Public
-/// Suffix List they read.
-#[derive(Debug, Clone)]
-pub struct PolicySet {
-    /// Set by `with_psl`, or the embedded list once something asked for it.
-    psl: std::sync::OnceLock<PublicSuffixList>,
-    custom: Vec<Arc<PolicyDef>>,
-    max_input_bytes: usize,
-}
-
-/// One line of `urlkey policies`.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct PolicyInfo {
-    /// The id.
-    pub id: String,
-    /// The description.
-    pub description: String,
-    /// True for builtin policies.
-    pub builtin: bool,
-    /// True when it reads the Public Suffix List.
-    pub uses_psl: bool,
-}
-
-impl Default for PolicySet {
-    fn default() -> Self {
-        Self::builtin()
-    }
-}
-
-impl PolicySet {
-    /// The builtin policies with the embedded Public Suffix List.
-    pub fn builtin() -> Self {
-        PolicySet {
-            psl: std::sync::OnceLock::new(),
-            custom: Vec::new(),
-            max_input_bytes: DEFAULT_MAX_INPUT_BYTES,
-        }
-    }
-
-    /// Uses another Public Suffix List (`--psl FILE`).
-    pub fn with_psl(mut self, psl: PublicSuffixList) -> Self {
-        self.psl = std::sync::OnceLock::from(psl);
-        self
-    }
-
-    /// Sets the limit on one input (`input.too-long` beyond it).
-    pub fn with_max_input_bytes(mut self, limit: usize) -> Self {
-        self.max_input_bytes = limit;
-        self
-    }
-
-    /// The Public Suffix List in use.
-    pub fn psl(&self) -> &PublicSuffixList {
-        self.psl.get_or_init(PublicSuffixList::embedded)
-    }
-
-    /// Loads the policies of a TOML policy file (see `docs/policies.md`). `origin` names
-    /// the file in errors. Returns the ids added.
-    pub fn load_policy_file(
-        &mut self,
-        toml_text: &str,
-        origin: &str,
-    ) -> Result<Vec<String>, PolicyError> {
-        let defs = file::parse(toml_text, origin)?;
-        let mut ids = Vec::new();
-        for (def, line) in defs {
-            let builtin = builtin::builtin(&def.id).ok().flatten().is_some();
-            if builtin || self.custom.iter().any(|c| c.id == def.id) {
-                return Err(PolicyError::File {
-                    origin: origin.to_string(),
-                    message: format!(
-                        "policy {:?} (line {line}) is already defined{}; give it another name or version",
-                        def.id,
-                        if builtin { " (a builtin policy)" } else { " (by an earlier policy file)" }
-                    ),
-                });
-            }
-            ids.push(def.id.clone());
-            self.custom.push(Arc::new(def));
-        }
-        Ok(ids)
-    }
-
-    /// The policy with this id.
-    pub fn get(&self, id: &str) -> Result<Policy, PolicyError> {
-        let def = match builtin::builtin(id)? {
-            Some(d) => Arc::new(d),
-            None => match self.custom.iter().find(|c| c.id == id) {
-                Some(c) => c.clone(),
-                None => {
-                    return Err(PolicyError::Unknown {
-                        id: id.to_string(),
-                        known: self.list().into_iter().map(|i| i.id).collect(),
-                    })
-                }
-            },
-        };
-        let split = |canonical: bool| -> Arc<[Rule]> {
-            def.rules
-                .iter()
-                .filter(|r| r.is_canonical() == canonical)
-                .cloned()
-                .collect()
-        };
-        Ok(Policy {
-            fused: fused::Fused::for_definition(&def),
-            canonical_rules: split(true),
-            key_rules: split(false),
-            uses_psl: def
-                .rules
-                .iter()
-                .any(|r| matches!(r, Rule::RegistrableDomain)),
-            def,
-            psl_version: self
-                .psl
-                .get()
-                .map_or(
-                    PublicSuffixList::embedded_version(),
-                    PublicSuffixList::version,
-                )
-                .into(),
-            psl: self.psl.get().cloned(),
-            max_input_bytes: self.max_input_bytes,
-        })
-    }
-
-    /// Every policy, builtins first.
-    pub fn list(&self) -> Vec<PolicyInfo> {
-        let mut out: Vec<PolicyInfo> = BUILTIN_IDS
-            .iter()
-            .filter_map(|id| builtin::builtin(id).ok().flatten())
-            .map(|d| info(&d, true))
-            .collect();
-        out.extend(self.custom.iter().map(|d| info(d, false)));
-        out
-    }
-}
-
-fn info(d: &PolicyDef, builtin: bool) -> PolicyInfo {
-    PolicyInfo {
-        id: d.id.clone(),
-        description: d.description.clone(),
-        builtin,
-        uses_psl: d.rules.iter().any(|r| matches!(r, Rule::RegistrableDomain)),
     }
 }

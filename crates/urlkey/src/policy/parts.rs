@@ -72,7 +72,8 @@ impl Parts<'_> {
                 out.push_str(&self.port);
             }
         } else if !self.opaque_path && self.path.starts_with("//") {
-            // URL Standard, serializer step 3: a hostless path starting with "//" gets "/."
+            // https://url.spec.whatwg.org/#concept-url-serializer step 3: a hostless path
+            // starting with "//" gets "/."
             // so that it does not reparse as an authority. Path-only text too: `//x`
             // would read as scheme-relative, `/.//x` parses back to the path `//x`.
             out.push_str("/.");

@@ -33,55 +33,222 @@ pub enum TrailingSlash {
 }
 
 /// One rule of a policy.
-#[derive(Debug, Clone)]
+///
+/// A policy file names a rule as `{ rule = "<name>", <parameter> = ... }` (docs/policies.md,
+/// "The rule catalogue"): this enum is that form, through serde. A rule with parameters that
+/// are not its fields says how to read them (`deserialize_with`); unknown names and unknown
+/// parameters are errors that name the line.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(tag = "rule", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Rule {
     /// Removes the tracking parameters of a set; their names go to `removed_params`.
+    #[serde(
+        deserialize_with = "tracking_parameters",
+        serialize_with = "write_tracking_parameters"
+    )]
     RemoveTrackingParameters(TrackingSet),
     /// Removes the fragment; with `keep_routes`, `#!` and `#/` fragments stay.
     RemoveFragment {
         /// Keep `#!...` and `#/...` (client-side routes).
+        #[serde(default)]
         keep_routes: bool,
     },
     /// Drops username and password from the key.
+    #[serde(deserialize_with = "no_parameters")]
     DropCredentials,
     /// Collapses runs of `/` in the path to one.
+    #[serde(deserialize_with = "no_parameters")]
     CollapseSlashes,
     /// Sorts the query parameters.
+    #[serde(deserialize_with = "sort_order", serialize_with = "write_sort_order")]
     SortQuery(SortOrder),
     /// Drops empty pieces (nothing between two `&`) from the query.
+    #[serde(deserialize_with = "no_parameters")]
     DropEmptyParameters,
     /// A query left empty (`?` alone) disappears.
+    #[serde(deserialize_with = "no_parameters")]
     DropEmptyQuery,
     /// Removes a trailing `/` from the path.
+    #[serde(
+        deserialize_with = "trailing_slash",
+        serialize_with = "write_trailing_slash"
+    )]
     RemoveTrailingSlash(TrailingSlash),
     /// Removes a leading `www.` label from a domain host.
+    #[serde(deserialize_with = "no_parameters")]
     StripWww,
     /// Drops a root `.` at the end of a domain host.
+    #[serde(deserialize_with = "no_parameters")]
     StripRootDot,
     /// Reduces a domain host to its registrable domain (Public Suffix List).
+    #[serde(deserialize_with = "no_parameters")]
     RegistrableDomain,
     /// Decodes `%XX` escapes of unreserved characters and uppercases other escapes
     /// (hierarchical paths only; an opaque path is left alone).
+    #[serde(deserialize_with = "no_parameters")]
     DecodeUnreserved,
     /// Lowercases ASCII letters of the path (escapes keep their hex digits); an opaque
     /// path is lowercased whole.
+    #[serde(deserialize_with = "no_parameters")]
     LowercasePath,
     /// Drops a final default-document segment (`index.html`, `default.aspx`, ...).
+    #[serde(deserialize_with = "no_parameters")]
     DropDefaultDocument,
     /// An opaque-path URL's key has no query (unless the opaque path is empty).
+    #[serde(deserialize_with = "no_parameters")]
     DropOpaqueQuery,
     /// Lowercases the scheme (`document@1`; the WHATWG parser already does).
+    #[serde(deserialize_with = "no_parameters")]
     LowercaseScheme,
     /// Lowercases an ASCII host (`document@1`; no IDNA).
+    #[serde(deserialize_with = "no_parameters")]
     LowercaseHost,
     /// Writes the port as its decimal value and drops the scheme's default port
     /// (`document@1`; the WHATWG parser already does).
+    #[serde(deserialize_with = "no_parameters")]
     NormalizePort,
     /// An empty path becomes `/`.
+    #[serde(deserialize_with = "no_parameters")]
     EmptyPathToRoot,
 }
 
-/// Final segments that `drop-default-document` removes (seed 001, key step 4).
+/// The variant names of an internally tagged enum, as serde's derive lists them: a tag no
+/// variant has is read, and the "unknown variant" error carries the list.
+mod catalogue_names {
+    use std::fmt;
+
+    #[derive(Debug)]
+    struct Capture(Option<&'static [&'static str]>);
+
+    impl fmt::Display for Capture {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("not an unknown-variant error")
+        }
+    }
+
+    impl std::error::Error for Capture {}
+
+    impl serde::de::Error for Capture {
+        fn custom<T: fmt::Display>(_: T) -> Self {
+            Capture(None)
+        }
+        fn unknown_variant(_: &str, expected: &'static [&'static str]) -> Self {
+            Capture(Some(expected))
+        }
+    }
+
+    pub(super) fn of<T: serde::de::DeserializeOwned>(tag: &'static str) -> &'static [&'static str] {
+        let map = serde::de::value::MapDeserializer::<_, Capture>::new(
+            [(tag, "\u{0}not a variant")].into_iter(),
+        );
+        match T::deserialize(map) {
+            Err(Capture(Some(names))) => names,
+            _ => unreachable!("{tag}: an internally tagged enum refuses an unknown tag"),
+        }
+    }
+}
+
+/// `remove-tracking-parameters`' parameters: a named list, then names added and kept.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TrackingParameters {
+    #[serde(default = "TrackingParameters::default_list")]
+    list: String,
+    #[serde(default)]
+    add_names: Vec<String>,
+    #[serde(default)]
+    add_prefixes: Vec<String>,
+    #[serde(default)]
+    keep_names: Vec<String>,
+}
+
+impl TrackingParameters {
+    fn default_list() -> String {
+        "registry@1".into()
+    }
+}
+
+fn tracking_parameters<'de, D: serde::Deserializer<'de>>(d: D) -> Result<TrackingSet, D::Error> {
+    let spec = <TrackingParameters as serde::Deserialize>::deserialize(d)?;
+    let mut set = TrackingSet::named(&spec.list).ok_or_else(|| {
+        serde::de::Error::custom(format!(
+            "remove-tracking-parameters: unknown list {:?}; lists: {}",
+            spec.list,
+            TrackingSet::NAMES.join(", ")
+        ))
+    })?;
+    spec.add_names.iter().for_each(|n| set.add_name(n));
+    spec.add_prefixes.iter().for_each(|n| set.add_prefix(n));
+    spec.keep_names.iter().for_each(|n| set.keep(n));
+    Ok(set)
+}
+
+/// Any set written out whole: `list = "none"` and its entries.
+fn write_tracking_parameters<S: serde::Serializer>(
+    set: &TrackingSet,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeStruct;
+    let mut st = s.serialize_struct("TrackingParameters", 4)?;
+    st.serialize_field("list", "none")?;
+    st.serialize_field("add_names", set.exact_names())?;
+    st.serialize_field("add_prefixes", set.prefixes())?;
+    st.serialize_field("keep_names", set.kept_names())?;
+    st.end()
+}
+
+fn write_sort_order<S: serde::Serializer>(order: &SortOrder, s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeStruct;
+    let mut st = s.serialize_struct("Parameters", 1)?;
+    st.serialize_field("order", order)?;
+    st.end()
+}
+
+fn write_trailing_slash<S: serde::Serializer>(
+    mode: &TrailingSlash,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeStruct;
+    let mut st = s.serialize_struct("Parameters", 1)?;
+    st.serialize_field("mode", mode)?;
+    st.end()
+}
+
+/// A rule without parameters refuses any (a unit variant alone would ignore them).
+fn no_parameters<'de, D: serde::Deserializer<'de>>(d: D) -> Result<(), D::Error> {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Parameters {}
+    <Parameters as serde::Deserialize>::deserialize(d).map(|_| ())
+}
+
+fn sort_order<'de, D: serde::Deserializer<'de>>(d: D) -> Result<SortOrder, D::Error> {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Parameters {
+        #[serde(default = "name_value")]
+        order: SortOrder,
+    }
+    fn name_value() -> SortOrder {
+        SortOrder::NameValue
+    }
+    Ok(<Parameters as serde::Deserialize>::deserialize(d)?.order)
+}
+
+fn trailing_slash<'de, D: serde::Deserializer<'de>>(d: D) -> Result<TrailingSlash, D::Error> {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Parameters {
+        #[serde(default = "non_root")]
+        mode: TrailingSlash,
+    }
+    fn non_root() -> TrailingSlash {
+        TrailingSlash::NonRoot
+    }
+    Ok(<Parameters as serde::Deserialize>::deserialize(d)?.mode)
+}
+
+/// Final segments that `drop-default-document` removes (seed 001; docs/policies.md#webkey1--comparison-key-v1-seed-001, rule 9).
 pub const DEFAULT_DOCUMENTS: [&str; 9] = [
     "index.html",
     "index.htm",
@@ -95,6 +262,14 @@ pub const DEFAULT_DOCUMENTS: [&str; 9] = [
 ];
 
 impl Rule {
+    /// Every rule name of the catalogue, in declaration order: the names a policy file may
+    /// write and a transformation may carry (besides the front ends' `whatwg-parse` and
+    /// `assume-https`). Read from the enum's own serde form, so the list is kept nowhere.
+    pub fn names() -> &'static [&'static str] {
+        static NAMES: std::sync::OnceLock<&'static [&'static str]> = std::sync::OnceLock::new();
+        NAMES.get_or_init(|| catalogue_names::of::<Rule>("rule"))
+    }
+
     /// The rule's name in records and in `docs/policies.md`.
     pub const fn name(&self) -> &'static str {
         match self {
@@ -281,7 +456,7 @@ impl Rule {
                 }
             }
             Rule::DecodeUnreserved => {
-                // An opaque path (`mailto:`) is only lowercased (seed 001, key step 7).
+                // An opaque path (`mailto:`) is only lowercased (docs/policies.md#webkey1--comparison-key-v1-seed-001).
                 if p.opaque_path {
                     return;
                 }
@@ -294,9 +469,10 @@ impl Rule {
                 }
             }
             Rule::LowercasePath => {
-                // An opaque path is lowercased whole, escapes included (seed 001, key
-                // step 7); a hierarchical path keeps its escapes' hex digits, which
-                // `decode-unreserved` uppercases (step 4).
+                // An opaque path is lowercased whole, escapes included; a hierarchical
+                // path keeps its escapes' hex digits, which `decode-unreserved` uppercases
+                // (seed 001: docs/policies.md#webkey1--comparison-key-v1-seed-001, rules
+                // 6 and 7).
                 if p.opaque_path {
                     if p.path.bytes().any(|b| b.is_ascii_uppercase()) {
                         let new = p.path.to_ascii_lowercase();
@@ -475,7 +651,7 @@ fn remove_tracking(set: &TrackingSet, p: &mut Parts<'_>, log: &mut Log) {
             any_kept |= !r.piece.is_empty();
         }
     }
-    // A query that becomes empty disappears with its `?` (seed 001, canonical step 3).
+    // A query that becomes empty disappears with its `?` (docs/policies.md#the-rule-catalogue, remove-tracking-parameters).
     let new = any_kept.then_some(Cow::Owned(kept));
     replace_query(p, new, "remove-tracking-parameters", log);
 }
@@ -512,7 +688,8 @@ fn is_unreserved(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
 }
 
-/// Seed 001 key step 4: unreserved escapes decoded, other escapes' hex uppercased.
+/// `decode-unreserved` (docs/policies.md#webkey1--comparison-key-v1-seed-001, rule 6): unreserved escapes decoded, other escapes' hex
+/// uppercased.
 fn decode_unreserved(path: &str) -> Option<String> {
     let b = path.as_bytes();
     let mut changed = false;
@@ -606,6 +783,18 @@ fn lowercase_outside_escapes(path: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn every_catalogue_name_reads_as_the_rule_of_that_name() {
+        let names = super::Rule::names();
+        assert!(names.len() >= 19, "{names:?}");
+        for name in names {
+            let table: toml::Table = toml::from_str(&format!("rule = {name:?}")).unwrap();
+            let rule: super::Rule =
+                serde::Deserialize::deserialize(toml::Value::Table(table)).unwrap();
+            assert_eq!(rule.name(), *name);
+        }
+    }
+
     use super::*;
 
     #[test]

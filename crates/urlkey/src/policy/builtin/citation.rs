@@ -1,0 +1,41 @@
+//! `citation@1`: seed 004's citation key (docs/policies.md, "`citation@1` — citation key
+//! (seed 004)").
+
+use super::prelude::*;
+
+/// Absolute http(s) only; fragment and analytics parameters removed, sorted, no final `/`.
+pub(crate) const POLICY: Builtin = Builtin {
+    id: "citation@1",
+    listed: 4,
+    description: "Citation key (seed 004): absolute http(s) only; fragment and analytics parameters removed, empty pieces dropped, parameters sorted, non-root trailing slash removed (+keep-trailing-slash keeps it).",
+    front: FrontEnd::Whatwg {
+        schemes: Schemes::Web(ErrorCode::CitationUnsupportedScheme),
+        infer_scheme: false,
+    },
+    rules,
+    key_form: KeyForm::Url,
+    accepts_base: false,
+    options: &[BuiltinOption {
+        name: "keep-trailing-slash",
+        apply: keep_trailing_slash,
+    }],
+    codes: &[ErrorCode::CitationUnsupportedScheme],
+};
+
+fn rules() -> Vec<Rule> {
+    vec![
+        Rule::RemoveFragment { keep_routes: false },
+        Rule::RemoveTrackingParameters(TrackingSet::citation_v1()),
+        Rule::DropCredentials,
+        // As in mapper@1 (issue 13, item 6).
+        Rule::DropEmptyParameters,
+        Rule::SortQuery(SortOrder::NameValue),
+        Rule::DropEmptyQuery,
+        Rule::RemoveTrailingSlash(TrailingSlash::NonRoot),
+    ]
+}
+
+/// `+keep-trailing-slash`: the same rules without the last one.
+fn keep_trailing_slash(rules: &mut Vec<Rule>) {
+    rules.retain(|r| !matches!(r, Rule::RemoveTrailingSlash(_)));
+}

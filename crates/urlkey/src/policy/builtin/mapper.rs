@@ -1,0 +1,36 @@
+//! `mapper@1`: the Legacy URL Mapper of seed 000 (docs/policies.md, "`mapper@1` — Legacy URL
+//! Mapper (seed 000)").
+
+use super::prelude::*;
+
+/// Seed 000's key: http(s) or path-only input, tracking and empty pieces removed, sorted.
+pub(crate) const POLICY: Builtin = Builtin {
+    id: "mapper@1",
+    listed: 2,
+    description: "Legacy URL Mapper (seed 000): http(s) or path-only; slashes collapsed, tracking removed, empty pieces dropped, parameters sorted, fragment dropped.",
+    front: FrontEnd::Mapper,
+    rules,
+    key_form: KeyForm::Url,
+    accepts_base: false,
+    options: &[],
+    codes: &[
+        ErrorCode::MapperWhitespace,
+        ErrorCode::MapperControlCharacter,
+        ErrorCode::MapperSchemeRelative,
+        ErrorCode::MapperUnsupportedScheme,
+    ],
+};
+
+fn rules() -> Vec<Rule> {
+    vec![
+        Rule::RemoveTrackingParameters(TrackingSet::registry_v1()),
+        Rule::RemoveFragment { keep_routes: false },
+        Rule::DropCredentials,
+        Rule::CollapseSlashes,
+        // Empty pieces are not parameters (issue 13, item 6): the browser's own
+        // parsing skips them (https://url.spec.whatwg.org/#urlencoded-parsing).
+        Rule::DropEmptyParameters,
+        Rule::SortQuery(SortOrder::NameValue),
+        Rule::DropEmptyQuery,
+    ]
+}
