@@ -11,9 +11,13 @@
 //! limit: <bytes>                (optional: PolicySet::with_max_input_bytes)
 //! large                         (optional: not held to the 10 ms bound; see below)
 //! reader: <observed text> | !<code>   (for `via` cases: what the reader gave)
-//! whatwg@1: <key> | !<error code>
-//! ... one line for each builtin policy and citation@1+keep-trailing-slash
 //! ```
+//!
+//! and each builtin variant (every id of `builtin_variants()`) has its outcomes in
+//! `tests/hostile/outcomes/<id>.txt`, a line a case in the catalogue's order:
+//! `name: <key> | !<error code>`. One file a policy, so adding a builtin adds its own
+//! file; a builtin without one, a file for no builtin, or a file that misses or adds a
+//! case fails the test.
 //!
 //! Escapes in inputs and keys: `\\`, `\t`, `\n`, `\r`, `\u{HEX}` (any character), `\xNN`
 //! (one raw byte, for invalid UTF-8 through a reader), and in inputs `\rep{N}{text}` (the
@@ -37,6 +41,7 @@
 //! - the package is built with `opt-level = 2` in the test profile (root `Cargo.toml`),
 //!   so the times are those of optimized code, not of debug builds.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
@@ -61,6 +66,43 @@ fn catalogue_path() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hostile/catalogue.txt")
 }
 
+fn outcomes_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hostile/outcomes")
+}
+
+const OUTCOMES_HEADER: &str = "# {id} on every case of ../catalogue.txt, in its order: `case: key` or `case: !code`.\n# Written by URLKEY_BLESS=1 (tests/hostile.rs); review the diff.\n";
+
+/// The outcomes file of every policy id found in `outcomes/`: id -> (case, outcome) lines.
+fn read_outcomes() -> BTreeMap<String, Vec<(String, String)>> {
+    let mut all = BTreeMap::new();
+    for entry in std::fs::read_dir(outcomes_dir()).expect("tests/hostile/outcomes") {
+        let path = entry.expect("an outcomes entry").path();
+        let Some(id) = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_suffix(".txt"))
+        else {
+            continue;
+        };
+        let text = std::fs::read_to_string(&path).expect("an outcomes file");
+        let rows = text
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+            .map(|l| {
+                let (name, v) = l
+                    .split_once(':')
+                    .unwrap_or_else(|| panic!("{id}.txt: not `case: outcome`: {l:?}"));
+                (
+                    name.to_string(),
+                    v.strip_prefix(' ').unwrap_or(v).to_string(),
+                )
+            })
+            .collect();
+        all.insert(id.to_string(), rows);
+    }
+    all
+}
+
 /// One case of the catalogue.
 #[derive(Debug, Default)]
 struct Case {
@@ -72,7 +114,6 @@ struct Case {
     limit: Option<usize>,
     large: bool,
     reader: Option<String>,
-    expected: Vec<(String, String)>,
 }
 
 fn parse_catalogue(text: &str) -> (Vec<String>, Vec<Case>) {
@@ -93,7 +134,7 @@ fn parse_catalogue(text: &str) -> (Vec<String>, Vec<Case>) {
             continue;
         };
         if line.trim().is_empty() || line.starts_with('#') {
-            if c.expected.is_empty() && c.reader.is_none() {
+            if c.reader.is_none() {
                 c.head.push(line.to_string());
             }
             continue;
@@ -122,7 +163,6 @@ fn parse_catalogue(text: &str) -> (Vec<String>, Vec<Case>) {
                 c.head.push(line.to_string());
             }
             "reader" => c.reader = Some(v.to_string()),
-            _ if k.contains('@') => c.expected.push((k.to_string(), v.to_string())),
             _ => panic!("{}: unknown line {line:?}", c.name),
         }
     }
@@ -331,6 +371,24 @@ fn hostile_catalogue() {
     let mut blessed = preamble.join("\n");
     blessed.push('\n');
     let mut names = std::collections::BTreeSet::new();
+    let on_file = read_outcomes();
+    // The cases each policy ran on (a `via` case the reader refuses runs on none).
+    let mut ran: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    if !bless {
+        for id in &ids {
+            if !on_file.contains_key(id) {
+                failures.push(format!(
+                    "{id}: no tests/hostile/outcomes/{id}.txt (write it with URLKEY_BLESS=1)"
+                ));
+            }
+        }
+        for id in on_file.keys() {
+            if !ids.contains(id) {
+                failures.push(format!("outcomes/{id}.txt is for no builtin policy"));
+            }
+        }
+    }
+    let mut blessed_outcomes: BTreeMap<String, String> = BTreeMap::new();
     for case in &cases {
         assert!(names.insert(&case.name), "case {} twice", case.name);
         let bytes = expand(&case.input);
@@ -413,7 +471,10 @@ fn hostile_catalogue() {
                 writeln!(blessed, "reader: {r}").unwrap();
             }
             for (id, v) in &got {
-                writeln!(blessed, "{id}: {v}").unwrap();
+                let file = blessed_outcomes
+                    .entry(id.clone())
+                    .or_insert_with(|| OUTCOMES_HEADER.replace("{id}", id));
+                writeln!(file, "{}: {v}", case.name).unwrap();
             }
             blessed.push('\n');
             continue;
@@ -424,24 +485,43 @@ fn hostile_catalogue() {
                 case.name, case.reader, reader_line
             ));
         }
-        if case.expected != got {
-            for (id, v) in &got {
-                let want = case.expected.iter().find(|(i, _)| i == id).map(|(_, v)| v);
-                if want != Some(v) {
-                    failures.push(format!("{}: {id}: expected {want:?}, got {v:?}", case.name));
-                }
-            }
-            if case.expected.len() != got.len() {
-                failures.push(format!(
-                    "{}: expectation lines do not match the policies",
-                    case.name
-                ));
+        for (id, v) in &got {
+            ran.entry(id.clone()).or_default().push(case.name.clone());
+            let want = on_file
+                .get(id)
+                .and_then(|rows| rows.iter().find(|(n, _)| *n == case.name))
+                .map(|(_, v)| v);
+            if want.is_some_and(|w| w != v) {
+                failures.push(format!("{}: {id}: expected {want:?}, got {v:?}", case.name));
             }
         }
     }
     if bless {
+        // A case without a reader line ends with its head's blank line: one blank between
+        // cases, as written by hand.
+        while blessed.contains("\n\n\n") {
+            blessed = blessed.replace("\n\n\n", "\n\n");
+        }
         std::fs::write(&path, blessed.trim_end().to_string() + "\n").unwrap();
+        for id in on_file.keys() {
+            if !blessed_outcomes.contains_key(id) {
+                std::fs::remove_file(outcomes_dir().join(format!("{id}.txt"))).unwrap();
+            }
+        }
+        for (id, text) in &blessed_outcomes {
+            std::fs::write(outcomes_dir().join(format!("{id}.txt")), text).unwrap();
+        }
         return;
+    }
+    for (id, rows) in &on_file {
+        let listed: Vec<&String> = rows.iter().map(|(n, _)| n).collect();
+        let expected: Vec<&String> = ran.get(id).map(|r| r.iter().collect()).unwrap_or_default();
+        if ids.contains(id) && listed != expected {
+            failures.push(format!(
+                "{id}.txt does not list the cases {id} runs on, in the catalogue's order \
+                 (write it with URLKEY_BLESS=1)"
+            ));
+        }
     }
     println!(
         "{} cases; slowest normal-size call (minimum of {RUNS} runs): {:?} ({})",
