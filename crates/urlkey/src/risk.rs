@@ -66,10 +66,7 @@ pub const RULE_RISKS: [(&str, RiskClass); 21] = [
 /// The class of the rule named `rule` (as recorded in transformations), None for a name
 /// urlkey does not know.
 pub fn risk_of(rule: &str) -> Option<RiskClass> {
-    RULE_RISKS
-        .iter()
-        .find(|(n, _)| *n == rule)
-        .map(|(_, c)| *c)
+    RULE_RISKS.iter().find(|(n, _)| *n == rule).map(|(_, c)| *c)
 }
 
 #[cfg(test)]
@@ -81,7 +78,9 @@ mod tests {
     #[test]
     fn every_rule_of_the_catalogue_has_a_risk_class() {
         let doc = include_str!("../../../docs/policies.md");
-        let start = doc.find("## The rule catalogue").expect("catalogue section");
+        let start = doc
+            .find("## The rule catalogue")
+            .expect("catalogue section");
         let section = &doc[start..];
         let end = section[3..].find("\n## ").map_or(section.len(), |i| i + 3);
         let mut names = Vec::new();
@@ -107,7 +106,11 @@ mod tests {
                 .get(id)
                 .expect("builtin");
             for r in &p.definition().rules {
-                assert!(risk_of(r.name()).is_some(), "{} has no risk class", r.name());
+                assert!(
+                    risk_of(r.name()).is_some(),
+                    "{} has no risk class",
+                    r.name()
+                );
             }
         }
         assert_eq!(risk_of("remove-trailing-slash"), Some(RiskClass::Risky));
