@@ -17,3 +17,4 @@ mod timestamps;
 mod variants;
 mod verify;
 mod verify_security;
+mod verify_tls;
