@@ -18,7 +18,9 @@ use crate::verify::{self, FetchConfig, NetworkScope, VerifyOptions};
 #[derive(Args, Debug, Clone)]
 #[command(after_help = "Examples:
   urlkey ledger --db citations.sqlite ingest export.csv
-  urlkey ledger --db citations.sqlite report --by publisher
+  urlkey ledger --db citations.sqlite report --by answer_system,market
+  urlkey ledger --db citations.sqlite report --compare c-2026-11-01 c-2026-11-08
+  urlkey ledger --db citations.sqlite report --format html -o report.html
   urlkey ledger --db citations.sqlite export -o ledger.csv
 More: docs/ledger.md (ingest, report, verify, export, exit codes).")]
 pub struct LedgerArgs {
@@ -94,15 +96,33 @@ pub enum LedgerCommand {
     /// Count observations, valid observations, unique URL keys and unique publisher
     /// hostnames, with the top publishers' shares and the sample they describe.
     Report {
-        /// Report each value of this column separately.
-        #[arg(long, value_enum)]
-        by: Option<GroupBy>,
-        /// Output format.
+        /// Report each value of these columns separately: one column, or several joined
+        /// with commas (`--by answer_system,market`: one group per pair of values).
+        #[arg(long, value_enum, value_delimiter = ',', value_name = "COLUMN,...")]
+        by: Vec<GroupBy>,
+        /// What a publisher is: the key's hostname (seed 004's default), or its registrable
+        /// domain from the Public Suffix List (docs.example.org and wiki.example.org both
+        /// count as example.org).
+        #[arg(long, value_enum, default_value = "host")]
+        publisher: report::PublisherUnit,
+        /// Compare two collections: per publisher and per URL key, the valid observations
+        /// in each, the change, new and gone, with both samples.
+        #[arg(long, num_args = 2, value_names = ["COLLECTION_A", "COLLECTION_B"])]
+        compare: Option<Vec<String>>,
+        /// Only observations run in this window: FROM..TO, both included (dates or RFC
+        /// 3339 instants; a date as TO includes that day). Given twice (without --compare),
+        /// the two windows are compared as --compare compares two collections.
+        #[arg(long, value_name = "FROM..TO")]
+        window: Vec<String>,
+        /// Output format (html: one self-contained page with SVG charts; use -o FILE).
         #[arg(long, value_enum, default_value = "table")]
         format: ReportFormat,
         /// How many top publishers to list (0 = all).
         #[arg(long, default_value_t = 5)]
         top: usize,
+        /// How many top URL keys to list (0 = all).
+        #[arg(long, default_value_t = 5)]
+        top_keys: usize,
         /// Only observations keyed with this policy (needed when the ledger holds several).
         #[arg(long)]
         policy: Option<String>,
@@ -359,13 +379,40 @@ pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
         }
         LedgerCommand::Report {
             by,
+            publisher,
+            compare,
+            window,
             format,
             top,
+            top_keys,
             policy,
             output,
         } => {
             let conn = db::open(&args.db, false)?;
-            let opts = ReportOptions { by, top, policy };
+            let compare = compare.map(|v| {
+                let mut v = v.into_iter();
+                (v.next().unwrap_or_default(), v.next().unwrap_or_default())
+            });
+            let windows = window
+                .iter()
+                .map(|w| report::TimeWindow::parse(w))
+                .collect::<std::result::Result<Vec<_>, _>>()
+                .map_err(|m| LedgerError::Usage(format!("--window {m}")))?;
+            if windows.len() > 2 {
+                return Err(LedgerError::Usage(format!(
+                    "--window given {} times: give one (a filter) or two (compared)",
+                    windows.len()
+                )));
+            }
+            let opts = ReportOptions {
+                by,
+                top,
+                top_keys,
+                policy,
+                publisher,
+                compare,
+                windows,
+            };
             match output {
                 Some(path) => write_to_file(&path, &args.db, err, |w| {
                     report::write(&conn, &opts, format, w)

@@ -271,6 +271,56 @@ try {
     });
   }
 
+  // The ledger page (`serve --ledger`): server-rendered, no script, the style sheet and
+  // the SVG charts under the same strict CSP. Figures from the ledger fixture's README.
+  await step('ledger page', async () => {
+    const res = await page.goto(base + 'ledger', { waitUntil: 'load' });
+    check('ledger page loads', res.ok(), res.status());
+    const csp = res.headers()['content-security-policy'] || '';
+    check('ledger page has the strict CSP', csp.includes("script-src 'self'") && csp.includes("form-action 'none'"), csp);
+    const m = async (name) => page.$$eval('[data-measure="' + name + '"]', (els) => els.map((e) => e.textContent.trim()));
+    const got = {
+      observations: (await m('observations')).join(),
+      valid: (await m('valid_observations')).join(),
+      keys: (await m('unique_keys')).join(),
+      publishers: (await m('unique_publishers')).join(),
+      top1: (await m('top1_share')).join(),
+      hhi: (await m('hhi')).join(),
+      jaccard: (await m('publishers_jaccard')).join() + '/' + (await m('keys_jaccard')).join(),
+    };
+    const want = { observations: '27', valid: '24', keys: '15', publishers: '8', top1: '0.2917', hhi: '0.1667', jaccard: '0.8750/0.4000' };
+    check('ledger measures', JSON.stringify(got) === JSON.stringify(want), JSON.stringify(got));
+    const sample = (await m('sample')).join();
+    check('ledger sample stated', sample.startsWith('27 observations; prompt-set versions: ps-2026-10, ps-2026-11;'), sample);
+    const scripts = await page.evaluate(() => document.scripts.length);
+    check('ledger page has no script', scripts === 0, scripts);
+    const border = await page.$eval('.sample', (e) => getComputedStyle(e).borderLeftStyle);
+    check('ledger style sheet applied under the CSP', border === 'solid', border);
+    const charts = await page.$$eval('figure.chart svg', (ss) => ss.map((s) => {
+      const r = s.getBoundingClientRect();
+      return { w: Math.round(r.width), h: Math.round(r.height), texts: Array.from(s.querySelectorAll('text')).map((t) => t.textContent.trim()) };
+    }));
+    check('ledger charts drawn', charts.length === 2 && charts.every((c) => c.w > 300 && c.h > 100) &&
+      charts[0].texts.includes('docs.example.org') && charts[0].texts.includes('0.2917 (7/24)') &&
+      charts[1].texts.includes('cumulative share'), JSON.stringify(charts.map((c) => [c.w, c.h, c.texts.length])));
+    const keys = await page.$$eval('table.keys tr[data-key]', (trs) => trs.map((t) => t.dataset.key));
+    check('ledger top keys', keys.length === 5 && keys[0] === 'https://docs.example.org/guide', keys.join(' '));
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: join(outDir, 'ledger.png'), fullPage: true });
+
+    await page.getByRole('link', { name: 'by answer system and market' }).click();
+    await page.waitForLoadState('load');
+    const groups = await page.$$eval('section[data-group] h2', (hs) => hs.map((h) => h.textContent));
+    check('ledger view by answer system and market', groups.length === 4 &&
+      groups[0] === 'answer_system = assistant-a, market = de', groups.join(' | '));
+
+    await page.getByRole('link', { name: 'c-2026-11-01 to c-2026-11-08' }).click();
+    await page.waitForLoadState('load');
+    const gone = (await m('change_publishers_gone')).join();
+    const svgs = await page.$$eval('svg', (ss) => ss.length);
+    check('ledger compare view', gone === '3' && svgs === 5, gone + ' gone, ' + svgs + ' charts');
+  });
+
   check('no request left the server', foreign.length === 0, foreign.slice(0, 5).join(' '));
   check('no console errors (CSP violations included)', consoleErrors.length === 0, consoleErrors.slice(0, 5).join(' | '));
 } finally {

@@ -7,7 +7,9 @@
 # Builds the release binary (cargo decides whether anything changed), installs Debian's
 # chromium with apt-get when /usr/bin/chromium is missing, installs playwright-core from
 # package-lock.json when missing, starts `urlkey serve` on a free loopback port, runs
-# e2e.mjs, and stops the server. Artifacts go to target/e2e/ (serve.png, the exported CSVs).
+# e2e.mjs, and stops the server. Artifacts go to target/e2e/ (serve.png, ledger.png, the
+# exported CSVs). The server also serves a ledger made from the ledger tests' fixture
+# (--ledger), for the ledger page's checks.
 # The last line is always `N passed, M failed`; the exit code is non-zero on any failure.
 #
 # Environment: URLKEY_BIN (use this binary, no build), CHROMIUM (default /usr/bin/chromium),
@@ -23,7 +25,7 @@ lines="${E2E_LINES:-100000}"
 datasets="${E2E_DATASETS:-$root/../shared/datasets/ada-url-various-datasets/others}"
 export CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
 mkdir -p "$out"
-rm -f "$out/e2e-result.json" "$out/serve.png"
+rm -f "$out/e2e-result.json" "$out/serve.png" "$out/ledger.png"
 
 pre_passed=0
 pre_failed=0
@@ -104,9 +106,17 @@ for _ in $(seq 1 "$reps"); do printf '%s\n' "$corpus"; done | head -n "$lines" >
 [ "$(wc -l < "$big")" -eq "$lines" ] || fail_now "generate $lines lines"
 pass "$lines input lines from $src"
 
-# 5. The server, on a free loopback port (port 0: the server prints the one it got).
+# 5. A citation ledger for the ledger page: the ledger tests' synthetic fixture (its
+# figures are worked out by hand in crates/urlkey-ledger/tests/fixtures/README.md).
+ledger_db="$out/ledger.sqlite"
+rm -f "$ledger_db" "$ledger_db-wal" "$ledger_db-shm"
+"$bin" ledger --db "$ledger_db" ingest "$root/crates/urlkey-ledger/tests/fixtures/synthetic-citations.csv" > "$out/ledger-ingest.log" 2>&1 ||
+  { cat "$out/ledger-ingest.log"; fail_now "ledger ingest"; }
+pass "ledger from tests/fixtures/synthetic-citations.csv"
+
+# 6. The server, on a free loopback port (port 0: the server prints the one it got).
 log="$out/server.log"
-"$bin" serve --addr 127.0.0.1:0 > "$log" 2>&1 &
+"$bin" serve --addr 127.0.0.1:0 --ledger "$ledger_db" > "$log" 2>&1 &
 server_pid=$!
 url=""
 for _ in $(seq 1 100); do
@@ -118,7 +128,7 @@ done
 [ -n "$url" ] || { cat "$log"; fail_now "server start"; }
 pass "server at $url"
 
-# 6. The browser test.
+# 7. The browser test.
 node "$here/e2e.mjs" "$url" "$bin" "$out" "$big"
 node_rc=$?
 
@@ -128,3 +138,4 @@ if [ -f "$out/serve.png" ]; then
     cp "$out/serve.png" "$root/docs/serve.png" && echo "copied to docs/serve.png"
   fi
 fi
+[ -f "$out/ledger.png" ] && echo "ledger page screenshot: $out/ledger.png"

@@ -23,7 +23,9 @@ use crate::{assets, AppState};
 
 /// The router: `GET /` (also `/index.html`), `/app.js`, `/app.css`; `GET /api/policies`;
 /// `POST /api/map` (`?format=csv` for the CSV), `/api/map.csv`, `/api/key`,
-/// `/api/inspect`. Anything else is a JSON 404; nothing is read from disk.
+/// `/api/inspect`; with `--ledger DB`, `GET /ledger`, `/ledger.css` and `/api/ledger`
+/// (the ledger, read-only: [`crate::ledgerview`]). Anything else is a JSON 404; nothing
+/// else is read from disk.
 ///
 /// Layers, outermost first: the security headers; [`body_policy`] (JSON 413 and
 /// `Connection: close` after an unread body); tower-http's request-body limit (413 on a
@@ -42,6 +44,9 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/api/map.csv", post(map_csv))
         .route("/api/key", post(key))
         .route("/api/inspect", post(inspect))
+        .route("/ledger", get(crate::ledgerview::page))
+        .route("/ledger.css", get(crate::ledgerview::css))
+        .route("/api/ledger", get(crate::ledgerview::json))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(RequestBodyTimeoutLayer::new(config.body_timeout))
@@ -137,7 +142,7 @@ async fn method_not_allowed(uri: Uri) -> ApiError {
     ApiError::new(
         "request.method-not-allowed",
         format!(
-            "{} does not take this method (GET for the page and /api/policies, POST for the other /api paths)",
+            "{} does not take this method (GET for the pages, /api/policies and /api/ledger, POST for the other /api paths)",
             uri.path()
         ),
     )

@@ -26,9 +26,11 @@ mod api;
 mod assets;
 mod conn;
 pub mod error;
+mod ledgerview;
 mod mapview;
 
 use std::net::{SocketAddr, ToSocketAddrs};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -90,6 +92,10 @@ pub struct ServeArgs {
     /// 503 with Retry-After.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_HELD_BYTES)]
     pub max_held_bytes: usize,
+    /// Also serve this citation ledger (made by `urlkey ledger`) at /ledger: its report,
+    /// charts and top keys. The file is opened read-only and never written.
+    #[arg(long, value_name = "DB")]
+    pub ledger: Option<PathBuf>,
 }
 
 impl ServeArgs {
@@ -175,12 +181,23 @@ pub struct AppState {
     /// One permit per request-body byte held (`max_held_bytes` in all): a body is admitted
     /// only when its bytes fit, so memory is bounded however many requests arrive.
     held: Arc<tokio::sync::Semaphore>,
+    /// The ledger shown at /ledger (`--ledger`), opened read-only per request.
+    ledger: Option<PathBuf>,
 }
 
 impl AppState {
     /// The builtin policies and a worker pool of `config.threads`.
     pub fn new(config: Config) -> Result<Arc<Self>, String> {
+        Self::with_ledger(config, None)
+    }
+
+    /// [`AppState::new`], also serving the ledger at `ledger` (checked to open read-only
+    /// as a ledger now, so a wrong path fails at start rather than on the page).
+    pub fn with_ledger(config: Config, ledger: Option<PathBuf>) -> Result<Arc<Self>, String> {
         config.validate()?;
+        if let Some(l) = &ledger {
+            urlkey_ledger::report::open_read_only(l).map_err(|e| format!("--ledger: {e}"))?;
+        }
         Ok(Arc::new(AppState {
             set: PolicySet::builtin(),
             pipeline: Pipeline::new(config.threads)?,
@@ -192,6 +209,7 @@ impl AppState {
                     .max_held_bytes
                     .min(tokio::sync::Semaphore::MAX_PERMITS),
             )),
+            ledger,
         }))
     }
 
@@ -217,7 +235,7 @@ pub fn resolve_addr(addr: &str) -> Result<SocketAddr, String> {
 pub fn run(args: ServeArgs) -> Result<(), String> {
     let addr = resolve_addr(&args.addr)?;
     let config = args.config()?;
-    let state = AppState::new(config)?;
+    let state = AppState::with_ledger(config, args.ledger.clone())?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -242,6 +260,12 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
             );
         }
         println!("urlkey serve: http://{local}/ (no URL is fetched; Ctrl-C stops)");
+        if let Some(l) = &args.ledger {
+            println!(
+                "urlkey serve: ledger page http://{local}/ledger ({}, read-only)",
+                l.display()
+            );
+        }
         conn::serve(listener, state, cap, true).await;
         Err("the server stopped accepting connections".to_string())
     })
@@ -250,10 +274,15 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
 /// Starts a server with `config` on an ephemeral 127.0.0.1 port, on its own thread, and
 /// returns its address. The server lives as long as the process.
 pub fn spawn(config: Config) -> std::io::Result<SocketAddr> {
+    spawn_with_ledger(config, None)
+}
+
+/// [`spawn`], also serving a ledger at /ledger.
+pub fn spawn_with_ledger(config: Config, ledger: Option<PathBuf>) -> std::io::Result<SocketAddr> {
     let listener = std::net::TcpListener::bind(("127.0.0.1", 0))?;
     listener.set_nonblocking(true)?;
     let addr = listener.local_addr()?;
-    let state = AppState::new(config).map_err(std::io::Error::other)?;
+    let state = AppState::with_ledger(config, ledger).map_err(std::io::Error::other)?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;

@@ -315,6 +315,39 @@ fn report_figures_match_hand_computed_expectations() {
             {"hostname": "wiki.example.org", "observations": 3, "share": 0.125},
             {"hostname": "blog.example.net", "observations": 2, "share": 0.0833}
         ],
+        "publisher_unit": "host",
+        // Issue 15, by hand from tests/fixtures/README.md: docs/guide has 5 observations
+        // (001, 002, 006, 023, 027), each spelled differently, 09:01 on 11-01 to 14:27 on
+        // 11-08; then five keys with 2 (ties by key): news/ (010 with the slash, 011
+        // without), research/report (003, 020), shop/item (007, 008), updates/story (024,
+        // 025), wiki/Caf%C3%A9 (012, 013); the top 5 stop before wiki. Shares of 24.
+        "top_keys": [
+            {"key": "https://docs.example.org/guide", "publisher": "docs.example.org",
+             "observations": 5, "share": 0.2083, "spellings": 5,
+             "first_seen": "2026-11-01T09:01:00Z", "last_seen": "2026-11-08T14:27:00Z"},
+            {"key": "https://news.example.com/", "publisher": "news.example.com",
+             "observations": 2, "share": 0.0833, "spellings": 2,
+             "first_seen": "2026-11-01T09:10:00Z", "last_seen": "2026-11-01T09:11:00Z"},
+            {"key": "https://research.example.net/report", "publisher": "research.example.net",
+             "observations": 2, "share": 0.0833, "spellings": 2,
+             "first_seen": "2026-11-01T09:03:00Z", "last_seen": "2026-11-08T14:20:00Z"},
+            {"key": "https://shop.example.com/item?a=1&b=2", "publisher": "shop.example.com",
+             "observations": 2, "share": 0.0833, "spellings": 2,
+             "first_seen": "2026-11-01T09:07:00Z", "last_seen": "2026-11-01T09:08:00Z"},
+            {"key": "https://updates.example.com/story", "publisher": "updates.example.com",
+             "observations": 2, "share": 0.0833, "spellings": 2,
+             "first_seen": "2026-11-08T14:24:00Z", "last_seen": "2026-11-08T14:25:00Z"}
+        ],
+        // Odd rows (assistant-a) cite 8 publishers and 10 keys, even rows (assistant-b) 7
+        // publishers, all also cited by a, and 11 keys; 6 keys in both (docs/guide,
+        // shop/item, news/, wiki/Caf%C3%A9, research/report, updates/story): publishers
+        // 7/8 = 0.875, keys 6/(10+11-6) = 6/15 = 0.4. See tests/it/report_measures.rs.
+        "overlap": [
+            {"a": "assistant-a", "b": "assistant-b",
+             "a_valid_observations": 12, "b_valid_observations": 12,
+             "publishers": {"in_a": 8, "in_b": 7, "both": 7, "either": 8, "jaccard": 0.875},
+             "keys": {"in_a": 10, "in_b": 11, "both": 6, "either": 15, "jaccard": 0.4}}
+        ],
         "sample": {
             "prompt_versions": ["ps-2026-10", "ps-2026-11"],
             "answer_systems": ["assistant-a", "assistant-b"],

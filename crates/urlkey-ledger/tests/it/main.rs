@@ -11,6 +11,8 @@ mod ingest_files;
 mod ingest_rejects;
 mod ingest_report;
 mod real_files;
+mod report_html;
+mod report_measures;
 mod review;
 mod sheets;
 mod timestamps;

@@ -1,0 +1,636 @@
+//! The report as one self-contained HTML page: the sample statement, the measures, and
+//! inline SVG charts drawn with `plotters`' SVG backend (publisher shares as bars, the
+//! concentration curve, and with `--compare` the change per publisher). No network
+//! loads, no script: the file opens offline and prints as it shows.
+//!
+//! The same page is `urlkey serve --ledger`'s ledger page, with the style sheet linked
+//! ([`Style::Link`]) instead of inlined, for the server's strict Content-Security-Policy.
+//!
+//! Every figure a test reads is in an element with a `data-measure` attribute.
+
+use std::fmt::Write as _;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::{
+    sample_sentence, Change, ChangeSummary, Comparison, Group, Measures, Report, ReportOptions,
+    CAVEAT,
+};
+use crate::error::{LedgerError, Result};
+
+/// The page's style sheet: inlined in the file, served as `/ledger.css` by `urlkey serve`.
+pub const CSS: &str = r#"
+body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1100px; padding: 0 1rem; color: #1a1a1a; }
+h1 { font-size: 1.6rem; }
+h2 { font-size: 1.3rem; border-bottom: 1px solid #ccc; padding-bottom: .2rem; margin-top: 2.5rem; }
+h3 { font-size: 1.05rem; margin-top: 1.5rem; }
+table { border-collapse: collapse; margin: .5rem 0 1rem; font-size: .92rem; }
+th, td { border: 1px solid #d0d0d0; padding: .25rem .5rem; text-align: left; vertical-align: top; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; }
+td.t { white-space: nowrap; }
+.sample { background: #f3f6fa; border-left: 4px solid #4a6fa5; padding: .5rem .75rem; }
+.caveat { color: #555; font-style: italic; }
+figure { margin: 1rem 0; }
+figcaption { font-size: .9rem; color: #333; }
+nav.views { font-size: .92rem; margin: .5rem 0 1rem; }
+nav.views a { margin-right: .6rem; }
+nav.views .on { font-weight: bold; }
+svg { max-width: 100%; height: auto; }
+code { font-size: .88rem; word-break: break-all; }
+"#;
+
+/// How the page gets its style sheet.
+pub enum Style<'a> {
+    /// In a `<style>` element: the file stands alone.
+    Inline,
+    /// A `<link rel="stylesheet">` to this same-origin path (the server's CSP forbids
+    /// inline styles).
+    Link(&'a str),
+}
+
+/// HTML-escapes text for an element or a quoted attribute.
+pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn chart_err<E: std::fmt::Debug>(e: E) -> LedgerError {
+    LedgerError::Output(format!("cannot draw a chart: {e:?}"))
+}
+
+/// The whole page.
+pub fn page(opts: &ReportOptions, report: &Report, style: &Style) -> Result<String> {
+    page_with(opts, report, style, "")
+}
+
+/// The whole page, with `nav` (trusted HTML: links to other views, by `urlkey serve`)
+/// under the title.
+pub fn page_with(
+    opts: &ReportOptions,
+    report: &Report,
+    style: &Style,
+    nav: &str,
+) -> Result<String> {
+    let mut h = String::new();
+    let policy = match report {
+        Report::Groups(c) => c.policy.as_deref(),
+        Report::Compare(p, _) => p.as_deref(),
+    };
+    h.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    h.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    h.push_str("<title>Citation audit ledger report</title>\n");
+    // No icon to fetch: a browser asks for /favicon.ico otherwise (a 404 on the server).
+    h.push_str("<link rel=\"icon\" href=\"data:,\">\n");
+    match style {
+        Style::Inline => {
+            let _ = writeln!(h, "<style>{CSS}</style>");
+        }
+        Style::Link(href) => {
+            let _ = writeln!(h, "<link rel=\"stylesheet\" href=\"{}\">", esc(href));
+        }
+    }
+    h.push_str("</head>\n<body>\n<h1>Citation audit ledger report</h1>\n");
+    h.push_str(nav);
+    let _ = writeln!(
+        h,
+        "<p>Normalization policy: <code data-measure=\"policy\">{}</code>. Observations, URL \
+         keys and publishers are separate measures; each share is stated with its \
+         denominator and the sample it describes.</p>",
+        esc(policy.unwrap_or("none: the ledger is empty"))
+    );
+    if let Some(f) = super::filter_sentence(opts) {
+        let _ = writeln!(h, "<p data-measure=\"filter\">{}</p>", esc(&f));
+    }
+    match report {
+        Report::Groups(c) => {
+            for (i, g) in c.groups.iter().enumerate() {
+                let id = format!("g{i}");
+                let _ = writeln!(h, "<section id=\"{id}\" data-group=\"{i}\">");
+                if !opts.by.is_empty() {
+                    let _ = writeln!(h, "<h2>{}</h2>", esc(&heading(g)));
+                }
+                measures(&mut h, &g.measures, &id)?;
+                h.push_str("</section>\n");
+            }
+        }
+        Report::Compare(_, c) => compare(&mut h, c)?,
+    }
+    let _ = writeln!(h, "<p class=\"caveat\">{}</p>", esc(CAVEAT));
+    h.push_str("</body>\n</html>\n");
+    Ok(h)
+}
+
+fn heading(g: &Group) -> String {
+    g.values
+        .0
+        .iter()
+        .map(|(c, v)| format!("{c} = {}", v.as_deref().unwrap_or("(none)")))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn share_cell(h: &mut String, measure: &str, share: f64, part: u64, whole: u64) {
+    let _ = write!(
+        h,
+        "<td class=\"n\" data-measure=\"{measure}\">{share:.4}</td><td class=\"n\">{part}/{whole}</td>"
+    );
+}
+
+fn measures(h: &mut String, m: &Measures, id: &str) -> Result<()> {
+    let _ = writeln!(
+        h,
+        "<p class=\"sample\"><strong>Sample:</strong> <span data-measure=\"sample\">{}</span>.</p>",
+        esc(&sample_sentence(m))
+    );
+    h.push_str("<table class=\"measures\">\n<tr><th>measure</th><th>value</th></tr>\n");
+    let unique_pub = format!("unique {}", m.publisher_unit.noun());
+    for (name, label, n) in [
+        (
+            "observations",
+            "observations (invalid URLs included)",
+            m.observations,
+        ),
+        (
+            "valid_observations",
+            "valid observations (URL has a key)",
+            m.valid_observations,
+        ),
+        (
+            "invalid_observations",
+            "invalid observations (kept, with error code)",
+            m.invalid_observations,
+        ),
+        ("unique_keys", "unique URL keys", m.unique_keys),
+        (
+            "unique_publishers",
+            unique_pub.as_str(),
+            m.unique_publishers,
+        ),
+    ] {
+        let _ = writeln!(
+            h,
+            "<tr><td>{label}</td><td class=\"n\" data-measure=\"{name}\">{n}</td></tr>"
+        );
+    }
+    let c = &m.concentration;
+    let _ = writeln!(
+        h,
+        "<tr><td>top-1 publisher share (of {v} valid observations)</td><td class=\"n\" \
+         data-measure=\"top1_share\">{:.4}</td></tr>\n<tr><td>top-5 publishers share (of {v} \
+         valid observations)</td><td class=\"n\" data-measure=\"top5_share\">{:.4}</td></tr>\n\
+         <tr><td>HHI over {} publishers</td><td class=\"n\" data-measure=\"hhi\">{:.4}</td></tr>",
+        c.top1_share,
+        c.top5_share,
+        c.publishers,
+        c.hhi,
+        v = c.valid_observations
+    );
+    h.push_str("</table>\n");
+
+    if m.top_publishers.is_empty() {
+        h.push_str("<p>No valid observations: no publishers.</p>\n");
+    } else {
+        let _ = writeln!(
+            h,
+            "<h3>Top publishers</h3>\n<p>Share = the publisher's valid observations / all {} \
+             valid observations.</p>",
+            m.valid_observations
+        );
+        let _ = write!(
+            h,
+            "<table class=\"publishers\">\n<tr><th>{}</th><th>observations</th><th>share</th>\
+             <th>of</th>",
+            m.publisher_unit.header()
+        );
+        let registrable = m
+            .top_publishers
+            .iter()
+            .any(|t| t.registrable_domain.is_some());
+        if registrable {
+            h.push_str("<th>hostnames</th>");
+        }
+        h.push_str("</tr>\n");
+        for t in &m.top_publishers {
+            let _ = write!(
+                h,
+                "<tr data-publisher=\"{}\"><td>{}</td><td class=\"n\" data-measure=\"publisher_observations\">{}</td>",
+                esc(t.name()),
+                esc(t.name()),
+                t.observations
+            );
+            share_cell(
+                h,
+                "publisher_share",
+                t.share,
+                t.observations,
+                m.valid_observations,
+            );
+            if registrable {
+                let _ = write!(h, "<td>{}</td>", esc(&t.hostnames.join(", ")));
+            }
+            h.push_str("</tr>\n");
+        }
+        h.push_str("</table>\n");
+        let svg = publisher_bars(m)?;
+        let _ = writeln!(
+            h,
+            "<figure id=\"{id}-bars\" class=\"chart\">{svg}<figcaption>Publisher shares of the {} \
+             valid observations (top {} of {} publishers).</figcaption></figure>",
+            m.valid_observations,
+            m.top_publishers.len(),
+            m.unique_publishers
+        );
+        let svg = concentration_curve(m)?;
+        let _ = writeln!(
+            h,
+            "<figure id=\"{id}-curve\" class=\"chart\">{svg}<figcaption>Concentration curve: the \
+             cumulative share of the {} valid observations held by the top k of {} publishers \
+             (the dashed line is {} equal publishers).</figcaption></figure>",
+            m.valid_observations, m.unique_publishers, m.unique_publishers
+        );
+    }
+
+    if !m.top_keys.is_empty() {
+        let _ = writeln!(
+            h,
+            "<h3>Top URL keys</h3>\n<p>Share = the key's valid observations / all {} valid \
+             observations; spellings = distinct observed URLs that gave the key.</p>",
+            m.valid_observations
+        );
+        h.push_str(
+            "<table class=\"keys\">\n<tr><th>URL key</th><th>publisher</th><th>observations</th>\
+             <th>share</th><th>of</th><th>spellings</th><th>first seen</th><th>last seen</th></tr>\n",
+        );
+        for k in &m.top_keys {
+            let _ = write!(
+                h,
+                "<tr data-key=\"{}\"><td><code>{}</code></td><td>{}</td><td class=\"n\" \
+                 data-measure=\"key_observations\">{}</td>",
+                esc(&k.key),
+                esc(&k.key),
+                esc(&k.publisher),
+                k.observations
+            );
+            share_cell(
+                h,
+                "key_share",
+                k.share,
+                k.observations,
+                m.valid_observations,
+            );
+            let _ = writeln!(
+                h,
+                "<td class=\"n\" data-measure=\"spellings\">{}</td><td class=\"t\">{}</td><td class=\"t\">{}</td></tr>",
+                k.spellings,
+                esc(&k.first_seen),
+                esc(&k.last_seen)
+            );
+        }
+        h.push_str("</table>\n");
+    }
+
+    if !m.overlap.is_empty() {
+        h.push_str(
+            "<h3>Overlap between answer systems</h3>\n<p>Jaccard index = cited by both / cited \
+             by either (distinct publishers, distinct URL keys of the valid observations).</p>\n",
+        );
+        h.push_str(
+            "<table class=\"overlap\">\n<tr><th>answer systems</th><th>valid observations</th>\
+             <th>publishers in both</th><th>in either</th><th>Jaccard</th><th>keys in both</th>\
+             <th>in either</th><th>Jaccard</th></tr>\n",
+        );
+        for o in &m.overlap {
+            let _ = writeln!(
+                h,
+                "<tr data-pair=\"{a} ~ {b}\"><td>{a} ~ {b}</td><td class=\"n\">{} and {}</td>\
+                 <td class=\"n\" data-measure=\"publishers_both\">{}</td><td class=\"n\" \
+                 data-measure=\"publishers_either\">{}</td><td class=\"n\" \
+                 data-measure=\"publishers_jaccard\">{:.4}</td><td class=\"n\" \
+                 data-measure=\"keys_both\">{}</td><td class=\"n\" \
+                 data-measure=\"keys_either\">{}</td><td class=\"n\" \
+                 data-measure=\"keys_jaccard\">{:.4}</td></tr>",
+                o.a_valid_observations,
+                o.b_valid_observations,
+                o.publishers.both,
+                o.publishers.either,
+                o.publishers.jaccard,
+                o.keys.both,
+                o.keys.either,
+                o.keys.jaccard,
+                a = esc(&o.a),
+                b = esc(&o.b),
+            );
+        }
+        h.push_str("</table>\n");
+    }
+    Ok(())
+}
+
+fn summary(h: &mut String, what: &str, kind: &str, s: &ChangeSummary) {
+    let _ = writeln!(
+        h,
+        "<li>{what}: <span data-measure=\"{kind}_in_a\">{}</span> in A, <span \
+         data-measure=\"{kind}_in_b\">{}</span> in B, <span data-measure=\"{kind}_both\">{}</span> \
+         in both, <span data-measure=\"{kind}_new\">{}</span> new in B, <span \
+         data-measure=\"{kind}_gone\">{}</span> gone from A.</li>",
+        s.in_a, s.in_b, s.both, s.new, s.gone
+    );
+}
+
+fn change_table(h: &mut String, what: &str, kind: &str, rows: &[Change], va: u64, vb: u64) {
+    let _ = writeln!(
+        h,
+        "<table class=\"change\" data-kind=\"{kind}\">\n<tr><th>{what}</th><th>A</th><th>B</th>\
+         <th>change</th><th>A share</th><th>B share</th><th>status</th></tr>"
+    );
+    for r in rows {
+        let _ = writeln!(
+            h,
+            "<tr data-name=\"{n}\"><td>{n}</td><td class=\"n\" data-measure=\"a\">{}</td><td \
+             class=\"n\" data-measure=\"b\">{}</td><td class=\"n\" data-measure=\"change\">{:+}</td>\
+             <td class=\"n\">{:.4} ({}/{va})</td><td class=\"n\">{:.4} ({}/{vb})</td><td \
+             data-measure=\"status\">{}</td></tr>",
+            r.a,
+            r.b,
+            r.change,
+            r.a_share,
+            r.a,
+            r.b_share,
+            r.b,
+            r.status,
+            n = esc(&r.name),
+        );
+    }
+    h.push_str("</table>\n");
+}
+
+fn compare(h: &mut String, c: &Comparison) -> Result<()> {
+    for (label, s, id) in [("A", &c.a, "a"), ("B", &c.b, "b")] {
+        let _ = writeln!(h, "<section id=\"{id}\" data-side=\"{id}\">");
+        let _ = writeln!(h, "<h2>{label}: {}</h2>", esc(&s.label()));
+        measures(h, &s.measures, id)?;
+        h.push_str("</section>\n");
+    }
+    let (va, vb) = (
+        c.a.measures.valid_observations,
+        c.b.measures.valid_observations,
+    );
+    h.push_str("<section id=\"change\">\n");
+    let _ = writeln!(
+        h,
+        "<h2>Change from A ({}) to B ({})</h2>\n<p class=\"sample\">Counts are valid \
+         observations. A: {}. B: {}. A's shares are of its {va} valid observations, B's of its \
+         {vb}.</p>\n<ul>",
+        esc(c.a.name()),
+        esc(c.b.name()),
+        esc(&sample_sentence(&c.a.measures)),
+        esc(&sample_sentence(&c.b.measures)),
+    );
+    summary(h, "Publishers", "change_publishers", &c.publishers_summary);
+    summary(h, "URL keys", "change_keys", &c.keys_summary);
+    h.push_str("</ul>\n");
+    if !c.publishers.is_empty() {
+        let svg = change_bars(c)?;
+        let _ = writeln!(
+            h,
+            "<figure id=\"change-bars\" class=\"chart\">{svg}<figcaption>Change in valid \
+             observations per publisher, B ({}) minus A ({}).</figcaption></figure>",
+            esc(c.b.name()),
+            esc(c.a.name())
+        );
+    }
+    change_table(h, "publisher", "publisher", &c.publishers, va, vb);
+    change_table(h, "URL key", "key", &c.keys, va, vb);
+    h.push_str("</section>\n");
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------- charts
+
+const BAR: RGBColor = RGBColor(74, 111, 165);
+const UP: RGBColor = RGBColor(46, 125, 50);
+const DOWN: RGBColor = RGBColor(183, 28, 28);
+
+fn label_width(names: &[&str]) -> u32 {
+    let longest = names.iter().map(|n| n.chars().count()).max().unwrap_or(8);
+    (longest.clamp(8, 48) as u32) * 7 + 16
+}
+
+/// Draws `f` on an SVG canvas of `size`, returning the `<svg>` element.
+fn svg(
+    size: (u32, u32),
+    f: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> Result<()>,
+) -> Result<String> {
+    let mut buf = String::new();
+    {
+        let root = SVGBackend::with_string(&mut buf, size).into_drawing_area();
+        root.fill(&WHITE).map_err(chart_err)?;
+        f(&root)?;
+        root.present().map_err(chart_err)?;
+    }
+    Ok(buf)
+}
+
+/// Horizontal bars: one per listed publisher, its share of the valid observations.
+fn publisher_bars(m: &Measures) -> Result<String> {
+    let names: Vec<&str> = m.top_publishers.iter().map(|t| t.name()).collect();
+    let n = names.len();
+    let left = label_width(&names);
+    let height = 60 + 28 * n as u32;
+    let xmax = m
+        .top_publishers
+        .iter()
+        .map(|t| t.share)
+        .fold(0.0f64, f64::max)
+        .max(0.05)
+        * 1.3;
+    svg((760, height), |root| {
+        let mut chart = ChartBuilder::on(root)
+            .margin(10)
+            .x_label_area_size(28)
+            .y_label_area_size(left)
+            .build_cartesian_2d(0f64..xmax.min(1.3), 0f64..n as f64)
+            .map_err(chart_err)?;
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .light_line_style(WHITE)
+            .y_labels(0)
+            .x_labels(6)
+            .x_label_formatter(&|x| format!("{x:.2}"))
+            .x_desc(format!(
+                "share of {} valid observations",
+                m.valid_observations
+            ))
+            .draw()
+            .map_err(chart_err)?;
+        chart
+            .draw_series(m.top_publishers.iter().enumerate().map(|(i, t)| {
+                let y = (n - 1 - i) as f64;
+                Rectangle::new([(0.0, y + 0.18), (t.share, y + 0.82)], BAR.filled())
+            }))
+            .map_err(chart_err)?;
+        chart
+            .draw_series(m.top_publishers.iter().enumerate().map(|(i, t)| {
+                let y = (n - 1 - i) as f64 + 0.5;
+                Text::new(
+                    format!(
+                        " {:.4} ({}/{})",
+                        t.share, t.observations, m.valid_observations
+                    ),
+                    (t.share, y),
+                    ("sans-serif", 13)
+                        .into_font()
+                        .into_text_style(root)
+                        .pos(Pos::new(HPos::Left, VPos::Center)),
+                )
+            }))
+            .map_err(chart_err)?;
+        let style = ("sans-serif", 13)
+            .into_font()
+            .into_text_style(root)
+            .pos(Pos::new(HPos::Right, VPos::Center));
+        for (i, name) in names.iter().enumerate() {
+            let y = (n - 1 - i) as f64 + 0.5;
+            let (_, py) = chart.backend_coord(&(0.0, y));
+            let (px, _) = chart.backend_coord(&(0.0, 0.0));
+            root.draw(&Text::new(name.to_string(), (px - 6, py), style.clone()))
+                .map_err(chart_err)?;
+        }
+        Ok(())
+    })
+}
+
+/// The cumulative share of the valid observations held by the top k publishers, k = 0..n,
+/// over every publisher of the sample (not only the listed ones), with the line of n equal
+/// publishers for reference.
+fn concentration_curve(m: &Measures) -> Result<String> {
+    let total = m.valid_observations.max(1) as f64;
+    let n = m.publisher_counts.len().max(1);
+    let mut pts = vec![(0f64, 0f64)];
+    let mut acc = 0f64;
+    for (k, c) in m.publisher_counts.iter().enumerate() {
+        acc += *c as f64;
+        pts.push(((k + 1) as f64, acc / total));
+    }
+    svg((760, 320), |root| {
+        let mut chart = ChartBuilder::on(root)
+            .margin(14)
+            .x_label_area_size(34)
+            .y_label_area_size(48)
+            .build_cartesian_2d(0f64..n as f64, 0f64..1f64)
+            .map_err(chart_err)?;
+        chart
+            .configure_mesh()
+            .light_line_style(RGBColor(238, 238, 238))
+            .x_labels(n.min(10))
+            .y_labels(6)
+            .x_label_formatter(&|x| format!("{}", x.round() as i64))
+            .y_label_formatter(&|y| format!("{y:.1}"))
+            .x_desc(format!("top k of {n} publishers"))
+            .y_desc("cumulative share")
+            .draw()
+            .map_err(chart_err)?;
+        chart
+            .draw_series(DashedLineSeries::new(
+                vec![(0.0, 0.0), (n as f64, 1.0)],
+                6,
+                4,
+                RGBColor(150, 150, 150).stroke_width(1),
+            ))
+            .map_err(chart_err)?;
+        chart
+            .draw_series(LineSeries::new(pts.iter().copied(), BAR.stroke_width(2)))
+            .map_err(chart_err)?;
+        chart
+            .draw_series(pts[1..].iter().map(|&p| Circle::new(p, 3, BAR.filled())))
+            .map_err(chart_err)?;
+        Ok(())
+    })
+}
+
+/// Diverging bars: per publisher, the change in valid observations from A to B.
+fn change_bars(c: &Comparison) -> Result<String> {
+    let rows = &c.publishers;
+    let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+    let n = rows.len();
+    let left = label_width(&names);
+    let m = rows
+        .iter()
+        .map(|r| r.change.unsigned_abs())
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64
+        * 1.35;
+    svg((760, 60 + 28 * n as u32), |root| {
+        let mut chart = ChartBuilder::on(root)
+            .margin(10)
+            .x_label_area_size(28)
+            .y_label_area_size(left)
+            .build_cartesian_2d(-m..m, 0f64..n as f64)
+            .map_err(chart_err)?;
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .light_line_style(WHITE)
+            .y_labels(0)
+            .x_labels(7)
+            .x_label_formatter(&|x| format!("{:+}", x.round() as i64))
+            .x_desc("change in valid observations (B - A)")
+            .draw()
+            .map_err(chart_err)?;
+        chart
+            .draw_series(rows.iter().enumerate().map(|(i, r)| {
+                let y = (n - 1 - i) as f64;
+                let colour = if r.change >= 0 { UP } else { DOWN };
+                Rectangle::new(
+                    [(0.0, y + 0.18), (r.change as f64, y + 0.82)],
+                    colour.filled(),
+                )
+            }))
+            .map_err(chart_err)?;
+        chart
+            .draw_series(rows.iter().enumerate().map(|(i, r)| {
+                let y = (n - 1 - i) as f64 + 0.5;
+                // On the other side of the zero line from the bar: never over the names.
+                let h = if r.change >= 0 {
+                    HPos::Right
+                } else {
+                    HPos::Left
+                };
+                Text::new(
+                    format!(" {:+} ({} to {}, {}) ", r.change, r.a, r.b, r.status),
+                    (0.0, y),
+                    ("sans-serif", 12)
+                        .into_font()
+                        .into_text_style(root)
+                        .pos(Pos::new(h, VPos::Center)),
+                )
+            }))
+            .map_err(chart_err)?;
+        let style = ("sans-serif", 13)
+            .into_font()
+            .into_text_style(root)
+            .pos(Pos::new(HPos::Right, VPos::Center));
+        let (px, _) = chart.backend_coord(&(-m, 0.0));
+        for (i, name) in names.iter().enumerate() {
+            let y = (n - 1 - i) as f64 + 0.5;
+            let (_, py) = chart.backend_coord(&(0.0, y));
+            root.draw(&Text::new(name.to_string(), (px - 6, py), style.clone()))
+                .map_err(chart_err)?;
+        }
+        Ok(())
+    })
+}
