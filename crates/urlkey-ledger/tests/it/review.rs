@@ -207,3 +207,80 @@ fn decisions_are_kept_in_order_and_the_latest_is_exported() {
         "content_check,source_role,claim_support,merge_decision,reviewed_by,reviewed_at"
     ));
 }
+
+#[test]
+fn the_report_counts_roles_claim_support_merges_to_review_and_splits() {
+    let s = TestServer::start();
+    let (_dir, db) = ledger_for(&s, &["/report", "/report/", "/plain", "/plain#a"]);
+    let report = |args: &[&str]| -> serde_json::Value {
+        let mut a = vec!["report", "--format", "json"];
+        a.extend_from_slice(args);
+        serde_json::from_str(&ledger(&db, &a).ok().stdout).expect("json")
+    };
+    // Before any decision: the trailing-slash merge is to review (never verified, so its
+    // content check is not `same`); /plain#a is only a fragment away (documented).
+    let r = report(&[]);
+    assert_eq!(r["unique_keys"], 2);
+    assert_eq!(r["review"]["merges_to_review"], 1);
+    assert_eq!(
+        r["review"]["observations_by_source_role"]["unclassified"],
+        4
+    );
+    assert_eq!(r["review"]["claim_support"]["unreviewed"], 4);
+    assert_eq!(r["review"]["unique_keys_with_splits"], 2);
+    let table = ledger(&db, &["report"]).ok().stdout;
+    assert!(table.contains("merges to review: 1"), "{table}");
+
+    add(
+        &db,
+        &[
+            "--observation",
+            "v-000",
+            "--merge",
+            "split",
+            "--role",
+            "evidence",
+            "--claim-support",
+            "no",
+            "--reviewer",
+            "ann",
+        ],
+    )
+    .ok();
+    add(
+        &db,
+        &[
+            "--observation",
+            "v-003",
+            "--role",
+            "definition",
+            "--claim-support",
+            "yes",
+            "--reviewer",
+            "ann",
+        ],
+    )
+    .ok();
+    let r = report(&[]);
+    assert_eq!(r["unique_keys"], 2, "the measure itself is unchanged");
+    assert_eq!(r["review"]["merges_to_review"], 0);
+    assert_eq!(r["review"]["split_keys"], 1);
+    // The split key counts its two observed URLs; /plain and /plain#a are one fetch.
+    assert_eq!(r["review"]["unique_keys_with_splits"], 3);
+    assert_eq!(r["review"]["observations_by_source_role"]["evidence"], 2);
+    assert_eq!(r["review"]["observations_by_source_role"]["definition"], 2);
+    assert_eq!(r["review"]["claim_support"]["no"], 1);
+    assert_eq!(r["review"]["claim_support"]["yes"], 1);
+    assert_eq!(r["review"]["claim_support"]["unreviewed"], 2);
+    let table = ledger(&db, &["report"]).ok().stdout;
+    assert!(
+        table.contains(
+            "source role: definition 2, evidence 2; claim support: no 1, unreviewed 2, yes 1"
+        ),
+        "{table}"
+    );
+    assert!(
+        table.contains("unique URL keys with splits applied: 3"),
+        "{table}"
+    );
+}
