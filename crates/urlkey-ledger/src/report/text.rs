@@ -220,16 +220,47 @@ pub(super) fn write_table(
     Ok(())
 }
 
-/// The issue 16 figures, when people decided something or a merge waits for them.
-fn table_review(m: &Measures, out: &mut dyn Write) -> Result<()> {
+/// True when people decided something in the sample or a merge waits for them.
+fn has_review(m: &Measures) -> bool {
     let r = &m.review;
-    let decided = r
-        .observations_by_source_role
+    r.observations_by_source_role
         .keys()
         .any(|k| k != "unclassified")
         || r.claim_support.keys().any(|k| k != "unreviewed")
-        || r.split_keys > 0;
-    if !decided && r.merges_to_review == 0 {
+        || r.split_keys > 0
+        || r.merges_to_review > 0
+}
+
+/// The issue 16 figures as rows of the Markdown measures table.
+fn markdown_review(m: &Measures, out: &mut dyn Write) -> Result<()> {
+    if !has_review(m) {
+        return Ok(());
+    }
+    let r = &m.review;
+    for (role, n) in &r.observations_by_source_role {
+        writeln!(
+            out,
+            "| valid observations, source role {} | {n} |",
+            md(role)
+        )?;
+    }
+    for (c, n) in &r.claim_support {
+        writeln!(out, "| valid observations, claim support {} | {n} |", md(c))?;
+    }
+    writeln!(out, "| merges to review | {} |", r.merges_to_review)?;
+    writeln!(out, "| keys split by a person | {} |", r.split_keys)?;
+    writeln!(
+        out,
+        "| unique URL keys with splits applied | {} |",
+        r.unique_keys_with_splits
+    )?;
+    Ok(())
+}
+
+/// The issue 16 figures, when people decided something or a merge waits for them.
+fn table_review(m: &Measures, out: &mut dyn Write) -> Result<()> {
+    let r = &m.review;
+    if !has_review(m) {
         return Ok(());
     }
     let list = |map: &std::collections::BTreeMap<String, u64>| {
@@ -509,6 +540,7 @@ fn markdown_measures(m: &Measures, h: &str, out: &mut dyn Write) -> Result<()> {
         "| HHI over {} publishers | {:.4} |",
         c.publishers, c.hhi
     )?;
+    markdown_review(m, out)?;
     writeln!(out)?;
     if m.top_publishers.is_empty() {
         writeln!(out, "No valid observations: no publishers.")?;

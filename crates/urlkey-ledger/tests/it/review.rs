@@ -283,4 +283,14 @@ fn the_report_counts_roles_claim_support_merges_to_review_and_splits() {
         table.contains("unique URL keys with splits applied: 3"),
         "{table}"
     );
+    let md = ledger(&db, &["report", "--format", "markdown"]).ok().stdout;
+    assert!(md.contains("| merges to review | 0 |"), "{md}");
+    assert!(
+        md.contains("| unique URL keys with splits applied | 3 |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| valid observations, claim support yes | 1 |"),
+        "{md}"
+    );
 }
