@@ -156,6 +156,26 @@ pub enum LedgerCommand {
         /// List the keys that would be verified; fetch nothing.
         #[arg(long)]
         dry_run: bool,
+        /// Distinct observed URLs fetched per key, at most, for the content comparison
+        /// (1: the first observation's only, as before schema 4).
+        #[arg(long, default_value_t = verify::DEFAULT_MAX_VARIANTS, value_name = "N")]
+        max_variants: usize,
+        /// Also trust the PEM certificates in FILE (a private or test CA), beside the
+        /// built-in roots.
+        #[arg(long, value_name = "FILE")]
+        ca_cert: Option<PathBuf>,
+    },
+    /// Record what people decide (source role, claim support, merge), list the decisions.
+    Review {
+        /// add, import or list.
+        #[command(subcommand)]
+        command: crate::review_cli::ReviewCommand,
+    },
+    /// List the keys with more than one distinct observed URL, merges to review first.
+    Merges {
+        /// Output format.
+        #[arg(long, value_enum, default_value = "table")]
+        format: crate::review::ListFormat,
     },
     /// Write every observation with the latest verification of its key.
     Export {
@@ -409,7 +429,22 @@ pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
             allow_private_network,
             allow_loopback,
             dry_run,
+            max_variants,
+            ca_cert,
         } => {
+            if max_variants == 0 {
+                return Err(LedgerError::Usage(
+                    "--max-variants 0: give at least 1 (1 fetches the first observation's URL \
+                     only)"
+                        .to_string(),
+                ));
+            }
+            let extra_roots = match &ca_cert {
+                None => Vec::new(),
+                Some(p) => vec![std::fs::read(p).map_err(|e| {
+                    LedgerError::Usage(format!("--ca-cert {}: cannot read it: {e}", p.display()))
+                })?],
+            };
             if !(timeout.is_finite() && timeout > 0.0 && timeout <= 3600.0) {
                 return Err(LedgerError::Usage(format!(
                     "--timeout {timeout}: give seconds between 0 and 3600, e.g. --timeout 10"
@@ -436,15 +471,22 @@ pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
                 concurrency,
                 older_than,
                 dry_run,
+                max_variants,
                 fetch: FetchConfig {
                     timeout: Duration::from_secs_f64(timeout),
                     per_host_delay: Duration::from_millis(per_host_delay),
                     scope,
+                    extra_roots,
                     ..FetchConfig::default()
                 },
             };
             let mut conn = db::open(&args.db, false)?;
             verify::run(&mut conn, &opts, out)?;
+        }
+        LedgerCommand::Review { command } => crate::review_cli::run(&args.db, command, out)?,
+        LedgerCommand::Merges { format } => {
+            let conn = db::open(&args.db, false)?;
+            crate::review::write_merges(&conn, format, out)?;
         }
         LedgerCommand::Export { format, output } => {
             let conn = db::open(&args.db, false)?;

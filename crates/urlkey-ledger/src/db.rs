@@ -12,7 +12,7 @@ use rusqlite::{Connection, OpenFlags};
 use crate::error::{LedgerError, Result};
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// How long a statement waits for a lock another connection holds (SQLite's busy
 /// timeout) before failing with "database is locked".
@@ -261,7 +261,11 @@ ALTER TABLE ingests_v3 RENAME TO ingests;
     audit_ledger_view_2!()
 );
 
-const MIGRATIONS: &[&str] = &[MIGRATION_1, MIGRATION_2, MIGRATION_3];
+/// Migration 4 (issue 16): the content comparison of a key's variants and what people
+/// decide. Its SQL is in [`crate::review::MIGRATION_4`], beside the code that uses it.
+const MIGRATION_4: &str = crate::review::MIGRATION_4;
+
+const MIGRATIONS: &[&str] = &[MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4];
 
 /// Opens (and with `create`, creates) the ledger at `path`, sets WAL mode, foreign keys
 /// and a busy timeout, and brings the schema up to [`SCHEMA_VERSION`].
@@ -526,7 +530,11 @@ mod tests {
         .expect("v1 row");
         drop(c);
         let conn = open(&path, false).expect("migrate");
-        assert_eq!(user_version(&conn).expect("v"), 3, "through 2 to 3");
+        assert_eq!(
+            user_version(&conn).expect("v"),
+            SCHEMA_VERSION,
+            "through 2 and 3 to 4"
+        );
         let (id, claim, extra): (String, Option<String>, Option<String>) = conn
             .query_row(
                 "SELECT observation_id, claim, extra FROM audit_ledger",
@@ -589,6 +597,18 @@ mod tests {
         .expect("v2 rows");
     }
 
+    /// The columns of `verifications` and of the view in schemas 2 and 3.
+    const V2_VERIFICATION_COLS: &str = "verification_id, normalization_policy_version, \
+        normalized_key, observation_id, requested_url, credentials_removed, started_at, \
+        finished_at, verification_status, reason, detail, final_url, final_http_status, \
+        redirect_count, canonical_html, canonical_link_header, publisher_canonical, \
+        body_bytes_read, body_truncated, user_agent, network_scope";
+    const V2_VIEW_COLS: &str = "observation_id, prompt_id, prompt_version, answer_system, \
+        market, collection, run_timestamp, observed_url, normalization_policy_version, \
+        normalized_key, publisher_hostname, transformations, error_code, verification_status, \
+        verified_final_url, publisher_canonical, verification_http_status, verification_reason, \
+        verified_at, verified_via_observation_id, claim, extra";
+
     /// Every row of a table, as text, ordered by its first column.
     fn rows(c: &Connection, sql: &str) -> Vec<String> {
         let mut st = c.prepare(sql).expect("prepare");
@@ -626,13 +646,20 @@ mod tests {
         drop(old);
 
         let conn = open(&path, false).expect("migrate");
-        assert_eq!(user_version(&conn).expect("v"), 3);
+        assert_eq!(user_version(&conn).expect("v"), SCHEMA_VERSION);
+        // Schema 4 adds columns to verifications and the view: the old ones are compared.
         let after = [
             rows(&conn, ingest_cols),
             rows(&conn, "SELECT * FROM observations ORDER BY 1"),
-            rows(&conn, "SELECT * FROM verifications ORDER BY 1"),
+            rows(
+                &conn,
+                &format!("SELECT {V2_VERIFICATION_COLS} FROM verifications ORDER BY 1"),
+            ),
             rows(&conn, "SELECT * FROM verification_hops ORDER BY 1, 2"),
-            rows(&conn, "SELECT * FROM audit_ledger ORDER BY 1"),
+            rows(
+                &conn,
+                &format!("SELECT {V2_VIEW_COLS} FROM audit_ledger ORDER BY 1"),
+            ),
         ];
         assert_eq!(
             after, before,
@@ -748,6 +775,77 @@ mod tests {
             )
             .expect("schema");
         assert!(!sql.contains("xlsx"), "the old table is back: {sql}");
+    }
+
+    #[test]
+    fn a_version_3_ledger_is_migrated_to_4_with_its_rows_intact() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("v3.sqlite");
+        version_2_ledger(&path);
+        let c = Connection::open(&path).expect("raw");
+        c.execute_batch(&format!(
+            "PRAGMA foreign_keys = OFF;\n{MIGRATION_3}\nPRAGMA user_version = 3;"
+        ))
+        .expect("v3 schema");
+        let before = [
+            rows(&c, "SELECT * FROM ingests ORDER BY 1"),
+            rows(&c, "SELECT * FROM observations ORDER BY 1"),
+            rows(&c, "SELECT * FROM verifications ORDER BY 1"),
+            rows(&c, "SELECT * FROM verification_hops ORDER BY 1, 2"),
+            rows(&c, "SELECT * FROM audit_ledger ORDER BY 1"),
+        ];
+        drop(c);
+        let conn = open(&path, false).expect("migrate");
+        assert_eq!(user_version(&conn).expect("v"), 4);
+        let after = [
+            rows(&conn, "SELECT * FROM ingests ORDER BY 1"),
+            rows(&conn, "SELECT * FROM observations ORDER BY 1"),
+            rows(
+                &conn,
+                &format!("SELECT {V2_VERIFICATION_COLS} FROM verifications ORDER BY 1"),
+            ),
+            rows(&conn, "SELECT * FROM verification_hops ORDER BY 1, 2"),
+            rows(
+                &conn,
+                &format!("SELECT {V2_VIEW_COLS} FROM audit_ledger ORDER BY 1"),
+            ),
+        ];
+        assert_eq!(after, before);
+        // The new columns: NULL for the old verification and rows, no reviews yet.
+        let new: Vec<String> = rows(
+            &conn,
+            "SELECT content_check, source_role, claim_support, merge_decision, reviewed_by, \
+             reviewed_at FROM audit_ledger ORDER BY 1",
+        );
+        assert_eq!(new.len(), 3);
+        assert!(
+            new.iter().all(|r| r == "Null|Null|Null|Null|Null|Null|"),
+            "{new:?}"
+        );
+        let n: i64 = conn
+            .query_row("SELECT count(*) FROM reviews", [], |r| r.get(0))
+            .expect("reviews");
+        assert_eq!(n, 0);
+        // Reviews are append-only.
+        conn.execute(
+            "INSERT INTO reviews (normalization_policy_version, normalized_key, source_role, \
+             reviewer, reviewed_at) VALUES ('citation@1', 'https://docs.example.org/a', \
+             'evidence', 'ann', 't')",
+            [],
+        )
+        .expect("insert");
+        assert!(conn
+            .execute("UPDATE reviews SET reviewer = 'bob'", [])
+            .is_err());
+        assert!(conn.execute("DELETE FROM reviews", []).is_err());
+        let role: Option<String> = conn
+            .query_row(
+                "SELECT source_role FROM audit_ledger WHERE observation_id = 'm1'",
+                [],
+                |r| r.get(0),
+            )
+            .expect("view");
+        assert_eq!(role.as_deref(), Some("evidence"));
     }
 
     #[test]

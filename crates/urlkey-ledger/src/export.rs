@@ -18,7 +18,7 @@ pub enum ExportFormat {
 }
 
 /// The exported columns, in order: the seed's minimum audit ledger, then context.
-pub const COLUMNS: [&str; 22] = [
+pub const COLUMNS: [&str; 28] = [
     "observation_id",
     "prompt_id",
     "prompt_version",
@@ -41,6 +41,12 @@ pub const COLUMNS: [&str; 22] = [
     "verified_via_observation_id",
     "claim",
     "extra",
+    "content_check",
+    "source_role",
+    "claim_support",
+    "merge_decision",
+    "reviewed_by",
+    "reviewed_at",
 ];
 
 /// A CSV text cell that opens as text in a spreadsheet: one whose first character would

@@ -17,6 +17,8 @@ pub mod export;
 pub mod ingest;
 pub mod norm;
 pub mod report;
+pub mod review;
+pub mod review_cli;
 pub mod timefmt;
 pub mod verify;
 

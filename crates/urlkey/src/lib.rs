@@ -45,6 +45,7 @@ pub mod policy;
 pub mod profile;
 pub mod psl;
 pub mod query;
+pub mod risk;
 pub mod text;
 pub mod tracking;
 pub mod web;

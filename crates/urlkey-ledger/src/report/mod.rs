@@ -21,6 +21,7 @@
 
 pub mod html;
 pub mod publisher;
+pub mod review;
 mod text;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -265,6 +266,9 @@ pub struct Measures {
     pub overlap: Vec<Overlap>,
     /// The sample the figures describe.
     pub sample: Sample,
+    /// Source roles, claim support, merges to review and the unique keys with `split`
+    /// decisions applied (issue 16), over the same observations.
+    pub review: review::ReviewFigures,
     /// Every publisher's valid observations, most first (the concentration curve's
     /// points; not in the JSON, whose `concentration` sums them up).
     #[serde(skip)]
@@ -603,6 +607,7 @@ struct Obs {
     /// The key's hostname.
     host: Option<String>,
     observed: String,
+    observation_id: String,
 }
 
 fn load(conn: &Connection, policy: Option<&str>, unit: PublisherUnit) -> Result<Vec<Obs>> {
@@ -616,7 +621,7 @@ fn load(conn: &Connection, policy: Option<&str>, unit: PublisherUnit) -> Result<
     // a min and a max; lists are sorted when built). Sorting 1M rows cost seconds.
     let sql = format!(
         "SELECT prompt_version, answer_system, market, collection, run_at, normalized_key, \
-         publisher_hostname, observed_url FROM observations {filter}"
+         publisher_hostname, observed_url, observation_id FROM observations {filter}"
     );
     let mut stmt = conn.prepare(&sql)?;
     let mut rows = stmt.query(params_from_iter(args.iter()))?;
@@ -643,6 +648,7 @@ fn load(conn: &Connection, policy: Option<&str>, unit: PublisherUnit) -> Result<
             publisher,
             host,
             observed: r.get(7)?,
+            observation_id: r.get(8)?,
         });
     }
     Ok(out)
@@ -701,7 +707,7 @@ fn distinct(rows: &[&Obs], i: usize) -> Vec<String> {
     s.into_iter().map(str::to_string).collect()
 }
 
-fn measures(rows: &[&Obs], opts: &ReportOptions) -> Measures {
+fn measures(rows: &[&Obs], opts: &ReportOptions, decisions: &review::Decisions) -> Measures {
     let observations = rows.len() as u64;
     let valid = rows.iter().filter(|o| o.key.is_some()).count() as u64;
     let pubs = publisher_counts(rows);
@@ -772,6 +778,17 @@ fn measures(rows: &[&Obs], opts: &ReportOptions) -> Measures {
             markets: distinct(rows, 2),
             window,
         },
+        review: review::figures(
+            &rows
+                .iter()
+                .filter_map(|o| {
+                    o.key
+                        .as_deref()
+                        .map(|k| (o.observation_id.as_str(), k, o.observed.as_str()))
+                })
+                .collect::<Vec<_>>(),
+            decisions,
+        ),
         publisher_counts: counts,
     }
 }
@@ -834,6 +851,7 @@ pub fn compute(conn: &Connection, opts: &ReportOptions) -> Result<Computed> {
     check_by(&opts.by)?;
     let policy = resolve_policy(conn, opts.policy.as_deref())?;
     let rows = filtered(load(conn, policy.as_deref(), opts.publisher)?, opts)?;
+    let decisions = review::Decisions::load(conn, policy.as_deref())?;
     let mut groups: BTreeMap<Vec<Option<String>>, Vec<&Obs>> = BTreeMap::new();
     for o in &rows {
         let k: Vec<Option<String>> = opts.by.iter().map(|b| o.dims[b.index()].clone()).collect();
@@ -858,7 +876,7 @@ pub fn compute(conn: &Connection, opts: &ReportOptions) -> Result<Computed> {
             Group {
                 value,
                 values: Values(opts.by.iter().map(|b| b.column()).zip(k).collect()),
-                measures: measures(&rows, opts),
+                measures: measures(&rows, opts, &decisions),
             }
         })
         .collect();
@@ -923,6 +941,7 @@ pub fn compare(conn: &Connection, opts: &ReportOptions) -> Result<(Option<String
     }
     let policy = resolve_policy(conn, opts.policy.as_deref())?;
     let rows = filtered(load(conn, policy.as_deref(), opts.publisher)?, opts)?;
+    let decisions = review::Decisions::load(conn, policy.as_deref())?;
     let side = |s: &Selection| -> Vec<&Obs> { rows.iter().filter(|o| s.contains(o)).collect() };
     let (ra, rb) = (side(&sa), side(&sb));
     for (s, r) in [(&sa, &ra), (&sb, &rb)] {
@@ -944,7 +963,10 @@ pub fn compare(conn: &Connection, opts: &ReportOptions) -> Result<(Option<String
             )));
         }
     }
-    let (ma, mb) = (measures(&ra, opts), measures(&rb, opts));
+    let (ma, mb) = (
+        measures(&ra, opts, &decisions),
+        measures(&rb, opts, &decisions),
+    );
     let count_a: BTreeMap<&str, u64> = publisher_counts(&ra)
         .into_iter()
         .map(|p| (p.0, p.1))

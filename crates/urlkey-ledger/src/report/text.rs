@@ -220,6 +220,71 @@ pub(super) fn write_table(
     Ok(())
 }
 
+/// True when people decided something in the sample or a merge waits for them.
+fn has_review(m: &Measures) -> bool {
+    let r = &m.review;
+    r.observations_by_source_role
+        .keys()
+        .any(|k| k != "unclassified")
+        || r.claim_support.keys().any(|k| k != "unreviewed")
+        || r.split_keys > 0
+        || r.merges_to_review > 0
+}
+
+/// The issue 16 figures as rows of the Markdown measures table.
+fn markdown_review(m: &Measures, out: &mut dyn Write) -> Result<()> {
+    if !has_review(m) {
+        return Ok(());
+    }
+    let r = &m.review;
+    for (role, n) in &r.observations_by_source_role {
+        writeln!(
+            out,
+            "| valid observations, source role {} | {n} |",
+            md(role)
+        )?;
+    }
+    for (c, n) in &r.claim_support {
+        writeln!(out, "| valid observations, claim support {} | {n} |", md(c))?;
+    }
+    writeln!(out, "| merges to review | {} |", r.merges_to_review)?;
+    writeln!(out, "| keys split by a person | {} |", r.split_keys)?;
+    writeln!(
+        out,
+        "| unique URL keys with splits applied | {} |",
+        r.unique_keys_with_splits
+    )?;
+    Ok(())
+}
+
+/// The issue 16 figures, when people decided something or a merge waits for them.
+fn table_review(m: &Measures, out: &mut dyn Write) -> Result<()> {
+    let r = &m.review;
+    if !has_review(m) {
+        return Ok(());
+    }
+    let list = |map: &std::collections::BTreeMap<String, u64>| {
+        map.iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    writeln!(
+        out,
+        "  reviews (of the {} valid observations): source role: {}; claim support: {}",
+        m.valid_observations,
+        list(&r.observations_by_source_role),
+        list(&r.claim_support)
+    )?;
+    writeln!(
+        out,
+        "  merges to review: {} (see `urlkey ledger merges`); keys split by a person: {}; \
+         unique URL keys with splits applied: {}",
+        r.merges_to_review, r.split_keys, r.unique_keys_with_splits
+    )?;
+    Ok(())
+}
+
 fn table_measures(m: &Measures, out: &mut dyn Write) -> Result<()> {
     writeln!(out, "Sample: {}", sample_sentence(m))?;
     let unique_pub = format!("unique {}", m.publisher_unit.noun());
@@ -278,6 +343,7 @@ fn table_measures(m: &Measures, out: &mut dyn Write) -> Result<()> {
          {:.4}, top5 {:.4}, HHI {:.4}",
         c.publishers, c.valid_observations, c.top1_share, c.top5_share, c.hhi
     )?;
+    table_review(m, out)?;
     if !m.top_keys.is_empty() {
         writeln!(
             out,
@@ -474,6 +540,7 @@ fn markdown_measures(m: &Measures, h: &str, out: &mut dyn Write) -> Result<()> {
         "| HHI over {} publishers | {:.4} |",
         c.publishers, c.hhi
     )?;
+    markdown_review(m, out)?;
     writeln!(out)?;
     if m.top_publishers.is_empty() {
         writeln!(out, "No valid observations: no publishers.")?;

@@ -10,6 +10,7 @@ use reqwest::{Client, Url};
 use tokio::sync::Mutex;
 
 use super::canonical::{canonical_from_link_headers, HeadScanner};
+use super::content::{analyse, Content};
 use super::guard::{check_ip, check_url_host, DnsFailure, GuardedResolver, NetworkScope, Refused};
 use crate::timefmt::now_millis;
 
@@ -40,6 +41,8 @@ pub struct FetchConfig {
     pub max_redirects: usize,
     /// Body bytes read at most.
     pub body_cap: usize,
+    /// PEM certificates trusted beside the built-in roots (`--ca-cert FILE`).
+    pub extra_roots: Vec<Vec<u8>>,
 }
 
 impl Default for FetchConfig {
@@ -50,6 +53,7 @@ impl Default for FetchConfig {
             scope: NetworkScope::Public,
             max_redirects: MAX_REDIRECTS,
             body_cap: BODY_CAP,
+            extra_roots: Vec::new(),
         }
     }
 }
@@ -144,6 +148,8 @@ pub struct Verification {
     pub body_truncated: bool,
     /// Every request, in order.
     pub hops: Vec<Hop>,
+    /// What was read of a 2xx response's body (issue 16), else None.
+    pub content: Option<Content>,
 }
 
 impl Verification {
@@ -166,7 +172,18 @@ pub struct Fetcher {
 impl Fetcher {
     /// A fetcher for this configuration.
     pub fn new(cfg: FetchConfig) -> Result<Fetcher, String> {
-        let client = Client::builder()
+        let mut builder = Client::builder();
+        for pem in &cfg.extra_roots {
+            let certs = reqwest::Certificate::from_pem_bundle(pem)
+                .map_err(|e| format!("cannot read the --ca-cert certificates: {e}"))?;
+            if certs.is_empty() {
+                return Err("the --ca-cert file holds no PEM certificate".to_string());
+            }
+            for c in certs {
+                builder = builder.add_root_certificate(c);
+            }
+        }
+        let client = builder
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy()
             .referer(false)
@@ -220,6 +237,7 @@ impl Fetcher {
             body_bytes_read: 0,
             body_truncated: false,
             hops: Vec::new(),
+            content: None,
         };
         // The URL Standard strips leading and trailing C0 controls and spaces.
         let text = observed.trim_matches(|c: char| c <= ' ');
@@ -358,21 +376,25 @@ impl Fetcher {
                     c.starts_with("text/html") || c.starts_with("application/xhtml+xml")
                 })
                 .unwrap_or(false);
-            if (200..300).contains(&status) && html {
-                let mut scanner = HeadScanner::new();
-                let mut read: usize = 0;
+            let mut body: Vec<u8> = Vec::new();
+            if (200..300).contains(&status) {
+                // The whole body up to the cap: the canonical is in the head, the content
+                // comparison (issue 16) needs the rest.
+                let mut scanner = html.then(HeadScanner::new);
+                let mut head_done = false;
                 loop {
                     match resp.chunk().await {
                         Ok(Some(chunk)) => {
-                            let room = self.cfg.body_cap - read;
+                            let room = self.cfg.body_cap - body.len();
                             let take = chunk.len().min(room);
-                            read += take;
-                            let done = scanner.feed(&chunk[..take]);
-                            if take < chunk.len() || (read >= self.cfg.body_cap && !done) {
-                                v.body_truncated = true;
-                                break;
+                            if let Some(sc) = scanner.as_mut() {
+                                if !head_done {
+                                    head_done = sc.feed(&chunk[..take]);
+                                }
                             }
-                            if done {
+                            body.extend_from_slice(&chunk[..take]);
+                            if take < chunk.len() {
+                                v.body_truncated = true;
                                 break;
                             }
                         }
@@ -384,24 +406,28 @@ impl Fetcher {
                                 "failed"
                             };
                             hop.detail = Some(format!(
-                                "reading the body {what} after {read} bytes: {}",
+                                "reading the body {what} after {} bytes: {}",
+                                body.len(),
                                 error_chain(&e)
                             ));
                             break;
                         }
                     }
                 }
-                v.body_bytes_read = read as u64;
-                let (canonical, note) = scanner.finish(&url);
-                v.canonical_html = canonical;
-                if hop.detail.is_none() {
-                    hop.detail = note;
+                v.body_bytes_read = body.len() as u64;
+                if let Some(sc) = scanner {
+                    let (canonical, note) = sc.finish(&url);
+                    v.canonical_html = canonical;
+                    if hop.detail.is_none() {
+                        hop.detail = note;
+                    }
                 }
                 if v.body_truncated {
                     hop.detail.get_or_insert_with(|| {
                         format!("body read stopped at the {} byte cap", self.cfg.body_cap)
                     });
                 }
+                v.content = Some(analyse(&body, hop.content_type.as_deref()));
             }
             drop(resp);
             hop.elapsed_ms = Some(elapsed_ms(t0));
@@ -413,6 +439,7 @@ impl Fetcher {
             let redirected = v.redirect_count > 0;
             let retry =
                 header_text(&headers, RETRY_AFTER.as_str()).map(|r| format!("Retry-After: {r}"));
+            let suspected = v.content.as_ref().and_then(|c| c.challenge.clone());
             let (st, reason, detail): (Status, String, Option<String>) = match status {
                 _ if challenge => (
                     Status::Unresolved,
@@ -420,6 +447,13 @@ impl Fetcher {
                     Some(format!(
                         "HTTP {status} with a challenge page (cf-mitigated: challenge)"
                     )),
+                ),
+                200..=299 if suspected.is_some() => (
+                    Status::Unresolved,
+                    "challenge-suspected".into(),
+                    suspected.map(|why| {
+                        format!("HTTP {status}, but the page looks like a challenge or block page: {why}")
+                    }),
                 ),
                 200..=299 if redirected => (Status::Redirected, "ok".into(), None),
                 200..=299 => (Status::Verified, "ok".into(), None),
@@ -462,6 +496,19 @@ fn finish(
 
 fn elapsed_ms(t0: Instant) -> u64 {
     u64::try_from(t0.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The observed URL as verify fetches it (trimmed, no fragment, no userinfo); the text as
+/// it is when the HTTP client cannot parse it.
+pub fn as_fetched(observed: &str) -> String {
+    let text = observed.trim_matches(|c: char| c <= ' ');
+    match Url::parse(text) {
+        Ok(mut u) => {
+            sanitize(&mut u);
+            u.to_string()
+        }
+        Err(_) => observed.to_string(),
+    }
 }
 
 /// Removes what is never sent: the fragment, and userinfo. Returns true when userinfo

@@ -1,9 +1,12 @@
 //! `ledger verify`: network verification after normalization. For each key not yet
-//! verified (or verified before `--older-than`), fetch the observed URL of the key's
-//! first observation and record the result and every hop. Nothing about the observation
-//! changes: verification rows are added beside it.
+//! verified (or verified before `--older-than`), fetch every distinct observed URL of the
+//! key (its variants, up to `--max-variants`; the first observation's first) and record
+//! the result and every hop, what each body holds, and the comparison of the variants'
+//! content ([`content`]). Keys merged by a risky rule are verified first. Nothing about
+//! the observation changes: verification rows are added beside it.
 
 pub mod canonical;
+pub mod content;
 pub mod fetch;
 pub mod guard;
 
@@ -28,6 +31,14 @@ pub struct Target {
     pub observation_id: String,
     /// Its observed URL, exactly as stored.
     pub observed_url: String,
+    /// Every distinct observed URL of the key (as fetched: no fragment, no userinfo),
+    /// first observation first, with the first observation that has it; at most
+    /// `--max-variants`. The first is `observation_id`'s.
+    pub variants: Vec<(String, String)>,
+    /// Distinct observed URLs of the key in all.
+    pub variants_total: usize,
+    /// Merged by a risky rule (verified first).
+    pub risky: bool,
 }
 
 /// Options of a verify run.
@@ -43,7 +54,12 @@ pub struct VerifyOptions {
     pub fetch: FetchConfig,
     /// List the targets without fetching.
     pub dry_run: bool,
+    /// Distinct observed URLs fetched per key, at most (1: the first observation's only).
+    pub max_variants: usize,
 }
+
+/// The default `--max-variants`.
+pub const DEFAULT_MAX_VARIANTS: usize = 5;
 
 /// Counts per class.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -93,26 +109,62 @@ pub fn select_targets(conn: &Connection, opts: &VerifyOptions) -> Result<Vec<Tar
                            WHERE v.normalization_policy_version = o.normalization_policy_version \
                              AND v.normalized_key = o.normalized_key \
                              AND (?1 IS NULL OR v.finished_at > ?1)) \
-         ORDER BY o.rowid LIMIT ?2",
+         ORDER BY o.rowid",
     )?;
-    let rows = stmt.query_map(params![cutoff, limit], |r| {
+    let rows = stmt.query_map(params![cutoff], |r| {
         Ok(Target {
             policy: r.get(0)?,
             key: r.get(1)?,
             observation_id: r.get(2)?,
             observed_url: r.get(3)?,
+            variants: Vec::new(),
+            variants_total: 0,
+            risky: false,
         })
     })?;
-    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    let mut targets = rows.collect::<rusqlite::Result<Vec<_>>>()?;
+    let mut vstmt = conn.prepare(
+        "SELECT observation_id, observed_url FROM observations \
+         WHERE normalization_policy_version = ?1 AND normalized_key = ?2 ORDER BY rowid",
+    )?;
+    for t in &mut targets {
+        let all = vstmt
+            .query_map(params![t.policy, t.key], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let mut seen: Vec<String> = Vec::new();
+        for (id, url) in all {
+            let fetched = fetch::as_fetched(&url);
+            if !seen.contains(&fetched) {
+                seen.push(fetched);
+                t.variants.push((id, url));
+            }
+        }
+        t.variants_total = t.variants.len();
+        t.variants.truncate(opts.max_variants.max(1));
+        t.risky = crate::review::key_is_risky_merge(conn, &t.policy, &t.key)?;
+    }
+    // Keys merged by a risky rule first (seed 004: compare the pages before trusting such
+    // a merge); ingest order otherwise.
+    targets.sort_by_key(|t| !t.risky);
+    if limit >= 0 {
+        targets.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+    }
+    Ok(targets)
 }
 
 /// Stores one verification and its hops in one transaction; returns its id.
 pub fn store(
     conn: &mut Connection,
     t: &Target,
-    v: &Verification,
+    vs: &[Verification],
     scope: NetworkScope,
 ) -> Result<i64> {
+    let Some(v) = vs.first() else {
+        return Err(LedgerError::Other("a verification without a fetch".into()));
+    };
+    let (check, check_detail) = content::compare(vs);
     let tx = conn
         .transaction()
         .map_err(|e| LedgerError::db("cannot start a transaction", e))?;
@@ -121,9 +173,9 @@ pub fn store(
          requested_url, credentials_removed, started_at, finished_at, verification_status, reason, \
          detail, final_url, final_http_status, redirect_count, canonical_html, \
          canonical_link_header, publisher_canonical, body_bytes_read, body_truncated, user_agent, \
-         network_scope) \
+         network_scope, content_check, content_detail, variants_fetched, variants_total) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, \
-         ?19, ?20)",
+         ?19, ?20, ?21, ?22, ?23, ?24)",
         params![
             t.policy,
             t.key,
@@ -145,6 +197,10 @@ pub fn store(
             v.body_truncated,
             fetch::user_agent(),
             scope.as_str(),
+            check.as_str(),
+            check_detail,
+            vs.len() as i64,
+            t.variants_total as i64,
         ],
     )
     .map_err(|e| LedgerError::db("cannot store a verification", e))?;
@@ -175,10 +231,83 @@ pub fn store(
             ])
             .map_err(|e| LedgerError::db("cannot store a hop", e))?;
         }
+        store_variants(&tx, id, t, vs)?;
     }
     tx.commit()
         .map_err(|e| LedgerError::db("cannot commit a verification", e))?;
     Ok(id)
+}
+
+/// One row of `verification_variants` per fetch of the key's variants.
+fn store_variants(
+    tx: &rusqlite::Transaction<'_>,
+    id: i64,
+    t: &Target,
+    vs: &[Verification],
+) -> Result<()> {
+    let mut ins = tx
+        .prepare(
+            "INSERT INTO verification_variants (verification_id, variant, observation_id, \
+             requested_url, started_at, finished_at, verification_status, reason, detail, \
+             final_url, final_http_status, redirect_count, publisher_canonical, content_type, \
+             body_bytes_read, body_truncated, body_sha256, title, text_sha256, text_simhash, \
+             text_words, distance_to_first, hops) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, \
+             ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)",
+        )
+        .map_err(|e| LedgerError::db("cannot prepare the variant insert", e))?;
+    let first_hash = vs
+        .first()
+        .and_then(|v| v.content.as_ref())
+        .and_then(|c| c.simhash);
+    for (i, (v, (obs, _))) in vs.iter().zip(&t.variants).enumerate() {
+        let c = v.content.as_ref();
+        let hops: Vec<serde_json::Value> = v
+            .hops
+            .iter()
+            .map(|h| {
+                serde_json::json!({
+                    "url": h.url, "started_at": h.started_at, "elapsed_ms": h.elapsed_ms,
+                    "outcome": h.outcome, "remote_addr": h.remote_addr,
+                    "http_status": h.http_status, "location": h.location,
+                    "next_url": h.next_url, "retry_after": h.retry_after,
+                    "content_type": h.content_type, "detail": h.detail,
+                })
+            })
+            .collect();
+        let simhash = c.and_then(|c| c.simhash);
+        ins.execute(params![
+            id,
+            i as i64,
+            obs,
+            v.requested_url,
+            v.started_at,
+            v.finished_at,
+            v.status.as_str(),
+            v.reason,
+            v.detail,
+            v.final_url,
+            v.final_http_status,
+            v.redirect_count as i64,
+            v.publisher_canonical(),
+            c.and_then(|c| c.content_type.clone())
+                .or_else(|| v.hops.last().and_then(|h| h.content_type.clone())),
+            i64::try_from(v.body_bytes_read).unwrap_or(i64::MAX),
+            v.body_truncated,
+            c.map(|c| c.sha256.clone()),
+            c.and_then(|c| c.title.clone()),
+            c.and_then(|c| c.text_sha256.clone()),
+            simhash.map(|h| format!("{h:016x}")),
+            c.and_then(|c| c.words)
+                .map(|w| i64::try_from(w).unwrap_or(i64::MAX)),
+            match (first_hash, simhash) {
+                (Some(a), Some(b)) => Some(i64::from(content::distance(a, b))),
+                _ => None,
+            },
+            serde_json::Value::Array(hops).to_string(),
+        ])
+        .map_err(|e| LedgerError::db("cannot store a variant", e))?;
+    }
+    Ok(())
 }
 
 /// Runs verification and writes one line per key, then a summary.
@@ -193,9 +322,16 @@ pub fn run(
         for t in &targets {
             writeln!(
                 out,
-                "would verify {} ({}) via {}: {}",
-                t.key, t.policy, t.observation_id, t.observed_url
+                "would verify {} ({}) via {}: {}{}",
+                t.key,
+                t.policy,
+                t.observation_id,
+                t.observed_url,
+                if t.risky { "  [risky merge]" } else { "" }
             )?;
+            for (id, url) in t.variants.iter().skip(1) {
+                writeln!(out, "    and variant {url} (via {id})")?;
+            }
         }
         writeln!(out, "{} keys due for verification", targets.len())?;
         return Ok(VerifySummary::default());
@@ -221,7 +357,7 @@ pub fn run(
     let mut summary = VerifySummary::default();
     rt.block_on(async {
         let sem = Arc::new(tokio::sync::Semaphore::new(concurrency));
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(Target, Verification)>();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(Target, Vec<Verification>)>();
         for t in targets {
             let sem = Arc::clone(&sem);
             let fetcher = Arc::clone(&fetcher);
@@ -230,13 +366,19 @@ pub fn run(
                 let Ok(_permit) = sem.acquire_owned().await else {
                     return;
                 };
-                let v = fetcher.verify(&t.observed_url).await;
-                let _ = tx.send((t, v));
+                // The variants of one key one after the other (they share a host, and
+                // its per-host delay, as a rule).
+                let mut vs = Vec::with_capacity(t.variants.len());
+                for (_, url) in &t.variants {
+                    vs.push(fetcher.verify(url).await);
+                }
+                let _ = tx.send((t, vs));
             });
         }
         drop(tx);
-        while let Some((t, v)) = rx.recv().await {
-            store(conn, &t, &v, scope)?;
+        while let Some((t, vs)) = rx.recv().await {
+            store(conn, &t, &vs, scope)?;
+            let v = &vs[0];
             summary.add(v.status);
             let status = v
                 .final_http_status
@@ -255,6 +397,11 @@ pub fn run(
             }
             if v.reason != "ok" {
                 line.push_str(&format!("  [{}]", v.reason));
+            }
+            let (check, _) = content::compare(&vs);
+            line.push_str(&format!("  content: {}", check.as_str()));
+            if vs.len() > 1 {
+                line.push_str(&format!(" ({} variants)", vs.len()));
             }
             writeln!(out, "{line}")?;
         }

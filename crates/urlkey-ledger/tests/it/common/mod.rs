@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+mod pages;
+
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -216,6 +218,11 @@ async fn handle(
     }
     let text_html = ("Content-Type", "text/html; charset=utf-8".to_string());
     let loc = |to: &str| ("Location", to.to_string());
+    if let Some(bytes) = pages::variant_page(&path) {
+        let _ = stream.write_all(&bytes).await;
+        let _ = stream.shutdown().await;
+        return Ok(());
+    }
     let bytes = match path.as_str() {
         "/ok" | "/ok-again" => response(
             "200 OK",

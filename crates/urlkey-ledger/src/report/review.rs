@@ -1,0 +1,110 @@
+//! The report's figures from what people decided and what verify compared (issue 16):
+//! valid observations by source role, by claim support, merges to review, and the unique
+//! keys with `split` decisions applied. Each is counted over the same observations as the
+//! measures beside it (the group, the window), so it is stated with the same sample.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use rusqlite::Connection;
+use serde::Serialize;
+
+use crate::error::Result;
+
+/// The latest decisions and checks, by key and by observation.
+#[derive(Debug, Default)]
+pub(super) struct Decisions {
+    /// key -> latest source role.
+    pub role: HashMap<String, String>,
+    /// key -> latest merge decision.
+    pub merge: HashMap<String, String>,
+    /// observation id -> latest claim support.
+    pub claim: HashMap<String, String>,
+    /// Keys that are merges to review (see `crate::review::merges`).
+    pub to_review: BTreeSet<String>,
+}
+
+impl Decisions {
+    /// Reads them for one policy (all policies when `None`).
+    /// A ledger read read-only before schema 4 (`serve --ledger`) has no decisions.
+    pub fn load(conn: &Connection, policy: Option<&str>) -> Result<Decisions> {
+        let mut d = Decisions::default();
+        if crate::db::user_version(conn)? < 4 {
+            return Ok(d);
+        }
+        let mut st = conn.prepare(
+            "SELECT normalized_key, observation_id, source_role, claim_support, merge_decision \
+             FROM reviews WHERE ?1 IS NULL OR normalization_policy_version = ?1 \
+             ORDER BY review_id",
+        )?;
+        let mut rows = st.query([policy])?;
+        while let Some(r) = rows.next()? {
+            let key: String = r.get(0)?;
+            let obs: Option<String> = r.get(1)?;
+            if let Some(role) = r.get::<_, Option<String>>(2)? {
+                d.role.insert(key.clone(), role);
+            }
+            if let (Some(o), Some(c)) = (obs, r.get::<_, Option<String>>(3)?) {
+                d.claim.insert(o, c);
+            }
+            if let Some(m) = r.get::<_, Option<String>>(4)? {
+                d.merge.insert(key, m);
+            }
+        }
+        for m in crate::review::merges(conn)? {
+            if m.to_review && policy.is_none_or(|p| p == m.policy) {
+                d.to_review.insert(m.key);
+            }
+        }
+        Ok(d)
+    }
+}
+
+/// What the decisions say about one sample.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ReviewFigures {
+    /// Valid observations per source role of their key; `unclassified` when none.
+    pub observations_by_source_role: BTreeMap<String, u64>,
+    /// Valid observations per claim support; `unreviewed` when none.
+    pub claim_support: BTreeMap<String, u64>,
+    /// Keys of the sample that are merges to review (a risky rule merged them, their
+    /// content check is not `same`, nobody decided).
+    pub merges_to_review: u64,
+    /// Keys of the sample a person split.
+    pub split_keys: u64,
+    /// Unique URL keys with every split key counted once per distinct observed URL (as
+    /// verify fetches it: no fragment, no userinfo).
+    pub unique_keys_with_splits: u64,
+}
+
+/// One observation as these figures need it: (observation id, key, observed URL).
+pub(super) type Row<'a> = (&'a str, &'a str, &'a str);
+
+/// Counts the figures over the valid observations `rows`.
+pub(super) fn figures(rows: &[Row<'_>], d: &Decisions) -> ReviewFigures {
+    let mut f = ReviewFigures::default();
+    let mut keys: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+    for (id, key, observed) in rows {
+        let role = d.role.get(*key).map_or("unclassified", String::as_str);
+        *f.observations_by_source_role
+            .entry(role.to_string())
+            .or_default() += 1;
+        let claim = d.claim.get(*id).map_or("unreviewed", String::as_str);
+        *f.claim_support.entry(claim.to_string()).or_default() += 1;
+        let urls = keys.entry(key).or_default();
+        if d.merge.get(*key).map(String::as_str) == Some("split") {
+            urls.insert(crate::verify::fetch::as_fetched(observed));
+        }
+    }
+    for (k, urls) in &keys {
+        if d.to_review.contains(*k) {
+            f.merges_to_review += 1;
+        }
+        if d.merge.get(*k).map(String::as_str) == Some("split") {
+            f.split_keys += 1;
+            f.unique_keys_with_splits += urls.len().max(1) as u64;
+        } else {
+            f.unique_keys_with_splits += 1;
+        }
+    }
+    f
+}
