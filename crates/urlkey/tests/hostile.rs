@@ -625,7 +625,8 @@ fn reps_for(p: &Policy, x: &str) -> usize {
 /// ratios of 6 to 17 for code that is linear. Quadratic work shows at these sizes too (a
 /// 64 KiB input with thousands of parameters or segments). Each time is the cheapest of
 /// five batches of at least 2 ms, and the batches at n and 4n alternate, so a change in
-/// the machine's load touches both.
+/// the machine's load touches both. A ratio over the bound is measured again, up to three
+/// times, and the lowest counts (once seen here: 10.3 for linear code, three builds running).
 #[test]
 fn large_inputs_scale_linearly() {
     let set = PolicySet::builtin().with_max_input_bytes(64 << 20);
@@ -643,11 +644,23 @@ fn large_inputs_scale_linearly() {
             let p = set.get(id).unwrap();
             let (r1, r4) = (reps_for(&p, &small), reps_for(&p, &big));
             let (mut t1, mut t4) = (Duration::MAX, Duration::MAX);
-            for _ in 0..3 {
-                t1 = t1.min(per_call(&p, &small, r1));
-                t4 = t4.min(per_call(&p, &big, r4));
+            let mut ratio = f64::MAX;
+            // A burst of load during one measurement can double one side; quadratic code
+            // is over the bound on every try, so a shape fails only if three tries agree.
+            for _try in 0..3 {
+                let (mut a1, mut a4) = (Duration::MAX, Duration::MAX);
+                for _ in 0..3 {
+                    a1 = a1.min(per_call(&p, &small, r1));
+                    a4 = a4.min(per_call(&p, &big, r4));
+                }
+                let r = a4.as_secs_f64() / a1.as_secs_f64().max(1e-7);
+                if r < ratio {
+                    (ratio, t1, t4) = (r, a1, a4);
+                }
+                if ratio <= 10.0 {
+                    break;
+                }
             }
-            let ratio = t4.as_secs_f64() / t1.as_secs_f64().max(1e-7);
             report.push(format!(
                 "{name:22} {id:32} n={:>6}B {t1:>10.2?}  4n {t4:>10.2?}  ratio {ratio:.1}",
                 small.len()
