@@ -523,6 +523,33 @@ fn binary_and_empty_files_say_what_they_are() {
         2,
         "nothing dropped"
     );
+    // UTF-16LE without a byte-order mark: the note says how to name the encoding here,
+    // and with it the lines read as text.
+    let utf16: Vec<u8> = "https://a.example/x\n"
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    write(d, "u16.txt", &utf16);
+    let o = run_in(d, &["key", "--format", "key", "u16.txt"]);
+    assert!(
+        stderr(&o).contains("name its encoding with --encoding: utf-16le or utf-16be)"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run_in(
+        d,
+        &[
+            "key",
+            "--format",
+            "key",
+            "--encoding",
+            "utf-16le",
+            "u16.txt",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "https://a.example/x\n");
+    assert!(!stderr(&o).contains("NUL"), "{}", stderr(&o));
     write(d, "empty.csv", b"");
     let o = run_in(d, &["map", "--column", "Address", "empty.csv"]);
     assert!(o.status.success(), "{}", stderr(&o));

@@ -68,6 +68,11 @@ const MAGIC: &[(&[u8], &str)] = &[
     (b"\xCF\xFA\xED\xFE", "a Mach-O executable"),
 ];
 
+/// Why an input with NUL bytes and no byte-order mark looks binary. The library names no
+/// flag: a front end that can take an encoding adds how (the CLI: `--encoding`).
+pub const NUL_BYTES: &str =
+    "it has NUL bytes (if it is UTF-16 without a byte-order mark, name its encoding: utf-16le or utf-16be)";
+
 /// Looks at the start of an input.
 pub fn sniff(head: &[u8]) -> Sniffed {
     let head = &head[..head.len().min(SNIFF_BYTES)];
@@ -78,7 +83,7 @@ pub fn sniff(head: &[u8]) -> Sniffed {
     } else if let Some((_, what)) = MAGIC.iter().find(|(m, _)| head.starts_with(m)) {
         Some(*what)
     } else if bom.is_none() && head.contains(&0) {
-        Some("it has NUL bytes (if it is UTF-16 without a byte-order mark, give --encoding utf-16le or utf-16be)")
+        Some(NUL_BYTES)
     } else {
         None
     };

@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use urlkey::{ErrorCode, KeyError};
 
-pub use decode::{encoding_for_label, sniff, Sniffed};
+pub use decode::{encoding_for_label, sniff, Sniffed, NUL_BYTES};
 pub use lines::{LineTracker, PhysicalLines};
 pub use text::{JsonlReader, LineReader};
 
@@ -608,7 +608,15 @@ fn open_reader(
         let r = sheet::SheetReader::new(reader, &name, opts, count, strict_keep, notices)?;
         return Ok(Box::new(r));
     }
-    if let Some(why) = sniffed.binary {
+    // NUL bytes are what UTF-16 is made of: once the user named a UTF-16 encoding they are
+    // no sign of a binary file.
+    let named_utf16 = opts
+        .encoding
+        .is_some_and(|e| e == encoding_rs::UTF_16LE || e == encoding_rs::UTF_16BE);
+    if let Some(why) = sniffed
+        .binary
+        .filter(|why| !(named_utf16 && *why == decode::NUL_BYTES))
+    {
         notices.push(format!(
             "{name}: this does not look like text: {why}; every line still becomes a record"
         ));

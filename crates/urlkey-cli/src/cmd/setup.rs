@@ -210,7 +210,17 @@ pub fn source_labels(sources: &[Source]) -> Vec<String> {
 pub fn print_notices(quiet: bool, notices: &[String]) {
     if !quiet {
         for n in notices {
-            eprintln!("urlkey: note: {n}");
+            // The reader names no flag; here is how to give the encoding.
+            if n.contains(urlkey_batch::input::NUL_BYTES) {
+                let n = n.replacen(
+                    "name its encoding:",
+                    "name its encoding with --encoding:",
+                    1,
+                );
+                eprintln!("urlkey: note: {n}");
+            } else {
+                eprintln!("urlkey: note: {n}");
+            }
         }
     }
 }
