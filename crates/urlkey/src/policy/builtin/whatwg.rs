@@ -7,7 +7,7 @@ use super::prelude::*;
 pub(crate) const POLICY: Builtin = Builtin {
     id: "whatwg@1",
     listed: 1,
-    description: "The URL Standard's serialization (href), untouched: the baseline. Any scheme; honours --base.",
+    description: "The URL Standard's serialization (href), untouched: the baseline. Any scheme; resolves against a base URL when one is given.",
     front: FrontEnd::Whatwg {
         schemes: Schemes::Any,
         infer_scheme: false,
