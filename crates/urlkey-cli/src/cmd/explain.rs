@@ -211,7 +211,10 @@ fn write_text(out: &mut impl Write, e: &Explanation) -> std::io::Result<()> {
             }
         }
     } else if e.same_key {
-        writeln!(out, "rules that made them meet: none (the same key as written)")?;
+        writeln!(
+            out,
+            "rules that made them meet: none (the same key as written)"
+        )?;
     }
     if let Some(d) = &e.differs_in {
         writeln!(out, "differs in {}", d.component)?;
