@@ -27,6 +27,8 @@ pub enum Command {
     Inspect(InspectArgs),
     /// Why two or more URLs share a key, or where their keys differ (exit 0 same, 1 not).
     Explain(ExplainArgs),
+    /// What an inventory gains and loses between two policies: merges, splits, changes.
+    Diff(DiffArgs),
     /// List the policies (and the Public Suffix List version).
     #[command(
         after_help = "Examples:\n  urlkey policies\n  urlkey policies --policy-file mine.toml --format json\nMore: docs/policies.md (every rule of every policy)."
@@ -91,6 +93,14 @@ Examples:
 
 Exit status: 0 when every input has the same key, 1 when not (an invalid input never shares
 a key), 2 on a usage error, 5 for an unknown policy. More: docs/cli.md.";
+
+const DIFF_HELP: &str = "\
+Examples:
+  urlkey diff --from mapper@1 --to webkey@1 examples/legacy-urls.txt
+  urlkey diff --from citation@1 --to webkey@1 --format json inventory.txt -o diff.json
+
+Merges: several --from keys become one --to key; splits: the reverse; changed: the key text
+changed but the group did not. More: docs/cli.md.";
 
 /// The policy of `key` and `explain` when none is named.
 pub const DEFAULT_KEY_POLICY: &str = "citation@1";
@@ -246,6 +256,27 @@ pub struct ExplainArgs {
     /// Policies and the suffix list.
     #[command(flatten)]
     pub source: PolicySource,
+}
+
+/// `urlkey diff`.
+#[derive(Args, Debug)]
+#[command(after_help = DIFF_HELP)]
+pub struct DiffArgs {
+    /// The policy the inventory is keyed under now.
+    #[arg(long, value_name = "ID")]
+    pub from: String,
+    /// The policy it would move to.
+    #[arg(long, value_name = "ID")]
+    pub to: String,
+    /// text (a summary and the first merges and splits) or json (everything).
+    #[arg(long, value_enum, default_value_t = TextFormat::Text)]
+    pub format: TextFormat,
+    /// Policies and the suffix list.
+    #[command(flatten)]
+    pub source: PolicySource,
+    /// Input and run settings.
+    #[command(flatten)]
+    pub input: InputArgs,
 }
 
 /// `urlkey policies`.

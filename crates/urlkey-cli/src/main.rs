@@ -110,6 +110,7 @@ fn main() {
         flags::Command::Map(a) => cmd::map::run(a),
         flags::Command::Inspect(a) => cmd::inspect::run(a),
         flags::Command::Explain(a) => cmd::explain::run(a),
+        flags::Command::Diff(a) => cmd::diff::run(a),
         flags::Command::Policies(a) => cmd::info::policies(a),
         flags::Command::Rules(a) => cmd::info::rules(a),
         flags::Command::Codes(a) => cmd::info::codes(a),

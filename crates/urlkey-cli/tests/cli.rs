@@ -1111,3 +1111,159 @@ fn explain_differs_in_each_component() {
     assert_eq!(v["differs_in"]["component"], "query", "{v}");
     assert_eq!(v["differs_in"]["values"], serde_json::json!(["q=1", null]));
 }
+
+// ---- urlkey diff --from P --to Q (issue 17) ----
+
+/// `urlkey diff --format json ARGS`, which must succeed.
+fn diff_json(args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["diff", "--format", "json", "--quiet"];
+    all.extend_from_slice(args);
+    let out = run(&all, b"");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+#[test]
+fn diff_citation_to_webkey_merges_www_and_path_case_and_the_reverse_splits() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let inv = dir.path().join("inv.txt");
+    std::fs::write(
+        &inv,
+        "https://www.example.com/a\nhttps://example.com/a\nhttps://example.com/Docs\nhttps://example.com/docs\nhttps://example.com/same?x=1\nhttps://Example.org/only\nmailto:a@b.example\n",
+    )
+    .expect("write");
+    let invs = inv.to_str().expect("path");
+    let v = diff_json(&["--from", "citation@1", "--to", "webkey@1", invs]);
+    assert_eq!(v["records"], 7);
+    assert_eq!(v["keys_from"], 6);
+    assert_eq!(v["keys_to"], 5, "mailto: is valid under webkey@1 alone");
+    let merges = v["merges"].as_array().expect("merges");
+    assert_eq!(merges.len(), 2, "{v}");
+    assert_eq!(merges[0]["key"], "example.com/a");
+    assert_eq!(
+        merges[0]["keys"],
+        serde_json::json!(["https://www.example.com/a", "https://example.com/a"])
+    );
+    assert_eq!(merges[0]["records"], 2);
+    assert!(
+        merges[0]["rules"]
+            .as_array()
+            .expect("rules")
+            .contains(&serde_json::json!("registrable-domain")),
+        "{v}"
+    );
+    assert_eq!(merges[0]["examples"][0]["line"], 1);
+    assert_eq!(merges[0]["examples"][0]["source"], invs);
+    assert_eq!(merges[1]["key"], "example.com/docs");
+    assert_eq!(merges[1]["rules"], serde_json::json!(["lowercase-path"]));
+    assert_eq!(v["splits"], serde_json::json!([]));
+    // The key text changed (no scheme), the group did not.
+    assert_eq!(v["changed"]["records"], 2, "{v}");
+    assert_eq!(v["invalid_from_only"]["records"], 1);
+    assert_eq!(
+        v["invalid_from_only"]["by_code"]["citation.unsupported-scheme"],
+        1
+    );
+    assert_eq!(v["invalid_to_only"]["records"], 0);
+
+    // The reverse: the same groups split, with the same rules responsible.
+    let v = diff_json(&["--from", "webkey@1", "--to", "citation@1", invs]);
+    let splits = v["splits"].as_array().expect("splits");
+    assert_eq!(splits.len(), 2, "{v}");
+    assert_eq!(splits[0]["key"], "example.com/a");
+    assert_eq!(splits[0]["keys"].as_array().map(Vec::len), Some(2));
+    assert_eq!(splits[1]["rules"], serde_json::json!(["lowercase-path"]));
+    assert_eq!(v["merges"], serde_json::json!([]));
+    assert_eq!(v["invalid_to_only"]["records"], 1);
+
+    // The same policy twice: nothing moves.
+    let v = diff_json(&["--from", "webkey@1", "--to", "webkey@1", invs]);
+    assert_eq!(v["merges"], serde_json::json!([]));
+    assert_eq!(v["splits"], serde_json::json!([]));
+    assert_eq!(v["changed"]["records"], 0);
+}
+
+#[test]
+fn diff_invalid_under_one_policy_sources_and_output_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let a = dir.path().join("a.txt");
+    let b = dir.path().join("b.txt");
+    std::fs::write(&a, "/main/page?x=1\n/main/Page?x=1\n").expect("write");
+    std::fs::write(&b, "javascript:alert(1)\nhttps://a.example/x\n").expect("write");
+    let (sa, sb) = (a.to_str().expect("path"), b.to_str().expect("path"));
+    let v = diff_json(&["--from", "mapper@1", "--to", "webkey@1", sa, sb]);
+    // Path-only lines are valid under mapper@1 alone; javascript: under webkey@1 alone.
+    assert_eq!(v["invalid_to_only"]["records"], 2, "{v}");
+    assert_eq!(v["invalid_to_only"]["by_code"]["web.invalid-url"], 2);
+    assert_eq!(v["invalid_to_only"]["examples"][0]["source"], sa);
+    assert_eq!(v["invalid_from_only"]["records"], 1);
+    assert_eq!(v["invalid_from_only"]["examples"][0]["source"], sb);
+    assert_eq!(v["invalid_from_only"]["examples"][0]["line"], 1);
+    assert_eq!(
+        v["invalid_from_only"]["examples"][0]["key_to"],
+        "javascript:alert(1)"
+    );
+
+    // -o: the same bytes as standard output, written through a temporary file.
+    let out = dir.path().join("diff.json");
+    let o = out.to_str().expect("path");
+    let printed = run(
+        &[
+            "diff", "--quiet", "--format", "json", "--from", "mapper@1", "--to", "webkey@1", sa, sb,
+        ],
+        b"",
+    );
+    let written = run(
+        &[
+            "diff", "--quiet", "--format", "json", "--from", "mapper@1", "--to", "webkey@1", sa,
+            sb, "-o", o,
+        ],
+        b"",
+    );
+    assert_eq!(written.status.code(), Some(0));
+    assert!(written.stdout.is_empty());
+    assert_eq!(std::fs::read(&out).expect("read"), printed.stdout);
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert_eq!(names.len(), 3, "no temporary file left: {names:?}");
+    // -o naming an input is a usage error; an unknown policy 5; a missing file 3.
+    let o = run(
+        &[
+            "diff", "--from", "mapper@1", "--to", "webkey@1", sa, "-o", sa,
+        ],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let o = run(&["diff", "--from", "mapper@9", "--to", "webkey@1", sa], b"");
+    assert_eq!(o.status.code(), Some(5));
+    let missing = dir.path().join("missing.txt");
+    let o = run(
+        &[
+            "diff",
+            "--from",
+            "mapper@1",
+            "--to",
+            "webkey@1",
+            missing.to_str().expect("path"),
+        ],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(3));
+    // The text summary.
+    let t = run(
+        &["diff", "--from", "citation@1", "--to", "webkey@1", sa, sb],
+        b"",
+    );
+    let text = String::from_utf8_lossy(&t.stdout);
+    assert!(
+        text.contains("keys under citation@1") && text.contains("merges"),
+        "{text}"
+    );
+}
