@@ -343,8 +343,11 @@ fn write_text(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
                 g.key,
                 g.keys.len()
             )?;
-            for k in &g.keys {
+            for k in g.keys.iter().take(5) {
                 writeln!(out, "    {k}")?;
+            }
+            if g.keys.len() > 5 {
+                writeln!(out, "    ... {} more", g.keys.len() - 5)?;
             }
             if !g.rules.is_empty() {
                 writeln!(out, "    rules: {}", g.rules.join(", "))?;
