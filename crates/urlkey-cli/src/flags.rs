@@ -25,6 +25,10 @@ pub enum Command {
     Map(MapArgs),
     /// Everything about one URL: canonical form, facts, profile, offsets, query pairs, keys.
     Inspect(InspectArgs),
+    /// Why two or more URLs share a key, or where their keys differ (exit 0 same, 1 not).
+    Explain(ExplainArgs),
+    /// What an inventory gains and loses between two policies: merges, splits, changes.
+    Diff(DiffArgs),
     /// List the policies (and the Public Suffix List version).
     #[command(
         after_help = "Examples:\n  urlkey policies\n  urlkey policies --policy-file mine.toml --format json\nMore: docs/policies.md (every rule of every policy)."
@@ -80,6 +84,26 @@ Examples:
   urlkey inspect 'https://news.Example.com.au/Sport/index.htm?page=2&utm_medium=x'
   urlkey inspect --policy citation@1 --format json 'https://example.com/a/?gclid=1'
 More: docs/cli.md and docs/policies.md.";
+
+const EXPLAIN_HELP: &str = "\
+Examples:
+  urlkey explain 'https://Example.com/a/?utm_source=x' 'https://example.com/a'
+  urlkey explain --policy webkey@1 --format json https://www.example.com/A http://example.com/a
+  if urlkey explain -q A B; then echo same; fi
+
+Exit status: 0 when every input has the same key, 1 when not (an invalid input never shares
+a key), 2 on a usage error, 5 for an unknown policy. More: docs/cli.md.";
+
+const DIFF_HELP: &str = "\
+Examples:
+  urlkey diff --from mapper@1 --to webkey@1 examples/legacy-urls.txt
+  urlkey diff --from citation@1 --to webkey@1 --format json inventory.txt -o diff.json
+
+Merges: several --from keys become one --to key; splits: the reverse; changed: the key text
+changed but the group did not. More: docs/cli.md.";
+
+/// The policy of `key` and `explain` when none is named.
+pub const DEFAULT_KEY_POLICY: &str = "citation@1";
 
 /// Where policies come from.
 #[derive(Args, Debug, Clone)]
@@ -153,7 +177,7 @@ pub struct InputArgs {
 #[command(after_help = KEY_HELP)]
 pub struct KeyArgs {
     /// The policy id (see `urlkey policies`).
-    #[arg(long, default_value = "citation@1")]
+    #[arg(long, default_value = DEFAULT_KEY_POLICY)]
     pub policy: String,
     /// Policies and the suffix list.
     #[command(flatten)]
@@ -211,6 +235,48 @@ pub struct InspectArgs {
     /// Policies and the suffix list.
     #[command(flatten)]
     pub source: PolicySource,
+}
+
+/// `urlkey explain`.
+#[derive(Args, Debug)]
+#[command(after_help = EXPLAIN_HELP)]
+pub struct ExplainArgs {
+    /// The URLs (or any text) to compare: two or more.
+    #[arg(required = true, num_args = 2.., value_name = "URL")]
+    pub urls: Vec<String>,
+    /// The policy (default: the same as `urlkey key`'s).
+    #[arg(long, default_value = DEFAULT_KEY_POLICY)]
+    pub policy: String,
+    /// text or json.
+    #[arg(long, value_enum, default_value_t = TextFormat::Text)]
+    pub format: TextFormat,
+    /// Print nothing: the exit status alone says whether the keys are the same.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// Policies and the suffix list.
+    #[command(flatten)]
+    pub source: PolicySource,
+}
+
+/// `urlkey diff`.
+#[derive(Args, Debug)]
+#[command(after_help = DIFF_HELP)]
+pub struct DiffArgs {
+    /// The policy the inventory is keyed under now.
+    #[arg(long, value_name = "ID")]
+    pub from: String,
+    /// The policy it would move to.
+    #[arg(long, value_name = "ID")]
+    pub to: String,
+    /// text (a summary and the first merges and splits) or json (everything).
+    #[arg(long, value_enum, default_value_t = TextFormat::Text)]
+    pub format: TextFormat,
+    /// Policies and the suffix list.
+    #[command(flatten)]
+    pub source: PolicySource,
+    /// Input and run settings.
+    #[command(flatten)]
+    pub input: InputArgs,
 }
 
 /// `urlkey policies`.

@@ -1,7 +1,8 @@
 //! `urlkey`: a thin binary over the `urlkey` library and its batch crate.
 //!
 //! Exit codes, one table for every command (docs/cli.md): 0 the run completed (invalid
-//! rows included); 1 an internal error; 2 a usage error; 3 an input could not be read; 4
+//! rows included; `explain`: the inputs share one key); 1 an internal error (`explain`: the
+//! inputs do not share one key); 2 a usage error; 3 an input could not be read; 4
 //! the output could not be written; 5 a policy, policy file or suffix list could not be
 //! used; 6 the ledger's database could not be used; 130 interrupted (SIGINT); 143
 //! terminated (SIGTERM). An interrupted run leaves every output file as it was.
@@ -108,6 +109,8 @@ fn main() {
         flags::Command::Key(a) => cmd::key::run(a),
         flags::Command::Map(a) => cmd::map::run(a),
         flags::Command::Inspect(a) => cmd::inspect::run(a),
+        flags::Command::Explain(a) => cmd::explain::run(a),
+        flags::Command::Diff(a) => cmd::diff::run(a),
         flags::Command::Policies(a) => cmd::info::policies(a),
         flags::Command::Rules(a) => cmd::info::rules(a),
         flags::Command::Codes(a) => cmd::info::codes(a),

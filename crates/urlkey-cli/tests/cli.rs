@@ -735,3 +735,535 @@ fn verify_fingerprints_gives_the_same_rows() {
     verified.push("--verify-fingerprints");
     assert_eq!(ok(&plain, b""), ok(&verified, b""));
 }
+
+// ---- urlkey explain (issue 17) ----
+
+/// `urlkey explain ARGS --format json`: the exit code and the parsed report.
+fn explain_json(args: &[&str]) -> (Option<i32>, serde_json::Value) {
+    let mut all = vec!["explain", "--format", "json"];
+    all.extend_from_slice(args);
+    let out = run(&all, b"");
+    let v = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{args:?}: not JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code(), v)
+}
+
+/// One pair per rule of the catalogue: the first input is changed by that rule into the
+/// second's key; the parser whose own parse leaves the difference for the rule to make.
+const RULE_PAIRS: &[(&str, &str, &str, &str)] = &[
+    (
+        "remove-tracking-parameters",
+        "whatwg",
+        "https://a.example/x?utm_source=1",
+        "https://a.example/x",
+    ),
+    (
+        "remove-fragment",
+        "whatwg",
+        "https://a.example/x#f",
+        "https://a.example/x",
+    ),
+    (
+        "drop-credentials",
+        "whatwg",
+        "https://u:p@a.example/x",
+        "https://a.example/x",
+    ),
+    (
+        "collapse-slashes",
+        "whatwg",
+        "https://a.example//x",
+        "https://a.example/x",
+    ),
+    (
+        "sort-query",
+        "whatwg",
+        "https://a.example/x?b=1&a=2",
+        "https://a.example/x?a=2&b=1",
+    ),
+    (
+        "drop-empty-parameters",
+        "whatwg",
+        "https://a.example/x?a=1&",
+        "https://a.example/x?a=1",
+    ),
+    (
+        "drop-empty-query",
+        "whatwg",
+        "https://a.example/x?",
+        "https://a.example/x",
+    ),
+    (
+        "remove-trailing-slash",
+        "whatwg",
+        "https://a.example/x/",
+        "https://a.example/x",
+    ),
+    (
+        "strip-www",
+        "whatwg",
+        "https://www.a.example/x",
+        "https://a.example/x",
+    ),
+    (
+        "strip-root-dot",
+        "whatwg",
+        "https://a.example./x",
+        "https://a.example/x",
+    ),
+    (
+        "registrable-domain",
+        "whatwg",
+        "https://news.example.com/x",
+        "https://example.com/x",
+    ),
+    (
+        "decode-unreserved",
+        "whatwg",
+        "https://a.example/%7Ex",
+        "https://a.example/~x",
+    ),
+    (
+        "lowercase-path",
+        "whatwg",
+        "https://a.example/X",
+        "https://a.example/x",
+    ),
+    (
+        "drop-default-document",
+        "whatwg",
+        "https://a.example/x/index.html",
+        "https://a.example/x/",
+    ),
+    (
+        "drop-opaque-query",
+        "whatwg",
+        "mailto:a@b.example?subject=x",
+        "mailto:a@b.example",
+    ),
+    (
+        "lowercase-scheme",
+        "document",
+        "HTTPS://a.example/x",
+        "https://a.example/x",
+    ),
+    (
+        "lowercase-host",
+        "document",
+        "https://A.example/x",
+        "https://a.example/x",
+    ),
+    (
+        "normalize-port",
+        "document",
+        "https://a.example:443/x",
+        "https://a.example/x",
+    ),
+    (
+        "empty-path-to-root",
+        "document",
+        "https://a.example",
+        "https://a.example/",
+    ),
+];
+
+#[test]
+fn explain_meets_through_every_rule_of_the_catalogue() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pf = dir.path().join("rules.toml");
+    let mut toml = String::new();
+    // web-key writes no http(s) scheme: the document front end keeps it (`url`), so that
+    // lowercase-scheme has something to show.
+    let form = |parser: &str| {
+        if parser == "document" {
+            "url"
+        } else {
+            "web-key"
+        }
+    };
+    for parser in ["whatwg", "document"] {
+        let key = form(parser);
+        toml.push_str(&format!(
+            "[[policy]]\nid = \"bare-{parser}@1\"\nparser = \"{parser}\"\nkey = \"{key}\"\nrules = []\n\n"
+        ));
+    }
+    for name in urlkey::policy::Rule::names() {
+        let Some((_, parser, _, _)) = RULE_PAIRS.iter().find(|p| p.0 == *name) else {
+            panic!("rule {name} has no pair in RULE_PAIRS: add one");
+        };
+        let key = form(parser);
+        toml.push_str(&format!(
+            "[[policy]]\nid = \"only-{name}@1\"\nparser = \"{parser}\"\nkey = \"{key}\"\nrules = [{{ rule = \"{name}\" }}]\n\n"
+        ));
+    }
+    std::fs::write(&pf, toml).expect("write");
+    let pfs = pf.to_str().expect("path");
+    for (name, parser, a, b) in RULE_PAIRS {
+        assert!(
+            urlkey::policy::Rule::names().contains(name),
+            "{name} is not a rule"
+        );
+        let id = format!("only-{name}@1");
+        let (code, v) = explain_json(&["--policy-file", pfs, "--policy", &id, a, b]);
+        assert_eq!(code, Some(0), "{name}: {v}");
+        assert_eq!(v["same_key"], true, "{name}: {v}");
+        assert_eq!(v["rules"], serde_json::json!([name]), "{name}: {v}");
+        let mine = v["transformations"][0].as_array().expect("array");
+        assert!(mine.iter().any(|t| t["rule"] == *name), "{name}: {v}");
+        assert!(
+            v["transformations"][1]
+                .as_array()
+                .expect("array")
+                .iter()
+                .all(|t| t["rule"] != *name),
+            "{name}: the second input is already in the form: {v}"
+        );
+        // Without the rule the same front end keeps them apart: the rule made them meet.
+        let bare = format!("bare-{parser}@1");
+        let (code, v) = explain_json(&["--policy-file", pfs, "--policy", &bare, a, b]);
+        assert_eq!(code, Some(1), "{name} without the rule: {v}");
+        assert_eq!(v["same_key"], false);
+    }
+}
+
+#[test]
+fn explain_exit_codes_and_json_shape() {
+    let (code, v) = explain_json(&[
+        "https://Example.com/a/?utm_source=x",
+        "https://example.com/a",
+    ]);
+    assert_eq!(code, Some(0));
+    assert_eq!(v["policy"], "citation@1", "the default is key's");
+    for field in [
+        "policy",
+        "same_key",
+        "inputs",
+        "keys",
+        "errors",
+        "rules",
+        "transformations",
+        "differs_in",
+        "same_key_under",
+    ] {
+        assert!(v.get(field).is_some(), "{field} missing: {v}");
+    }
+    assert_eq!(
+        v["rules"],
+        serde_json::json!([
+            "whatwg-parse",
+            "remove-tracking-parameters",
+            "remove-trailing-slash"
+        ])
+    );
+    assert_eq!(
+        v["keys"],
+        serde_json::json!(["https://example.com/a", "https://example.com/a"])
+    );
+    assert_eq!(v["transformations"][1], serde_json::json!([]));
+    assert!(v["differs_in"].is_null());
+
+    // Three inputs, one apart: 1, with the hint.
+    let (code, v) = explain_json(&[
+        "https://www.example.com/A",
+        "https://example.com/a",
+        "http://example.com/a/",
+    ]);
+    assert_eq!(code, Some(1));
+    // The first component in URL order where any two differ.
+    assert_eq!(v["differs_in"]["component"], "scheme");
+    assert_eq!(
+        v["differs_in"]["values"],
+        serde_json::json!(["https", "https", "http"])
+    );
+    assert_eq!(v["same_key_under"], serde_json::json!(["webkey@1"]));
+
+    // An invalid input never shares a key, not even with itself.
+    let (code, v) = explain_json(&["mailto:a@b.example", "mailto:a@b.example"]);
+    assert_eq!(code, Some(1));
+    assert_eq!(v["same_key"], false);
+    assert_eq!(v["errors"][0]["code"], "citation.unsupported-scheme");
+    assert!(v["differs_in"].is_null());
+
+    // Usage errors 2 (one input, an unknown format), an unknown policy 5 as everywhere.
+    assert_eq!(
+        run(&["explain", "https://a.example/"], b"").status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        run(&["explain", "--format", "xml", "a", "b"], b"")
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        run(&["explain", "--policy", "nope@1", "a", "b"], b"")
+            .status
+            .code(),
+        Some(5)
+    );
+    // --quiet: the status alone.
+    let out = run(
+        &["explain", "-q", "https://a.example/", "https://b.example/"],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    // The text form says it.
+    let out = run(
+        &[
+            "explain",
+            "https://a.example/?gclid=1",
+            "https://a.example/",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("same key: yes"), "{text}");
+    assert!(
+        text.contains("rules that made them meet") && text.contains("remove-tracking-parameters"),
+        "{text}"
+    );
+}
+
+#[test]
+fn explain_differs_in_each_component() {
+    let cases = [
+        (
+            "scheme",
+            "http://a.example/",
+            "https://a.example/",
+            "http",
+            "https",
+        ),
+        (
+            "userinfo",
+            "https://u@a.example/",
+            "https://v@a.example/",
+            "u",
+            "v",
+        ),
+        (
+            "host",
+            "https://a.example/",
+            "https://b.example/",
+            "a.example",
+            "b.example",
+        ),
+        (
+            "port",
+            "https://a.example:1/",
+            "https://a.example:2/",
+            "1",
+            "2",
+        ),
+        (
+            "path",
+            "https://a.example/x",
+            "https://a.example/y",
+            "/x",
+            "/y",
+        ),
+        (
+            "query",
+            "https://a.example/?a",
+            "https://a.example/?b",
+            "a",
+            "b",
+        ),
+        (
+            "fragment",
+            "https://a.example/#a",
+            "https://a.example/#b",
+            "a",
+            "b",
+        ),
+    ];
+    for (component, a, b, va, vb) in cases {
+        let (code, v) = explain_json(&["--policy", "whatwg@1", a, b]);
+        assert_eq!(code, Some(1), "{component}: {v}");
+        assert_eq!(v["differs_in"]["component"], component, "{v}");
+        assert_eq!(
+            v["differs_in"]["values"],
+            serde_json::json!([va, vb]),
+            "{v}"
+        );
+    }
+    // A web key (no scheme for http and https) against one with a scheme; a missing query.
+    let (_, v) = explain_json(&[
+        "--policy",
+        "webkey@1",
+        "https://a.example/x",
+        "ftp://a.example/x",
+    ]);
+    assert_eq!(v["differs_in"]["component"], "scheme", "{v}");
+    assert_eq!(v["differs_in"]["values"], serde_json::json!([null, "ftp"]));
+    let (_, v) = explain_json(&[
+        "--policy",
+        "webkey@1",
+        "https://a.example/x?q=1",
+        "a.example/x",
+    ]);
+    assert_eq!(v["differs_in"]["component"], "query", "{v}");
+    assert_eq!(v["differs_in"]["values"], serde_json::json!(["q=1", null]));
+}
+
+// ---- urlkey diff --from P --to Q (issue 17) ----
+
+/// `urlkey diff --format json ARGS`, which must succeed.
+fn diff_json(args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["diff", "--format", "json", "--quiet"];
+    all.extend_from_slice(args);
+    let out = run(&all, b"");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+#[test]
+fn diff_citation_to_webkey_merges_www_and_path_case_and_the_reverse_splits() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let inv = dir.path().join("inv.txt");
+    std::fs::write(
+        &inv,
+        "https://www.example.com/a\nhttps://example.com/a\nhttps://example.com/Docs\nhttps://example.com/docs\nhttps://example.com/same?x=1\nhttps://Example.org/only\nmailto:a@b.example\n",
+    )
+    .expect("write");
+    let invs = inv.to_str().expect("path");
+    let v = diff_json(&["--from", "citation@1", "--to", "webkey@1", invs]);
+    assert_eq!(v["records"], 7);
+    assert_eq!(v["keys_from"], 6);
+    assert_eq!(v["keys_to"], 5, "mailto: is valid under webkey@1 alone");
+    let merges = v["merges"].as_array().expect("merges");
+    assert_eq!(merges.len(), 2, "{v}");
+    assert_eq!(merges[0]["key"], "example.com/a");
+    assert_eq!(
+        merges[0]["keys"],
+        serde_json::json!(["https://www.example.com/a", "https://example.com/a"])
+    );
+    assert_eq!(merges[0]["records"], 2);
+    assert!(
+        merges[0]["rules"]
+            .as_array()
+            .expect("rules")
+            .contains(&serde_json::json!("registrable-domain")),
+        "{v}"
+    );
+    assert_eq!(merges[0]["examples"][0]["line"], 1);
+    assert_eq!(merges[0]["examples"][0]["source"], invs);
+    assert_eq!(merges[1]["key"], "example.com/docs");
+    assert_eq!(merges[1]["rules"], serde_json::json!(["lowercase-path"]));
+    assert_eq!(v["splits"], serde_json::json!([]));
+    // The key text changed (no scheme), the group did not.
+    assert_eq!(v["changed"]["records"], 2, "{v}");
+    assert_eq!(v["invalid_from_only"]["records"], 1);
+    assert_eq!(
+        v["invalid_from_only"]["by_code"]["citation.unsupported-scheme"],
+        1
+    );
+    assert_eq!(v["invalid_to_only"]["records"], 0);
+
+    // The reverse: the same groups split, with the same rules responsible.
+    let v = diff_json(&["--from", "webkey@1", "--to", "citation@1", invs]);
+    let splits = v["splits"].as_array().expect("splits");
+    assert_eq!(splits.len(), 2, "{v}");
+    assert_eq!(splits[0]["key"], "example.com/a");
+    assert_eq!(splits[0]["keys"].as_array().map(Vec::len), Some(2));
+    assert_eq!(splits[1]["rules"], serde_json::json!(["lowercase-path"]));
+    assert_eq!(v["merges"], serde_json::json!([]));
+    assert_eq!(v["invalid_to_only"]["records"], 1);
+
+    // The same policy twice: nothing moves.
+    let v = diff_json(&["--from", "webkey@1", "--to", "webkey@1", invs]);
+    assert_eq!(v["merges"], serde_json::json!([]));
+    assert_eq!(v["splits"], serde_json::json!([]));
+    assert_eq!(v["changed"]["records"], 0);
+}
+
+#[test]
+fn diff_invalid_under_one_policy_sources_and_output_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let a = dir.path().join("a.txt");
+    let b = dir.path().join("b.txt");
+    std::fs::write(&a, "/main/page?x=1\n/main/Page?x=1\n").expect("write");
+    std::fs::write(&b, "javascript:alert(1)\nhttps://a.example/x\n").expect("write");
+    let (sa, sb) = (a.to_str().expect("path"), b.to_str().expect("path"));
+    let v = diff_json(&["--from", "mapper@1", "--to", "webkey@1", sa, sb]);
+    // Path-only lines are valid under mapper@1 alone; javascript: under webkey@1 alone.
+    assert_eq!(v["invalid_to_only"]["records"], 2, "{v}");
+    assert_eq!(v["invalid_to_only"]["by_code"]["web.invalid-url"], 2);
+    assert_eq!(v["invalid_to_only"]["examples"][0]["source"], sa);
+    assert_eq!(v["invalid_from_only"]["records"], 1);
+    assert_eq!(v["invalid_from_only"]["examples"][0]["source"], sb);
+    assert_eq!(v["invalid_from_only"]["examples"][0]["line"], 1);
+    assert_eq!(
+        v["invalid_from_only"]["examples"][0]["key_to"],
+        "javascript:alert(1)"
+    );
+
+    // -o: the same bytes as standard output, written through a temporary file.
+    let out = dir.path().join("diff.json");
+    let o = out.to_str().expect("path");
+    let printed = run(
+        &[
+            "diff", "--quiet", "--format", "json", "--from", "mapper@1", "--to", "webkey@1", sa, sb,
+        ],
+        b"",
+    );
+    let written = run(
+        &[
+            "diff", "--quiet", "--format", "json", "--from", "mapper@1", "--to", "webkey@1", sa,
+            sb, "-o", o,
+        ],
+        b"",
+    );
+    assert_eq!(written.status.code(), Some(0));
+    assert!(written.stdout.is_empty());
+    assert_eq!(std::fs::read(&out).expect("read"), printed.stdout);
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert_eq!(names.len(), 3, "no temporary file left: {names:?}");
+    // -o naming an input is a usage error; an unknown policy 5; a missing file 3.
+    let o = run(
+        &[
+            "diff", "--from", "mapper@1", "--to", "webkey@1", sa, "-o", sa,
+        ],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let o = run(&["diff", "--from", "mapper@9", "--to", "webkey@1", sa], b"");
+    assert_eq!(o.status.code(), Some(5));
+    let missing = dir.path().join("missing.txt");
+    let o = run(
+        &[
+            "diff",
+            "--from",
+            "mapper@1",
+            "--to",
+            "webkey@1",
+            missing.to_str().expect("path"),
+        ],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(3));
+    // The text summary.
+    let t = run(
+        &["diff", "--from", "citation@1", "--to", "webkey@1", sa, sb],
+        b"",
+    );
+    let text = String::from_utf8_lossy(&t.stdout);
+    assert!(
+        text.contains("keys under citation@1") && text.contains("merges"),
+        "{text}"
+    );
+}

@@ -1,5 +1,7 @@
 //! The commands, each turning flags into settings and running the work.
 
+pub mod diff;
+pub mod explain;
 pub mod info;
 pub mod inspect;
 pub mod key;
