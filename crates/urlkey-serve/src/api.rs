@@ -47,6 +47,8 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/ledger", get(crate::ledgerview::page))
         .route("/ledger.css", get(crate::ledgerview::css))
         .route("/api/ledger", get(crate::ledgerview::json))
+        .route("/ledger.js", get(crate::ledgerview::js))
+        .route("/api/ledger/review", post(crate::ledgerview::review))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(RequestBodyTimeoutLayer::new(config.body_timeout))
@@ -54,6 +56,10 @@ pub fn app(state: Arc<AppState>) -> Router {
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             body_policy,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            host_check,
         ))
         .layer(axum::middleware::map_response(security_headers))
         .with_state(state)
@@ -87,6 +93,46 @@ async fn body_policy(State(st): State<Arc<AppState>>, mut req: Request, next: Ne
         res.headers_mut()
             .insert(header::CONNECTION, HeaderValue::from_static("close"));
     }
+    res
+}
+
+/// The Host values the server answers to: its bound `addr:port`, and `127.0.0.1`,
+/// `localhost` and `[::1]` with the bound port (ASCII case ignored).
+pub(crate) fn host_allowed(bound: Option<std::net::SocketAddr>, host: &str) -> bool {
+    let Some(bound) = bound else {
+        return false;
+    };
+    let port = bound.port();
+    let host = host.trim();
+    host.eq_ignore_ascii_case(&bound.to_string())
+        || ["127.0.0.1", "localhost", "[::1]"]
+            .iter()
+            .any(|n| host.eq_ignore_ascii_case(&format!("{n}:{port}")))
+}
+
+/// Every path answers only to the Host values of [`host_allowed`]; anything else (a
+/// DNS-rebinding page's name, a missing Host) gets 421 before any handler runs, so a page
+/// served from another name can never read or write through this server.
+async fn host_check(State(st): State<Arc<AppState>>, req: Request, next: Next) -> Response {
+    let host = req
+        .headers()
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if host_allowed(st.bound(), host) {
+        return next.run(req).await;
+    }
+    let mut res = ApiError::new(
+        "request.misdirected",
+        format!(
+            "Host {host:?} is not this server's: use {} (or 127.0.0.1, localhost, [::1] with its port)",
+            st.bound().map(|b| b.to_string()).unwrap_or_default()
+        ),
+    )
+    .into_response();
+    // The body may not have been read: do not reuse the connection.
+    res.headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
     res
 }
 
@@ -198,7 +244,7 @@ impl HeldBody {
     /// Parses the body as JSON and frees its bytes at once (the parsed value holds its own
     /// copy of the text): what is left is the share of `--max-held-bytes`, to keep until
     /// the answer is built.
-    fn parse<T: serde::de::DeserializeOwned>(
+    pub(crate) fn parse<T: serde::de::DeserializeOwned>(
         self,
     ) -> Result<(T, Option<OwnedSemaphorePermit>), ApiError> {
         let value = parse(&self.bytes)?;
@@ -334,7 +380,7 @@ pub(crate) async fn read_body(
 }
 
 /// Runs CPU work off the async threads; a panic becomes an `internal` error.
-async fn blocking<T: Send + 'static>(
+pub(crate) async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
     match tokio::task::spawn_blocking(f).await {
