@@ -399,6 +399,34 @@ fn variants(
         .collect())
 }
 
+/// The rows of a variants table, one column per variant.
+const ROW_LABELS: [&str; 8] = [
+    "observed URL",
+    "status",
+    "HTTP",
+    "title",
+    "final URL",
+    "canonical",
+    "text distance to variant 1 (bits of 64)",
+    "claim",
+];
+
+/// Row `row` of [`ROW_LABELS`] for `v`, escaped (`—` when unknown).
+fn cell(v: &Variant, row: usize) -> String {
+    let opt = |s: &Option<String>| html::esc(s.as_deref().unwrap_or("—"));
+    let num = |n: Option<i64>| n.map_or("—".to_string(), |n| n.to_string());
+    match row {
+        0 => html::esc(&v.url),
+        1 => opt(&v.status),
+        2 => num(v.http),
+        3 => opt(&v.title),
+        4 => opt(&v.final_url),
+        5 => opt(&v.canonical),
+        6 => num(v.distance),
+        _ => opt(&v.claim),
+    }
+}
+
 fn options_html(name: &str, allowed: &[&str], none: &str) -> String {
     let mut h = format!("<select name=\"{name}\"><option value=\"\">{none}</option>");
     for a in allowed {
@@ -461,27 +489,10 @@ fn review_queue(
             ));
         }
         h.push_str("</tr>\n");
-        let opt = |s: &Option<String>| esc(s.as_deref().unwrap_or("—"));
-        let rows: [(&str, Box<dyn Fn(&Variant) -> String>); 8] = [
-            ("observed URL", Box::new(|v: &Variant| esc(&v.url))),
-            ("status", Box::new(|v: &Variant| opt(&v.status))),
-            (
-                "HTTP",
-                Box::new(|v: &Variant| v.http.map_or("—".into(), |n| n.to_string())),
-            ),
-            ("title", Box::new(|v: &Variant| opt(&v.title))),
-            ("final URL", Box::new(|v: &Variant| opt(&v.final_url))),
-            ("canonical", Box::new(|v: &Variant| opt(&v.canonical))),
-            (
-                "text distance to variant 1 (bits of 64)",
-                Box::new(|v: &Variant| v.distance.map_or("—".into(), |n| n.to_string())),
-            ),
-            ("claim", Box::new(|v: &Variant| opt(&v.claim))),
-        ];
-        for (label, f) in rows.iter() {
+        for (row, label) in ROW_LABELS.iter().enumerate() {
             h.push_str(&format!("<tr><th>{label}</th>"));
             for v in &vs {
-                h.push_str(&format!("<td>{}</td>", f(v)));
+                h.push_str(&format!("<td>{}</td>", cell(v, row)));
             }
             h.push_str("</tr>\n");
         }

@@ -101,7 +101,7 @@ mod tests {
             );
         }
         // Every rule the policies can run, by its own name.
-        for id in crate::policy::BUILTIN_IDS {
+        for id in crate::policy::BUILTIN_IDS.iter() {
             let p = crate::policy::PolicySet::builtin()
                 .get(id)
                 .expect("builtin");
