@@ -97,17 +97,23 @@ async fn body_policy(State(st): State<Arc<AppState>>, mut req: Request, next: Ne
 }
 
 /// The Host values the server answers to: its bound `addr:port`, and `127.0.0.1`,
-/// `localhost` and `[::1]` with the bound port (ASCII case ignored).
+/// `localhost` and `[::1]` with the bound port (ASCII case ignored); on port 80 also these
+/// names without the port, as browsers send them.
 pub(crate) fn host_allowed(bound: Option<std::net::SocketAddr>, host: &str) -> bool {
     let Some(bound) = bound else {
         return false;
     };
     let port = bound.port();
     let host = host.trim();
+    let names = ["127.0.0.1", "localhost", "[::1]"];
     host.eq_ignore_ascii_case(&bound.to_string())
-        || ["127.0.0.1", "localhost", "[::1]"]
+        || names
             .iter()
             .any(|n| host.eq_ignore_ascii_case(&format!("{n}:{port}")))
+        // On port 80 a browser sends the name alone.
+        || (port == 80
+            && (names.iter().any(|n| host.eq_ignore_ascii_case(n))
+                || host.eq_ignore_ascii_case(&bound.ip().to_string())))
 }
 
 /// Every path answers only to the Host values of [`host_allowed`]; anything else (a
@@ -651,5 +657,39 @@ async fn inspect(
         )
             .into_response(),
         Err(e) => e.into_response(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::host_allowed;
+
+    #[test]
+    fn hosts_are_the_bound_address_and_loopback_names_with_the_port() {
+        let b = Some("127.0.0.1:8080".parse().unwrap());
+        for ok in [
+            "127.0.0.1:8080",
+            "localhost:8080",
+            "LOCALHOST:8080",
+            "[::1]:8080",
+        ] {
+            assert!(host_allowed(b, ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "localhost",
+            "127.0.0.1",
+            "evil.example:8080",
+            "localhost:80",
+            "127.0.0.1:8081",
+        ] {
+            assert!(!host_allowed(b, bad), "{bad}");
+        }
+        let b80 = Some("127.0.0.1:80".parse().unwrap());
+        assert!(host_allowed(b80, "localhost") && host_allowed(b80, "127.0.0.1"));
+        assert!(!host_allowed(b80, "evil.example"));
+        let lan = Some("192.0.2.1:8080".parse().unwrap());
+        assert!(host_allowed(lan, "192.0.2.1:8080") && host_allowed(lan, "localhost:8080"));
+        assert!(!host_allowed(None, "127.0.0.1:8080"));
     }
 }
