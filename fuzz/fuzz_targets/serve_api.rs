@@ -35,6 +35,9 @@ fn router() -> axum::Router {
             ..Default::default()
         })
         .unwrap();
+        // The Host check (issue 16) answers 421 unless the server knows its address and
+        // the request names it.
+        state.set_bound(std::net::SocketAddr::from(([127, 0, 0, 1], 8080)));
         urlkey_serve::app(state)
     })
     .clone()
@@ -60,6 +63,7 @@ fuzz_target!(|data: &[u8]| {
     let req = Request::builder()
         .method(method)
         .uri(path)
+        .header(header::HOST, "127.0.0.1:8080")
         .header(header::CONTENT_TYPE, ctype)
         .body(Body::from(body.to_vec()))
         .unwrap();

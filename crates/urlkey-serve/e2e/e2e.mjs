@@ -3,6 +3,7 @@
 // Prints one line per check and writes OUT_DIR/e2e-result.json ({passed, failed, ...}).
 import { chromium } from 'playwright-core';
 import { execFileSync } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,6 +70,8 @@ try {
     args: [
       '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      // A DNS-rebinding page, simulated: this name resolves to the server's loopback address.
+      '--host-resolver-rules=MAP rebind.example 127.0.0.1',
     ],
   });
 } catch (e) {
@@ -292,8 +295,8 @@ try {
     check('ledger measures', JSON.stringify(got) === JSON.stringify(want), JSON.stringify(got));
     const sample = (await m('sample')).join();
     check('ledger sample stated', sample.startsWith('27 observations; prompt-set versions: ps-2026-10, ps-2026-11;'), sample);
-    const scripts = await page.evaluate(() => document.scripts.length);
-    check('ledger page has no script', scripts === 0, scripts);
+    const scripts = await page.evaluate(() => Array.from(document.scripts).map((s) => s.getAttribute('src') || 'inline'));
+    check('ledger page has only the review queue script file', scripts.length === 1 && scripts[0] === '/ledger.js', scripts.join());
     const border = await page.$eval('.sample', (e) => getComputedStyle(e).borderLeftStyle);
     check('ledger style sheet applied under the CSP', border === 'solid', border);
     const charts = await page.$$eval('figure.chart svg', (ss) => ss.map((s) => {
@@ -319,6 +322,81 @@ try {
     const gone = (await m('change_publishers_gone')).join();
     const svgs = await page.$$eval('svg', (ss) => ss.length);
     check('ledger compare view', gone === '3' && svgs === 5, gone + ' gone, ' + svgs + ' charts');
+  });
+
+  // The review queue (issue 16): merges to review first, variants side by side, a decision
+  // recorded through the page's form (external script, per-run token) and read back with
+  // `urlkey ledger review list`; a foreign Host refused (421), also in the browser.
+  await step('ledger review queue', async () => {
+    const res = await page.goto(base + 'ledger', { waitUntil: 'load' });
+    check('review queue page loads', res.ok(), res.status());
+    const arts = await page.$$eval('#review-queue article', (as) => as.map((a) => ({
+      review: a.classList.contains('to-review'), key: a.dataset.key,
+      variants: a.querySelectorAll('table.variants tr:first-child th').length - 1,
+      rows: Array.from(a.querySelectorAll('table.variants tr th:first-child')).map((t) => t.textContent),
+    })));
+    const firstNot = arts.findIndex((a) => !a.review);
+    check('review queue lists merges to review first', arts.length >= 3 && arts[0].review &&
+      arts.filter((a) => a.review).length === 3 && (firstNot === -1 || arts.slice(firstNot).every((a) => !a.review)),
+      JSON.stringify(arts.map((a) => [a.key, a.review])));
+    check('review queue shows the variants side by side', arts.every((a) => a.variants >= 2) &&
+      ['status', 'title', 'final URL', 'canonical', 'claim'].every((r) => arts[0].rows.includes(r)),
+      JSON.stringify(arts[0]));
+    const summary = await page.$eval('#review-queue .queue-summary', (p) => p.textContent);
+    check('review queue counts 3 to review', summary.includes('3 to review'), summary);
+    const form = page.locator('#review-queue form.review-form').first();
+    const key = await form.getAttribute('data-key');
+    await form.locator('select[name="merge"]').selectOption('split');
+    await form.locator('select[name="role"]').selectOption('evidence');
+    await form.locator('input[name="reviewer"]').fill('e2e-browser');
+    await form.locator('input[name="note"]').fill('decided in headless Chromium');
+    await form.getByRole('button', { name: 'Record decision' }).click();
+    await page.waitForFunction(() => {
+      const o = document.querySelector('#review-queue form.review-form output');
+      return o && /recorded|refused|not recorded/.test(o.textContent);
+    }, null, { timeout: 10000 });
+    const said = await form.locator('output').textContent();
+    check('decision recorded through the page', /^review \d+ recorded$/.test(said), said);
+    const db = process.env.E2E_LEDGER_DB || join(outDir, 'ledger.sqlite');
+    const list = JSON.parse(execFileSync(bin, ['ledger', '--db', db, 'review', 'list', '--format', 'json']).toString());
+    const row = list[list.length - 1] || {};
+    check('decision read back with `urlkey ledger review list`', list.length === 1 && row.normalized_key === key &&
+      row.merge_decision === 'split' && row.source_role === 'evidence' && row.reviewer === 'e2e-browser' &&
+      row.note === 'decided in headless Chromium' && said === 'review ' + row.review_id + ' recorded', JSON.stringify(list));
+    await page.reload({ waitUntil: 'load' });
+    const after = await page.$eval('#review-queue .queue-summary', (p) => p.textContent);
+    check('review queue counts 2 to review after it', after.includes('2 to review'), after);
+    await page.screenshot({ path: join(outDir, 'review-queue.png'), fullPage: true });
+
+    // Outside the browser: a foreign Host, and a write without the token.
+    const port = new URL(base).port;
+    const raw = (method, path, headers, body) => new Promise((resolve, reject) => {
+      const r = httpRequest({ host: '127.0.0.1', port, method, path, headers }, (res) => {
+        let text = '';
+        res.on('data', (d) => { text += d; });
+        res.on('end', () => resolve({ status: res.statusCode, text }));
+      });
+      r.on('error', reject);
+      r.end(body || '');
+    });
+    const evil = await raw('GET', '/ledger', { Host: 'evil.example:' + port });
+    check('a foreign Host gets 421', evil.status === 421 && evil.text.includes('request.misdirected'), evil.status + ' ' + evil.text);
+    const body = JSON.stringify({ key, merge: 'confirm', reviewer: 'mallory' });
+    const noToken = await raw('POST', '/api/ledger/review', { Host: '127.0.0.1:' + port, 'Content-Type': 'application/json' }, body);
+    check('a write without the token gets 403', noToken.status === 403 && noToken.text.includes('review.bad-token'), noToken.status + ' ' + noToken.text);
+    const count = JSON.parse(execFileSync(bin, ['ledger', '--db', db, 'review', 'list', '--format', 'json']).toString()).length;
+    check('nothing recorded by the refused write', count === 1, count);
+
+    // In the browser: a page under another name that resolves to 127.0.0.1 (DNS rebinding)
+    // gets 421 from every path, so its script could not reach the API.
+    const rebind = await context.newPage();
+    try {
+      const r = await rebind.goto('http://rebind.example:' + port + '/ledger', { waitUntil: 'load' });
+      const text = await rebind.evaluate(() => document.body.textContent);
+      check('a rebinding name is refused in the browser (421)', r.status() === 421 && text.includes('request.misdirected'), r.status() + ' ' + text.slice(0, 200));
+    } finally {
+      await rebind.close();
+    }
   });
 
   check('no request left the server', foreign.length === 0, foreign.slice(0, 5).join(' '));

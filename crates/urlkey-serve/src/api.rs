@@ -47,6 +47,8 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/ledger", get(crate::ledgerview::page))
         .route("/ledger.css", get(crate::ledgerview::css))
         .route("/api/ledger", get(crate::ledgerview::json))
+        .route("/ledger.js", get(crate::ledgerview::js))
+        .route("/api/ledger/review", post(crate::ledgerview::review))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(RequestBodyTimeoutLayer::new(config.body_timeout))
@@ -54,6 +56,10 @@ pub fn app(state: Arc<AppState>) -> Router {
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             body_policy,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            host_check,
         ))
         .layer(axum::middleware::map_response(security_headers))
         .with_state(state)
@@ -87,6 +93,52 @@ async fn body_policy(State(st): State<Arc<AppState>>, mut req: Request, next: Ne
         res.headers_mut()
             .insert(header::CONNECTION, HeaderValue::from_static("close"));
     }
+    res
+}
+
+/// The Host values the server answers to: its bound `addr:port`, and `127.0.0.1`,
+/// `localhost` and `[::1]` with the bound port (ASCII case ignored); on port 80 also these
+/// names without the port, as browsers send them.
+pub(crate) fn host_allowed(bound: Option<std::net::SocketAddr>, host: &str) -> bool {
+    let Some(bound) = bound else {
+        return false;
+    };
+    let port = bound.port();
+    let host = host.trim();
+    let names = ["127.0.0.1", "localhost", "[::1]"];
+    host.eq_ignore_ascii_case(&bound.to_string())
+        || names
+            .iter()
+            .any(|n| host.eq_ignore_ascii_case(&format!("{n}:{port}")))
+        // On port 80 a browser sends the name alone.
+        || (port == 80
+            && (names.iter().any(|n| host.eq_ignore_ascii_case(n))
+                || host.eq_ignore_ascii_case(&bound.ip().to_string())))
+}
+
+/// Every path answers only to the Host values of [`host_allowed`]; anything else (a
+/// DNS-rebinding page's name, a missing Host) gets 421 before any handler runs, so a page
+/// served from another name can never read or write through this server.
+async fn host_check(State(st): State<Arc<AppState>>, req: Request, next: Next) -> Response {
+    let host = req
+        .headers()
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if host_allowed(st.bound(), host) {
+        return next.run(req).await;
+    }
+    let mut res = ApiError::new(
+        "request.misdirected",
+        format!(
+            "Host {host:?} is not this server's: use {} (or 127.0.0.1, localhost, [::1] with its port)",
+            st.bound().map(|b| b.to_string()).unwrap_or_default()
+        ),
+    )
+    .into_response();
+    // The body may not have been read: do not reuse the connection.
+    res.headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
     res
 }
 
@@ -198,7 +250,7 @@ impl HeldBody {
     /// Parses the body as JSON and frees its bytes at once (the parsed value holds its own
     /// copy of the text): what is left is the share of `--max-held-bytes`, to keep until
     /// the answer is built.
-    fn parse<T: serde::de::DeserializeOwned>(
+    pub(crate) fn parse<T: serde::de::DeserializeOwned>(
         self,
     ) -> Result<(T, Option<OwnedSemaphorePermit>), ApiError> {
         let value = parse(&self.bytes)?;
@@ -334,7 +386,7 @@ pub(crate) async fn read_body(
 }
 
 /// Runs CPU work off the async threads; a panic becomes an `internal` error.
-async fn blocking<T: Send + 'static>(
+pub(crate) async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
     match tokio::task::spawn_blocking(f).await {
@@ -605,5 +657,39 @@ async fn inspect(
         )
             .into_response(),
         Err(e) => e.into_response(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::host_allowed;
+
+    #[test]
+    fn hosts_are_the_bound_address_and_loopback_names_with_the_port() {
+        let b = Some("127.0.0.1:8080".parse().unwrap());
+        for ok in [
+            "127.0.0.1:8080",
+            "localhost:8080",
+            "LOCALHOST:8080",
+            "[::1]:8080",
+        ] {
+            assert!(host_allowed(b, ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "localhost",
+            "127.0.0.1",
+            "evil.example:8080",
+            "localhost:80",
+            "127.0.0.1:8081",
+        ] {
+            assert!(!host_allowed(b, bad), "{bad}");
+        }
+        let b80 = Some("127.0.0.1:80".parse().unwrap());
+        assert!(host_allowed(b80, "localhost") && host_allowed(b80, "127.0.0.1"));
+        assert!(!host_allowed(b80, "evil.example"));
+        let lan = Some("192.0.2.1:8080".parse().unwrap());
+        assert!(host_allowed(lan, "192.0.2.1:8080") && host_allowed(lan, "localhost:8080"));
+        assert!(!host_allowed(None, "127.0.0.1:8080"));
     }
 }

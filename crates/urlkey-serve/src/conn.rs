@@ -92,6 +92,9 @@ impl Stats {
 /// until then it waits in the kernel's listen backlog, holding none of our descriptors.
 pub async fn serve(listener: TcpListener, state: Arc<AppState>, cap: usize, log: bool) {
     let config = *state.config();
+    if let Ok(local) = listener.local_addr() {
+        state.set_bound(local);
+    }
     let app = crate::app(state);
     let slots = Arc::new(Semaphore::new(cap.max(1)));
     let stats = Arc::new(Stats::default());

@@ -5,7 +5,7 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 /// Every error code the API answers with, its HTTP status, and when.
-pub const CODES: [(&str, u16, &str); 15] = [
+pub const CODES: [(&str, u16, &str); 18] = [
     (
         "request.not-found",
         404,
@@ -67,6 +67,21 @@ pub const CODES: [(&str, u16, &str); 15] = [
         "server.busy",
         503,
         "the request bodies held at once would pass --max-held-bytes: retry after Retry-After seconds",
+    ),
+    (
+        "request.misdirected",
+        421,
+        "the Host header is not the bound address nor 127.0.0.1, localhost or [::1] with its port",
+    ),
+    (
+        "review.writes-refused",
+        403,
+        "review decisions are written only when the server is bound to a loopback address",
+    ),
+    (
+        "review.bad-token",
+        403,
+        "the X-Urlkey-Token header is missing or is not this run's token (shown in the ledger page)",
     ),
     ("internal", 500, "a bug: the work stopped unexpectedly"),
 ];

@@ -31,7 +31,7 @@ mod mapview;
 
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use urlkey::PolicySet;
@@ -205,8 +205,13 @@ pub struct AppState {
     /// One permit per request-body byte held (`max_held_bytes` in all): a body is admitted
     /// only when its bytes fit, so memory is bounded however many requests arrive.
     held: Arc<tokio::sync::Semaphore>,
-    /// The ledger shown at /ledger (`--ledger`), opened read-only per request.
+    /// The ledger shown at /ledger (`--ledger`), opened read-only per request (and
+    /// read-write only to record a review decision, on loopback).
     ledger: Option<PathBuf>,
+    /// The address the server answers as: the Host check and the loopback-only writes.
+    bound: OnceLock<SocketAddr>,
+    /// The per-run token a write must carry (`X-Urlkey-Token`), 32 hex digits.
+    token: String,
 }
 
 impl AppState {
@@ -235,13 +240,46 @@ impl AppState {
                     .min(tokio::sync::Semaphore::MAX_PERMITS),
             )),
             ledger,
+            bound: OnceLock::new(),
+            token: new_token()?,
         }))
+    }
+
+    /// Says which address the server answers as (its bound address), for the Host check
+    /// and the loopback-only writes. Set once: [`spawn`] and [`run`] set it from the
+    /// listener unless it was set before (a test can so say "bound elsewhere").
+    pub fn set_bound(&self, addr: SocketAddr) {
+        let _ = self.bound.set(addr);
+    }
+
+    /// The address set by [`AppState::set_bound`].
+    pub fn bound(&self) -> Option<SocketAddr> {
+        self.bound.get().copied()
+    }
+
+    /// Whether review decisions may be written: only with a ledger, and only when the
+    /// server is bound to a loopback address.
+    pub fn writes_allowed(&self) -> bool {
+        self.ledger.is_some() && self.bound().is_some_and(|a| a.ip().is_loopback())
+    }
+
+    /// The per-run write token (put in the ledger page when writes are allowed).
+    pub(crate) fn token(&self) -> &str {
+        &self.token
     }
 
     /// The settings in force.
     pub fn config(&self) -> &Config {
         &self.config
     }
+}
+
+/// 16 random bytes from the operating system, as 32 hex digits.
+fn new_token() -> Result<String, ServeError> {
+    let mut b = [0u8; 16];
+    getrandom::fill(&mut b)
+        .map_err(|e| ServeError::Run(format!("cannot draw a random token: {e}")))?;
+    Ok(b.iter().map(|x| format!("{x:02x}")).collect())
 }
 
 /// Resolves `--addr` (`127.0.0.1:8080`, `[::1]:8080`, `localhost:8080`).
@@ -292,8 +330,13 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
         }
         println!("urlkey serve: http://{local}/ (no URL is fetched; Ctrl-C stops)");
         if let Some(l) = &args.ledger {
+            let writes = if local.ip().is_loopback() {
+                "read-only; review decisions written on loopback with the page's token"
+            } else {
+                "read-only; review decisions refused: not a loopback address"
+            };
             println!(
-                "urlkey serve: ledger page http://{local}/ledger ({}, read-only)",
+                "urlkey serve: ledger page http://{local}/ledger ({}, {writes})",
                 l.display()
             );
         }
@@ -313,9 +356,19 @@ pub fn spawn(config: Config) -> std::io::Result<SocketAddr> {
 /// [`spawn`], also serving a ledger at /ledger.
 pub fn spawn_with_ledger(config: Config, ledger: Option<PathBuf>) -> std::io::Result<SocketAddr> {
     let listener = std::net::TcpListener::bind(("127.0.0.1", 0))?;
+    let state = AppState::with_ledger(config, ledger).map_err(std::io::Error::other)?;
+    spawn_state(listener, state)
+}
+
+/// Serves `state` on `listener` on its own thread (for tests); returns the listener's
+/// address. The server lives as long as the process.
+pub fn spawn_state(
+    listener: std::net::TcpListener,
+    state: Arc<AppState>,
+) -> std::io::Result<SocketAddr> {
     listener.set_nonblocking(true)?;
     let addr = listener.local_addr()?;
-    let state = AppState::with_ledger(config, ledger).map_err(std::io::Error::other)?;
+    let config = *state.config();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;

@@ -132,10 +132,15 @@ fn the_ledger_page_shows_the_report_under_the_strict_csp() {
     ] {
         assert!(r.body.contains(want), "{want} in:\n{}", r.body);
     }
-    // Two charts; nothing the CSP would block: no script, no inline style, the style
-    // sheet from this origin.
+    // Two charts; nothing the CSP would block: no inline script (the one script is the
+    // review queue's file), no inline style, the style sheet from this origin.
     assert_eq!(count(&r.body, "<svg"), 2);
-    assert!(!r.body.contains("<script"), "no script");
+    assert_eq!(count(&r.body, "<script"), 1, "one script");
+    assert!(
+        r.body
+            .contains("<script src=\"/ledger.js\" defer></script>"),
+        "only the queue's script file"
+    );
     assert!(!r.body.contains("<style"), "no inline style element");
     assert!(!r.body.contains(" style="), "no style attribute");
     assert!(r

@@ -27,16 +27,21 @@ fn send(request: &[u8]) -> Resp {
 
 fn get(target: &str) -> Resp {
     send(
-        format!("GET {target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n").as_bytes(),
+        format!(
+            "GET {target} HTTP/1.1\r\nHost: localhost:{}\r\nConnection: close\r\n\r\n",
+            server().port()
+        )
+        .as_bytes(),
     )
 }
 
 fn post(target: &str, body: &str) -> Resp {
     send(
         format!(
-            "POST {target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\
+            "POST {target} HTTP/1.1\r\nHost: localhost:{}\r\nConnection: close\r\n\
              Content-Type: application/json\r\nOrigin: http://evil.example\r\n\
              Content-Length: {}\r\n\r\n{body}",
+            server().port(),
             body.len()
         )
         .as_bytes(),
@@ -175,8 +180,12 @@ fn markup_is_never_reflected_raw() {
     assert!(text.contains("'@SUM(1)"), "{text}");
     // A preflight from another origin is not granted.
     let r = send(
-        b"OPTIONS /api/key HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\
-          Origin: http://evil.example\r\nAccess-Control-Request-Method: POST\r\n\r\n",
+        format!(
+            "OPTIONS /api/key HTTP/1.1\r\nHost: localhost:{}\r\nConnection: close\r\n\
+             Origin: http://evil.example\r\nAccess-Control-Request-Method: POST\r\n\r\n",
+            server().port()
+        )
+        .as_bytes(),
     );
     assert_ne!(r.status, 200);
     assert_eq!(r.header("access-control-allow-origin"), None);

@@ -1,0 +1,270 @@
+//! The review queue of `urlkey serve --ledger DB` (issue 16): the Host check (421 for a
+//! name that is not this server's), the per-run token and loopback-only writes (403), and
+//! a decision recorded through `POST /api/ledger/review` read back with the ledger crate's
+//! `review list`. The browser side is in e2e/e2e.mjs.
+
+mod common;
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use clap::Parser;
+use serde_json::Value;
+use urlkey_serve::{AppState, Config};
+
+use common::Resp;
+
+#[derive(Parser)]
+struct LedgerCli {
+    #[command(flatten)]
+    args: urlkey_ledger::cli::LedgerArgs,
+}
+
+fn ledger_cmd(db: &Path, args: &[&str]) -> String {
+    let mut argv = vec![
+        "ledger".to_string(),
+        "--db".into(),
+        db.display().to_string(),
+    ];
+    argv.extend(args.iter().map(|s| s.to_string()));
+    let cli = LedgerCli::try_parse_from(&argv).expect("argv");
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    urlkey_ledger::cli::run_with(cli.args, &mut out, &mut err).expect("ledger command");
+    String::from_utf8(out).expect("utf-8")
+}
+
+/// A fresh ledger from the ledger tests' synthetic fixture, in its own directory.
+fn new_ledger() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("ledger.sqlite");
+    let csv = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../urlkey-ledger/tests/fixtures/synthetic-citations.csv");
+    ledger_cmd(&db, &["ingest", csv.to_str().expect("path")]);
+    (dir, db)
+}
+
+fn request(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    host: &str,
+    extra: &str,
+    body: &str,
+) -> Resp {
+    let head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n{extra}\
+         Content-Length: {}\r\n\r\n",
+        body.len()
+    );
+    common::send(addr, head.as_bytes(), body.as_bytes())
+}
+
+fn host(addr: SocketAddr) -> String {
+    format!("127.0.0.1:{}", addr.port())
+}
+
+fn page(addr: SocketAddr) -> String {
+    let r = request(addr, "GET", "/ledger", &host(addr), "", "");
+    assert_eq!(r.status, 200);
+    r.text()
+}
+
+/// The token the page carries (`data-token="..."` on the queue).
+fn token_of(page: &str) -> Option<String> {
+    let (_, rest) = page.split_once("data-token=\"")?;
+    Some(rest.split('"').next()?.to_string())
+}
+
+fn post_review(addr: SocketAddr, token: Option<&str>, body: &Value) -> Resp {
+    let mut extra = String::from("Content-Type: application/json\r\n");
+    if let Some(t) = token {
+        extra.push_str(&format!("X-Urlkey-Token: {t}\r\n"));
+    }
+    request(
+        addr,
+        "POST",
+        "/api/ledger/review",
+        &host(addr),
+        &extra,
+        &body.to_string(),
+    )
+}
+
+#[test]
+fn a_foreign_host_gets_421_on_every_path() {
+    let (_dir, db) = new_ledger();
+    let addr = urlkey_serve::spawn_with_ledger(Config::default(), Some(db)).expect("server");
+    let port = addr.port();
+    for path in [
+        "/",
+        "/app.js",
+        "/api/policies",
+        "/ledger",
+        "/api/ledger",
+        "/nope",
+    ] {
+        for bad in [
+            format!("evil.example:{port}"),
+            format!("127.0.0.1.evil.example:{port}"),
+            format!("127.0.0.1:{}", port.wrapping_add(1)),
+            "localhost".to_string(),
+            String::new(),
+        ] {
+            let r = request(addr, "GET", path, &bad, "", "");
+            assert_eq!(r.status, 421, "{path} with Host {bad:?}");
+            assert_eq!(r.error_code(), "request.misdirected");
+            assert!(r.header("content-security-policy").is_some());
+        }
+        for good in [
+            format!("127.0.0.1:{port}"),
+            format!("localhost:{port}"),
+            format!("LocalHost:{port}"),
+            format!("[::1]:{port}"),
+        ] {
+            let r = request(addr, "GET", path, &good, "", "");
+            assert_ne!(r.status, 421, "{path} with Host {good:?}");
+        }
+    }
+    // A write with a foreign Host is refused before the token is even looked at.
+    let r = request(
+        addr,
+        "POST",
+        "/api/ledger/review",
+        &format!("evil.example:{port}"),
+        "Content-Type: application/json\r\n",
+        "{}",
+    );
+    assert_eq!(r.status, 421);
+}
+
+#[test]
+fn a_decision_needs_the_run_token_and_is_stored_through_the_review_api() {
+    let (_dir, db) = new_ledger();
+    let addr =
+        urlkey_serve::spawn_with_ledger(Config::default(), Some(db.clone())).expect("server");
+    let p = page(addr);
+    // The queue: merges to review first, the variants side by side, a form per merge.
+    assert!(p.contains("<h2>Review queue</h2>"), "{p}");
+    assert!(p.contains("3 to review"), "{p}");
+    let first = p.find("<article class=\"merge").expect("an article");
+    assert!(p[first..].starts_with("<article class=\"merge to-review\""));
+    for want in [
+        "variant 1",
+        "variant 2",
+        "observed URL",
+        "final URL",
+        "canonical",
+        "claim",
+        "content check",
+    ] {
+        assert!(p.contains(want), "{want}");
+    }
+    assert!(p.contains("<form class=\"review-form\""));
+    assert!(p.contains("<script src=\"/ledger.js\" defer></script>"));
+    let token = token_of(&p).expect("a token in the page");
+    assert_eq!(token.len(), 32);
+    assert!(token.bytes().all(|b| b.is_ascii_hexdigit()));
+    // A second server has another token.
+    let (_dir2, db2) = new_ledger();
+    let other = urlkey_serve::spawn_with_ledger(Config::default(), Some(db2)).expect("server");
+    assert_ne!(token_of(&page(other)).expect("token"), token);
+
+    let key = "https://docs.example.org/guide";
+    let decision = serde_json::json!({
+        "key": key, "merge": "split", "role": "definition", "reviewer": "ana", "note": "two pages"
+    });
+    let before = std::fs::read(&db).expect("db");
+    for bad in [
+        None,
+        Some(""),
+        Some("0".repeat(32).as_str()),
+        Some(&token[..31]),
+    ] {
+        let r = post_review(addr, bad, &decision);
+        assert_eq!(r.status, 403, "token {bad:?}");
+        assert_eq!(r.error_code(), "review.bad-token");
+    }
+    // A value outside the allowed ones: the ledger's own refusal, listing them.
+    let r = post_review(
+        addr,
+        Some(&token),
+        &serde_json::json!({"key": key, "merge": "maybe", "reviewer": "ana"}),
+    );
+    assert_eq!(r.status, 400);
+    assert_eq!(r.error_code(), "request.invalid-option");
+    assert!(r.text().contains("confirm, split"), "{}", r.text());
+    let r = post_review(
+        addr,
+        Some(&token),
+        &serde_json::json!({"key": key, "bogus": 1, "reviewer": "a"}),
+    );
+    assert_eq!(r.error_code(), "request.invalid-field");
+    assert_eq!(
+        std::fs::read(&db).expect("db"),
+        before,
+        "nothing written yet"
+    );
+
+    let r = post_review(addr, Some(&token), &decision);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let id = r.json()["review_id"].as_i64().expect("review_id");
+    // Read back as `urlkey ledger review list --format json` shows it.
+    let list: Value =
+        serde_json::from_str(&ledger_cmd(&db, &["review", "list", "--format", "json"]))
+            .expect("json");
+    let rows = list.as_array().expect("rows");
+    assert_eq!(rows.len(), 1, "{list}");
+    let row = &rows[0];
+    assert_eq!(row["review_id"], id);
+    assert_eq!(row["normalized_key"], key);
+    assert_eq!(row["merge_decision"], "split");
+    assert_eq!(row["source_role"], "definition");
+    assert_eq!(row["reviewer"], "ana");
+    assert_eq!(row["note"], "two pages");
+    assert!(
+        row["reviewed_at"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("20")),
+        "{row}"
+    );
+    // The queue now shows the decision, and one merge fewer to review.
+    let p = page(addr);
+    assert!(p.contains("2 to review"), "{p}");
+}
+
+#[test]
+fn a_server_not_bound_to_loopback_refuses_writes() {
+    let (_dir, db) = new_ledger();
+    let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    let state = AppState::with_ledger(Config::default(), Some(db.clone())).expect("state");
+    // As if bound to a LAN address (192.0.2.0/24 is for documentation): the test still
+    // talks to 127.0.0.1 only.
+    state.set_bound(SocketAddr::from(([192, 0, 2, 10], port)));
+    assert!(!state.writes_allowed());
+    let addr = urlkey_serve::spawn_state(listener, state).expect("server");
+    let p = page(addr);
+    assert!(p.contains("<h2>Review queue</h2>"));
+    assert!(token_of(&p).is_none(), "no token in the page");
+    assert!(!p.contains("<form"), "no form");
+    assert!(p.contains("cannot be recorded here"));
+    let before = std::fs::read(&db).expect("db");
+    let r = post_review(
+        addr,
+        Some("0123456789abcdef0123456789abcdef"),
+        &serde_json::json!({"key": "https://docs.example.org/guide", "merge": "confirm", "reviewer": "x"}),
+    );
+    assert_eq!(r.status, 403);
+    assert_eq!(r.error_code(), "review.writes-refused");
+    assert_eq!(std::fs::read(&db).expect("db"), before, "nothing written");
+    // Its own address is an allowed Host too.
+    let r = request(
+        addr,
+        "GET",
+        "/api/policies",
+        &format!("192.0.2.10:{port}"),
+        "",
+        "",
+    );
+    assert_eq!(r.status, 200);
+}
