@@ -1241,6 +1241,21 @@ fn diff_invalid_under_one_policy_sources_and_output_file() {
         b"",
     );
     assert_eq!(o.status.code(), Some(2));
+    // Flags diff would otherwise ignore are refused.
+    for extra in [
+        &["--threads", "2"][..],
+        &["--excel"][..],
+        &["--keep-columns", "all"][..],
+    ] {
+        let mut args = vec!["diff", "--from", "mapper@1", "--to", "webkey@1", sa];
+        args.extend_from_slice(extra);
+        let o = run(&args, b"");
+        assert_eq!(o.status.code(), Some(2), "{extra:?}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("does not take"),
+            "{extra:?}"
+        );
+    }
     let o = run(&["diff", "--from", "mapper@9", "--to", "webkey@1", sa], b"");
     assert_eq!(o.status.code(), Some(5));
     let missing = dir.path().join("missing.txt");

@@ -106,6 +106,19 @@ pub struct Report {
 }
 
 pub fn run(a: DiffArgs) -> Result<(), Failure> {
+    // Input flags that shape rows or threads do nothing here yet: refuse them rather than
+    // accept and ignore them.
+    for (given, flag) in [
+        (a.input.threads != 0, "--threads"),
+        (a.input.excel, "--excel"),
+        (a.input.keep_columns.is_some(), "--keep-columns"),
+    ] {
+        if given {
+            return Err(Failure::Usage(format!(
+                "urlkey diff does not take {flag} (it writes a report, not rows, on one thread)"
+            )));
+        }
+    }
     let from = setup::policy(&a.source, &a.from, a.input.max_line_bytes)?;
     let to = setup::policy(&a.source, &a.to, a.input.max_line_bytes)?;
     let setup::Inputs { sources, opts, .. } = setup::inputs(&a.input, &[])?;
