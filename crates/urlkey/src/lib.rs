@@ -38,6 +38,7 @@
 
 pub mod detect;
 pub mod error;
+pub mod explain;
 pub mod inspect;
 pub mod offsets;
 pub mod outcome;

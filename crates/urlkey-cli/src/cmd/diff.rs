@@ -1,109 +1,14 @@
-//! `urlkey diff --from P --to Q FILE...`: what an inventory gains and loses when it moves
-//! from one policy to another.
-//!
-//! Every record is keyed under both policies. A *merge* is a Q-key reached from several
-//! P-keys; a *split* is a P-key that becomes several Q-keys; a record is *changed* when its
-//! key text changed but its group did not (its P-key and its Q-key correspond one to one).
-//! Records valid under one policy only are counted apart. The rules responsible for a
-//! merge are those that changed something under Q and not under P on its records (for a
-//! split, the reverse).
-//!
-//! This first version holds one small entry per record in memory (keys and rule names),
-//! which is fine for inventories of a few million lines; it does not yet stream with
-//! fingerprints as `map` does.
+//! `urlkey diff --from P --to Q FILE...`: the inventory keyed under two policies
+//! ([`urlkey_batch::diff`] does the comparing; this writes its report).
 
-use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 
-use serde::Serialize;
+use urlkey_batch::diff::{Group, PolicyDiff, Report};
 use urlkey_batch::input::{ChainSource, InputRecord, RecordSource};
 
 use super::setup;
 use crate::flags::{DiffArgs, TextFormat};
 use crate::{output_error, Failure};
-
-/// How many example lines each merge, split or count shows.
-const EXAMPLES: usize = 3;
-
-/// One record, keyed twice.
-struct Row {
-    source: u32,
-    line: u64,
-    observed: String,
-    from: Result<String, &'static str>,
-    to: Result<String, &'static str>,
-    rules_from: Vec<&'static str>,
-    rules_to: Vec<&'static str>,
-}
-
-/// An example line.
-#[derive(Debug, Serialize)]
-pub struct Example {
-    /// The input's name.
-    pub source: String,
-    /// Its line.
-    pub line: u64,
-    /// The text as read.
-    pub observed: String,
-    /// Its key under `--from` (`null` when invalid).
-    pub key_from: Option<String>,
-    /// Its key under `--to` (`null` when invalid).
-    pub key_to: Option<String>,
-}
-
-/// Several keys of one side that are one key of the other.
-#[derive(Debug, Serialize)]
-pub struct Group {
-    /// The single key (the `--to` key of a merge, the `--from` key of a split).
-    pub key: String,
-    /// The several keys of the other side, in input order.
-    pub keys: Vec<String>,
-    /// The records involved.
-    pub records: u64,
-    /// Rules that changed something under one policy and not the other on those records.
-    pub rules: Vec<&'static str>,
-    /// The first lines.
-    pub examples: Vec<Example>,
-}
-
-/// A count with its first lines.
-#[derive(Debug, Serialize, Default)]
-pub struct Counted {
-    /// The records.
-    pub records: u64,
-    /// By error code (for invalid records).
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub by_code: BTreeMap<&'static str, u64>,
-    /// The first lines.
-    pub examples: Vec<Example>,
-}
-
-/// What `diff` reports (its JSON form).
-#[derive(Debug, Serialize)]
-pub struct Report {
-    /// `--from`.
-    pub from: String,
-    /// `--to`.
-    pub to: String,
-    /// Records read.
-    pub records: u64,
-    /// Distinct keys under `--from`.
-    pub keys_from: u64,
-    /// Distinct keys under `--to`.
-    pub keys_to: u64,
-    /// Groups that merge: several `--from` keys become one `--to` key.
-    pub merges: Vec<Group>,
-    /// Groups that split: one `--from` key becomes several `--to` keys.
-    pub splits: Vec<Group>,
-    /// Records whose key changed while their group did not.
-    pub changed: Counted,
-    /// Invalid under `--from`, valid under `--to`.
-    pub invalid_from_only: Counted,
-    /// Valid under `--from`, invalid under `--to`.
-    pub invalid_to_only: Counted,
-    /// Invalid under both.
-    pub invalid_both: u64,
-}
 
 pub fn run(a: DiffArgs) -> Result<(), Failure> {
     // Input flags that shape rows or threads do nothing here yet: refuse them rather than
@@ -125,7 +30,7 @@ pub fn run(a: DiffArgs) -> Result<(), Failure> {
     let names: Vec<String> = sources.iter().map(|s| s.label()).collect();
     let mut reader = ChainSource::new(sources, opts).map_err(|e| Failure::Input(e.to_string()))?;
     setup::print_notices(a.input.quiet, &reader.take_notices());
-    let mut rows = Vec::new();
+    let mut diff = PolicyDiff::new(&from, &to);
     let mut batch: Vec<InputRecord> = Vec::with_capacity(4096);
     loop {
         batch.clear();
@@ -133,14 +38,14 @@ pub fn run(a: DiffArgs) -> Result<(), Failure> {
             .next_batch(&mut batch, 4096)
             .map_err(|e| Failure::Input(e.to_string()))?;
         for r in batch.drain(..) {
-            rows.push(row(r, &from, &to));
+            diff.add(r);
         }
         if !more {
             break;
         }
     }
     setup::print_notices(a.input.quiet, &reader.take_notices());
-    let report = compare(&rows, &names, from.id(), to.id());
+    let report = diff.finish(&names);
     let mut out = setup::output(&a.input.output)?;
     match a.format {
         TextFormat::Json => {
@@ -151,165 +56,6 @@ pub fn run(a: DiffArgs) -> Result<(), Failure> {
         TextFormat::Text => write_text(&mut out, &report).map_err(output_error)?,
     }
     out.commit()
-}
-
-fn row(r: InputRecord, from: &urlkey::Policy, to: &urlkey::Policy) -> Row {
-    let key = |p: &urlkey::Policy| match &r.problem {
-        Some(e) => (Err(e.code.as_str()), Vec::new()),
-        None => {
-            let o = p.key(&r.observed);
-            let names = o.rule_names();
-            match (o.key, o.error) {
-                (Some(k), _) => (Ok(k), names),
-                (None, e) => (Err(e.map_or("?", |e| e.code.as_str())), names),
-            }
-        }
-    };
-    let (f, rules_from) = key(from);
-    let (t, rules_to) = key(to);
-    Row {
-        source: r.source,
-        line: r.line,
-        observed: r.observed,
-        from: f,
-        to: t,
-        rules_from,
-        rules_to,
-    }
-}
-
-fn example(r: &Row, names: &[String]) -> Example {
-    Example {
-        source: names.get(r.source as usize).cloned().unwrap_or_default(),
-        line: r.line,
-        observed: r.observed.clone(),
-        key_from: r.from.as_ref().ok().cloned(),
-        key_to: r.to.as_ref().ok().cloned(),
-    }
-}
-
-/// Keys in first-seen order, each with the other side's keys and its rows.
-#[derive(Default)]
-struct Side<'a> {
-    order: Vec<&'a str>,
-    other: HashMap<&'a str, (Vec<&'a str>, Vec<usize>)>,
-}
-
-impl<'a> Side<'a> {
-    fn add(&mut self, key: &'a str, other: &'a str, row: usize) {
-        let e = self.other.entry(key).or_insert_with(|| {
-            self.order.push(key);
-            (Vec::new(), Vec::new())
-        });
-        if !e.0.contains(&other) {
-            e.0.push(other);
-        }
-        e.1.push(row);
-    }
-    fn fanout(&self, key: &str) -> usize {
-        self.other.get(key).map_or(0, |e| e.0.len())
-    }
-}
-
-fn compare(rows: &[Row], names: &[String], from: &str, to: &str) -> Report {
-    let mut by_from = Side::default();
-    let mut by_to = Side::default();
-    let mut keys_from: std::collections::HashSet<&str> = Default::default();
-    let mut keys_to: std::collections::HashSet<&str> = Default::default();
-    let mut invalid_from_only = Counted::default();
-    let mut invalid_to_only = Counted::default();
-    let mut invalid_both = 0;
-    for (i, r) in rows.iter().enumerate() {
-        match (&r.from, &r.to) {
-            (Ok(f), Ok(t)) => {
-                keys_from.insert(f);
-                keys_to.insert(t);
-                by_from.add(f, t, i);
-                by_to.add(t, f, i);
-            }
-            (Err(code), Ok(t)) => {
-                keys_to.insert(t);
-                count(&mut invalid_from_only, code, r, names);
-            }
-            (Ok(f), Err(code)) => {
-                keys_from.insert(f);
-                count(&mut invalid_to_only, code, r, names);
-            }
-            (Err(_), Err(_)) => invalid_both += 1,
-        }
-    }
-    let group = |side: &Side<'_>, key: &str, merge: bool| -> Group {
-        let (others, idx) = &side.other[key];
-        let mut rules: Vec<&'static str> = Vec::new();
-        for &i in idx {
-            let r = &rows[i];
-            let (mine, theirs) = if merge {
-                (&r.rules_to, &r.rules_from)
-            } else {
-                (&r.rules_from, &r.rules_to)
-            };
-            for n in mine {
-                if !theirs.contains(n) && !rules.contains(n) {
-                    rules.push(n);
-                }
-            }
-        }
-        Group {
-            key: key.to_string(),
-            keys: others.iter().map(|s| s.to_string()).collect(),
-            records: idx.len() as u64,
-            rules,
-            examples: idx
-                .iter()
-                .take(EXAMPLES)
-                .map(|&i| example(&rows[i], names))
-                .collect(),
-        }
-    };
-    let merges = by_to
-        .order
-        .iter()
-        .filter(|k| by_to.fanout(k) > 1)
-        .map(|k| group(&by_to, k, true))
-        .collect();
-    let splits = by_from
-        .order
-        .iter()
-        .filter(|k| by_from.fanout(k) > 1)
-        .map(|k| group(&by_from, k, false))
-        .collect();
-    let mut changed = Counted::default();
-    for r in rows {
-        if let (Ok(f), Ok(t)) = (&r.from, &r.to) {
-            if f != t && by_from.fanout(f) == 1 && by_to.fanout(t) == 1 {
-                changed.records += 1;
-                if changed.examples.len() < EXAMPLES {
-                    changed.examples.push(example(r, names));
-                }
-            }
-        }
-    }
-    Report {
-        from: from.to_string(),
-        to: to.to_string(),
-        records: rows.len() as u64,
-        keys_from: keys_from.len() as u64,
-        keys_to: keys_to.len() as u64,
-        merges,
-        splits,
-        changed,
-        invalid_from_only,
-        invalid_to_only,
-        invalid_both,
-    }
-}
-
-fn count(c: &mut Counted, code: &'static str, r: &Row, names: &[String]) {
-    c.records += 1;
-    *c.by_code.entry(code).or_default() += 1;
-    if c.examples.len() < EXAMPLES {
-        c.examples.push(example(r, names));
-    }
 }
 
 fn write_text(out: &mut impl Write, r: &Report) -> std::io::Result<()> {

@@ -1,0 +1,155 @@
+//! Do several URLs share a key under one policy, and why (`urlkey explain`, the Compare
+//! view of `urlkey serve`).
+//!
+//! When they meet, the rules that made them meet are the rules (front-end names such as
+//! `whatwg-parse` included) whose transformations differ between the inputs: one removed
+//! `?utm_source=...`, the other nothing. When they do not, the first component where the
+//! keys differ, split as `inspect` splits a URL (`urlkey::offsets`), and the builtin
+//! policies that would give them one key. An invalid input never shares a key.
+
+use serde::Serialize;
+
+use crate::{KeyError, Outcome, Policy, PolicySet, Transformation};
+
+/// What `explain` reports (its JSON form).
+#[derive(Debug, Serialize)]
+pub struct Explanation {
+    /// The policy id.
+    pub policy: String,
+    /// True when every input has a key and all the keys are equal.
+    pub same_key: bool,
+    /// The inputs as given.
+    pub inputs: Vec<String>,
+    /// The key of each input (`null` when invalid).
+    pub keys: Vec<Option<String>>,
+    /// Why an input has no key (`null` when it has one).
+    pub errors: Vec<Option<KeyError>>,
+    /// The names of the rules whose transformations differ between the inputs, in the order
+    /// they first ran.
+    pub rules: Vec<&'static str>,
+    /// Every transformation of each input, in the order the rules ran.
+    pub transformations: Vec<Vec<Transformation>>,
+    /// The first component where the keys differ; `null` when they are the same or when an
+    /// input is invalid.
+    pub differs_in: Option<Difference>,
+    /// The builtin policies under which every input has the same key.
+    pub same_key_under: Vec<String>,
+}
+
+/// Where the keys first differ.
+#[derive(Debug, Serialize)]
+pub struct Difference {
+    /// scheme, userinfo, host, port, path, query or fragment.
+    pub component: &'static str,
+    /// That component of each input's key (`null` when the key has none).
+    pub values: Vec<Option<String>>,
+}
+
+/// Keys every input under `policy` and says whether, and why, they meet.
+///
+/// ```
+/// use urlkey::PolicySet;
+///
+/// let set = PolicySet::builtin();
+/// let policy = set.get("citation@1").unwrap();
+/// let inputs = ["https://Example.com/a?utm_source=x".to_string(), "https://example.com/a".to_string()];
+/// let e = urlkey::explain::explain(&inputs, &set, &policy);
+/// assert!(e.same_key);
+/// assert!(e.rules.contains(&"remove-tracking-parameters"));
+/// ```
+pub fn explain(inputs: &[String], set: &PolicySet, policy: &Policy) -> Explanation {
+    let outcomes: Vec<Outcome> = inputs.iter().map(|i| policy.key(i)).collect();
+    let keys: Vec<Option<String>> = outcomes.iter().map(|o| o.key.clone()).collect();
+    let same_key = all_same(&keys);
+    let mut rules: Vec<&'static str> = Vec::new();
+    for o in &outcomes {
+        for t in &o.transformations {
+            if !rules.contains(&t.rule) && !rule_agrees(&outcomes, t.rule) {
+                rules.push(t.rule);
+            }
+        }
+    }
+    let differs_in = if same_key || keys.iter().any(Option::is_none) {
+        None
+    } else {
+        first_difference(&keys)
+    };
+    let same_key_under = set
+        .list()
+        .into_iter()
+        .filter(|info| info.builtin)
+        .filter_map(|info| set.get(&info.id).ok())
+        .filter(|p| all_same(&inputs.iter().map(|i| p.key(i).key).collect::<Vec<_>>()))
+        .map(|p| p.id().to_string())
+        .collect();
+    Explanation {
+        policy: policy.id().to_string(),
+        same_key,
+        inputs: inputs.to_vec(),
+        keys,
+        errors: outcomes.iter().map(|o| o.error.clone()).collect(),
+        rules,
+        transformations: outcomes.into_iter().map(|o| o.transformations).collect(),
+        differs_in,
+        same_key_under,
+    }
+}
+
+/// Every key present and equal.
+fn all_same(keys: &[Option<String>]) -> bool {
+    match keys.first() {
+        Some(Some(k)) => keys.iter().all(|x| x.as_deref() == Some(k.as_str())),
+        _ => false,
+    }
+}
+
+/// True when `rule` made the same changes (component, before, after) on every input.
+fn rule_agrees(outcomes: &[Outcome], rule: &str) -> bool {
+    let of = |o: &Outcome| -> Vec<(&'static str, String, String)> {
+        o.transformations
+            .iter()
+            .filter(|t| t.rule == rule)
+            .map(|t| (t.component.as_str(), t.before.clone(), t.after.clone()))
+            .collect()
+    };
+    let first = outcomes.first().map(of);
+    outcomes.iter().all(|o| Some(of(o)) == first)
+}
+
+/// The components of a key, split as `inspect` splits a URL: a key with a written scheme
+/// from it, a web key (no scheme) authority first, a path-only key as a path.
+pub fn components(key: &str) -> [(&'static str, Option<String>); 7] {
+    let written = crate::text::written_scheme(key).is_some();
+    let o = crate::offsets::offsets(key, written);
+    let s = |c: Option<crate::offsets::ComponentSpan>| {
+        c.map(|c| key[c.bytes.start..c.bytes.end].to_string())
+    };
+    [
+        ("scheme", s(o.scheme)),
+        ("userinfo", s(o.userinfo)),
+        ("host", s(o.host)),
+        ("port", s(o.port)),
+        ("path", s(o.path)),
+        ("query", s(o.query)),
+        ("fragment", s(o.fragment)),
+    ]
+}
+
+/// The first component (in URL order) where the keys differ.
+fn first_difference(keys: &[Option<String>]) -> Option<Difference> {
+    let split: Vec<_> = keys
+        .iter()
+        .map(|k| components(k.as_deref().unwrap_or("")))
+        .collect();
+    (0..7).find_map(|i| {
+        let values: Vec<Option<String>> = split.iter().map(|c| c[i].1.clone()).collect();
+        if values.iter().all(|v| *v == values[0]) {
+            None
+        } else {
+            Some(Difference {
+                component: split[0][i].0,
+                values,
+            })
+        }
+    })
+}
