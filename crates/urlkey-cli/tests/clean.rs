@@ -86,7 +86,7 @@ fn a_chat_export_is_cleaned_as_a_person_expects() {
         ("si=EZxw", "https://www.youtube.com/watch?v=dQw4w9WgXcQ&t=43"),
         ("igsh=M2dm", "https://www.instagram.com/reel/C8q-L2XJPeC/"),
         ("mkt_unsubscribe", "https://go.acme-software.com/UnsubscribePage.html?mkt_unsubscribe=1&mkt_tok=NzEyLUFCQy0xMjMAAAGW"),
-        ("t.co", "https://t.co/Ab12Cd34Ef"),
+        ("https://t.co/", "https://t.co/Ab12Cd34Ef"),
         ("javascript", "https://www.google.com/url?q=javascript:alert(document.cookie)&sa=D"),
     ];
     for (needle, key) in want {
