@@ -313,7 +313,7 @@ pub const REGISTRY_2: &[ScopedRule] = &[
 
 /// The entries that name `name` at `place`, each with its verdict, in table order: what
 /// `urlkey rules --check` prints.
-pub fn verdicts<'r>(name: &str, place: &Place<'_>) -> Vec<(&'r ScopedRule, Verdict)> {
+pub fn verdicts(name: &str, place: &Place<'_>) -> Vec<(&'static ScopedRule, Verdict)> {
     REGISTRY_2
         .iter()
         .filter(|r| r.names(name))
