@@ -347,3 +347,55 @@ fn registry_1_and_its_policies_are_untouched() {
         Some("https://www.google.com/url?q=https://example.com/")
     );
 }
+
+mod generated {
+    use super::*;
+    use proptest::prelude::*;
+
+    const TARGETS: [&str; 8] = [
+        "https://example.com/a?b=1&srsltid=2#f",
+        "https://www.youtube.com/watch?v=x&si=1&t=2",
+        "https://go.example.com/unsubscribe?mkt_tok=1&utm_source=2",
+        "javascript:alert(1)",
+        "/relative?q=1",
+        "http://[::1]:8080/x?gclid=1",
+        "https://",
+        "mailto:a@b.example?utm_source=x",
+    ];
+
+    proptest! {
+        /// Any nesting of any wrappers (deeper than MAX_DEPTH included) around any target,
+        /// with noise in each wrapper's query: cleaning is idempotent and the lean path
+        /// agrees.
+        #[test]
+        fn nested_wrappers_clean_idempotently(
+            target in 0..TARGETS.len(),
+            chain in proptest::collection::vec(0..WRAPPERS.len(), 0..=MAX_DEPTH + 2),
+            noise in proptest::collection::vec("(utm_source|si|x|q|u|url)=[a-z%]{0,3}", 0..3),
+        ) {
+            let mut url = TARGETS[target].to_string();
+            for &w in &chain {
+                url = wrap(&WRAPPERS[w], &url);
+                for n in &noise {
+                    url.push('&');
+                    url.push_str(n);
+                }
+            }
+            let p = PolicySet::builtin().get("clean@1").expect("clean@1");
+            let o = p.key(&url);
+            let mut lean = String::new();
+            let lean_ok = p.key_into(&url, &mut lean).is_ok();
+            prop_assert_eq!(lean_ok, o.key.is_some());
+            if let (Some(k), Some(c)) = (o.key.as_deref(), o.canonical.as_deref()) {
+                prop_assert_eq!(lean.as_str(), k);
+                let again = p.key(c).key;
+                prop_assert_eq!(again.as_deref(), Some(k), "canonical {}", c);
+                let again = p.key(k).key;
+                prop_assert_eq!(again.as_deref(), Some(k), "key {}", k);
+                for t in &o.transformations {
+                    prop_assert_ne!(&t.before, &t.after);
+                }
+            }
+        }
+    }
+}
