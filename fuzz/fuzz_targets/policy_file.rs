@@ -26,6 +26,7 @@ enum KeyForm {
 #[derive(Arbitrary, Debug)]
 enum List {
     Registry,
+    Registry2,
     Citation,
     None,
 }
@@ -100,6 +101,7 @@ fn render(g: &PolicyGen) -> String {
             } => {
                 let l = match l {
                     List::Registry => "registry@1",
+                    List::Registry2 => "registry@2",
                     List::Citation => "citation@1",
                     List::None => "none",
                 };
@@ -135,13 +137,16 @@ fn render(g: &PolicyGen) -> String {
     t
 }
 
-const PROBES: [&str; 6] = [
+const PROBES: [&str; 8] = [
     "HTTPS://user:pw@WWW.Example.co.uk.:443//A/./b/../Index.HTML/?utm_source=x&b=2&&a=1#/route",
     "/x//y/?b=&a=1#f",
     "mailto:A@B.example?subject=x",
     "http://[::1]:0080/%7e%2f",
     "example.com:8080/path/",
     "file:///C:/x/..",
+    // Nested wrappers with registry-2 names in and out of scope (issue 18).
+    "https://www.google.com/url?q=https%3A%2F%2Fl.facebook.com%2Fl.php%3Fu%3Dhttps%253A%252F%252Fwww.youtube.com%252Fwatch%253Fv%253D1%2526si%253D2&si=3",
+    "https://l.facebook.com/l.php?u=javascript%3Aalert(1)&mkt_tok=1&mkt_unsubscribe=1",
 ];
 
 fn run(set: &PolicySet, ids: &[String], inputs: &[&str]) {

@@ -34,11 +34,11 @@ pub enum Command {
         after_help = "Examples:\n  urlkey policies\n  urlkey policies --policy-file mine.toml --format json\nMore: docs/policies.md (every rule of every policy)."
     )]
     Policies(PoliciesArgs),
-    /// Print the tracking-parameter registry with its sources.
+    /// Print a tracking-parameter registry with its sources, or check a URL against it.
     #[command(
-        after_help = "Examples:\n  urlkey rules\n  urlkey rules --format json\nMore: docs/policies.md (the tracking registry and its sources)."
+        after_help = "Examples:\n  urlkey rules\n  urlkey rules --registry 2 --format json\n  urlkey rules --check 'https://www.youtube.com/watch?v=x&si=abc'\nMore: docs/policies.md (the tracking registries, the redirect wrappers and their sources)."
     )]
-    Rules(FormatArgs),
+    Rules(RulesArgs),
     /// List the stable error codes.
     #[command(
         after_help = "Examples:\n  urlkey codes\n  urlkey codes --format json\nMore: docs/cli.md (error codes and exit codes)."
@@ -300,6 +300,23 @@ pub struct FormatArgs {
 
 // Format flags are typed: clap refuses an unknown value (exit 2) and lists the values in
 // `--help`, so no command parses a format string itself.
+
+/// `urlkey rules`.
+#[derive(Args, Debug)]
+pub struct RulesArgs {
+    /// Which registry: 1 (the released policies' lists; the default for the table) or 2
+    /// (`clean@1`: scoped entries with exceptions, and the redirect wrappers; the default
+    /// for --check).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=2))]
+    pub registry: Option<u8>,
+    /// Say which entries name each parameter of URL and why it is removed or kept (scope,
+    /// exception), and whether URL is a redirect wrapper.
+    #[arg(long, value_name = "URL")]
+    pub check: Option<String>,
+    /// text or json.
+    #[arg(long, value_enum, default_value_t = TextFormat::Text)]
+    pub format: TextFormat,
+}
 
 /// `--format` of `inspect`, `policies`, `rules` and `codes`.
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]

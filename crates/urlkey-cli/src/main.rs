@@ -112,7 +112,7 @@ fn main() {
         flags::Command::Explain(a) => cmd::explain::run(a),
         flags::Command::Diff(a) => cmd::diff::run(a),
         flags::Command::Policies(a) => cmd::info::policies(a),
-        flags::Command::Rules(a) => cmd::info::rules(a),
+        flags::Command::Rules(a) => cmd::rules::run(a),
         flags::Command::Codes(a) => cmd::info::codes(a),
         flags::Command::Ledger(a) => urlkey_ledger::cli::run(a).map_err(|e| {
             eprintln!("urlkey ledger: {e}");

@@ -762,6 +762,12 @@ const RULE_PAIRS: &[(&str, &str, &str, &str)] = &[
         "https://a.example/x",
     ),
     (
+        "unwrap-redirect",
+        "whatwg",
+        "https://l.facebook.com/l.php?u=https%3A%2F%2Fa.example%2Fx",
+        "https://a.example/x",
+    ),
+    (
         "remove-fragment",
         "whatwg",
         "https://a.example/x#f",

@@ -124,6 +124,10 @@ fn record<'py>(
         td.set_item("component", t.component.as_str())?;
         td.set_item("before", &t.before)?;
         td.set_item("after", &t.after)?;
+        // As in the command's JSONL record: only an unwrap names its wrapper.
+        if let Some(w) = t.wrapper {
+            td.set_item("wrapper", w)?;
+        }
         ts.append(td)?;
     }
     d.set_item("transformations", ts)?;

@@ -26,6 +26,8 @@ SAMPLES = [
     "http://[::1]:8080/x/",
     "",
     "mailto:Someone@Example.com",
+    # A redirect wrapper: under clean@1 its transformation names the wrapper (issue 18).
+    "https://l.facebook.com/l.php?u=https%3A%2F%2Fa.example%2F%3Fsrsltid%3D1",
 ]
 
 

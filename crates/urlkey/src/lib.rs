@@ -49,6 +49,8 @@ pub mod query;
 pub mod risk;
 pub mod text;
 pub mod tracking;
+pub mod tracking2;
+pub mod unwrap;
 pub mod web;
 
 pub use error::{ErrorCode, KeyError};

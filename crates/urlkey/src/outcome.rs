@@ -22,6 +22,8 @@ pub enum Component {
     Query,
     /// The fragment, written with its `#`.
     Fragment,
+    /// The whole URL (`unwrap-redirect` replaces a wrapper by its target).
+    Url,
 }
 
 impl Component {
@@ -35,6 +37,7 @@ impl Component {
             Component::Path => "path",
             Component::Query => "query",
             Component::Fragment => "fragment",
+            Component::Url => "url",
         }
     }
 }
@@ -52,6 +55,10 @@ pub struct Transformation {
     pub before: String,
     /// The component after.
     pub after: String,
+    /// The redirect wrapper an `unwrap-redirect` step removed (`facebook-link-shim`,
+    /// `urlkey::unwrap::WRAPPERS`); absent for every other rule.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wrapper: Option<&'static str>,
 }
 
 /// Something found about an address. Facts never change the value.
@@ -72,6 +79,9 @@ pub enum Fact {
     TrackingParametersRemoved,
     /// The fragment was removed.
     FragmentRemoved,
+    /// A redirect wrapper was kept: its target is not an absolute http(s) URL, or the
+    /// wrappers are nested more deeply than `unwrap-redirect` unwraps.
+    RedirectWrapperKept,
 }
 
 impl Fact {
@@ -85,6 +95,7 @@ impl Fact {
             Fact::HasCredentials => "has-credentials",
             Fact::TrackingParametersRemoved => "tracking-parameters-removed",
             Fact::FragmentRemoved => "fragment-removed",
+            Fact::RedirectWrapperKept => "redirect-wrapper-kept",
         }
     }
 }

@@ -10,7 +10,8 @@
 //!   of unreserved characters (RFC 3986, 6.2.2.2, calls them equivalent).
 //! * `risky`: a server may answer the forms differently: trailing slash, parameter order,
 //!   empty parameters and queries, path case, duplicate slashes, default documents, `www.`,
-//!   a root dot, the registrable domain, an assumed scheme, an opaque URL's query. A key
+//!   a root dot, the registrable domain, an assumed scheme, an opaque URL's query, a
+//!   redirect wrapper replaced by its target. A key
 //!   merged by a risky rule is a merge to review until the pages are compared.
 //!
 //! A separate module (not a method of `policy::Rule`) so that a rule is looked up by the
@@ -39,7 +40,7 @@ impl RiskClass {
 }
 
 /// Every rule name with its class: the catalogue's rules, then the front ends' names.
-pub const RULE_RISKS: [(&str, RiskClass); 21] = [
+pub const RULE_RISKS: [(&str, RiskClass); 22] = [
     ("remove-tracking-parameters", RiskClass::Documented),
     ("remove-fragment", RiskClass::Documented),
     ("drop-credentials", RiskClass::Documented),
@@ -59,6 +60,9 @@ pub const RULE_RISKS: [(&str, RiskClass); 21] = [
     ("lowercase-host", RiskClass::Lossless),
     ("normalize-port", RiskClass::Lossless),
     ("empty-path-to-root", RiskClass::Lossless),
+    // A wrapper's page may answer otherwise (a Safe Links block page), and some wrappers
+    // no platform documents (docs/policies.md, "Redirect wrappers").
+    ("unwrap-redirect", RiskClass::Risky),
     ("whatwg-parse", RiskClass::Lossless),
     ("assume-https", RiskClass::Risky),
 ];

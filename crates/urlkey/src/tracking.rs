@@ -7,6 +7,8 @@
 //! "Tracking parameters"), `citation@1` seed 004's analytics allowlist (seed 004,
 //! "Conservative normalization sequence"), `registry@1` both (`mapper@1`).
 
+use crate::tracking2::{Place, ScopedRule, REGISTRY_2};
+
 /// How a registry entry matches a parameter name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -74,11 +76,16 @@ pub const REGISTRY: &[TrackingRule] = &[
 
 /// A set of names and prefixes that a policy removes. Matching is ASCII
 /// case-insensitive, on the name as written (never percent-decoded).
+///
+/// `registry@2` adds scoped entries (`tracking2.rs`): a name removed only on some sites,
+/// or kept where an exception holds. The other lists have none, so their matching is
+/// the name alone, as it always was.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct TrackingSet {
     names: Vec<Box<str>>,
     prefixes: Vec<Box<str>>,
     keep: Vec<Box<str>>,
+    scoped: &'static [ScopedRule],
 }
 
 impl TrackingSet {
@@ -101,18 +108,29 @@ impl TrackingSet {
         Self::from_rules(REGISTRY.iter().filter(|r| r.citation))
     }
 
+    /// Registry 2 (`registry@2`, used by `clean@1`): scoped entries with exceptions,
+    /// each from its platform's documentation ([`REGISTRY_2`]).
+    pub fn registry_v2() -> Self {
+        Self {
+            scoped: REGISTRY_2,
+            ..Self::default()
+        }
+    }
+
     /// An empty set.
     pub fn none() -> Self {
         Self::default()
     }
 
     /// The names [`TrackingSet::named`] knows, in the order messages list them.
-    pub const NAMES: [&'static str; 4] = ["registry@1", "citation@1", "webkey@1", "none"];
+    pub const NAMES: [&'static str; 5] =
+        ["registry@1", "registry@2", "citation@1", "webkey@1", "none"];
 
-    /// A named set: `registry@1`, `citation@1`, `webkey@1` or `none`.
+    /// A named set: `registry@1`, `registry@2`, `citation@1`, `webkey@1` or `none`.
     pub fn named(name: &str) -> Option<Self> {
         match name {
             "registry@1" => Some(Self::registry_v1()),
+            "registry@2" => Some(Self::registry_v2()),
             "citation@1" => Some(Self::citation_v1()),
             "webkey@1" => Some(Self::webkey_v1()),
             "none" => Some(Self::none()),
@@ -187,9 +205,33 @@ impl TrackingSet {
                 .any(|p| b.len() >= p.len() && p.as_bytes().eq_ignore_ascii_case(&b[..p.len()]))
     }
 
+    /// The scoped entries (registry 2's), empty for the other lists.
+    pub fn scoped(&self) -> &'static [ScopedRule] {
+        self.scoped
+    }
+
+    /// True when `name` (as written) is removed at `place`: a name or prefix of the set,
+    /// or a scoped entry whose scope holds `place` and none of whose exceptions does.
+    /// `keep_names` win over both.
+    #[inline]
+    pub fn matches_at(&self, name: &str, place: &Place<'_>) -> bool {
+        if self.scoped.is_empty() {
+            return self.matches(name);
+        }
+        let b = name.as_bytes();
+        if self
+            .keep
+            .iter()
+            .any(|k| k.as_bytes().eq_ignore_ascii_case(b))
+        {
+            return false;
+        }
+        self.matches(name) || crate::tracking2::removes(self.scoped, name, place)
+    }
+
     /// True when nothing is removed.
     pub fn is_empty(&self) -> bool {
-        self.names.is_empty() && self.prefixes.is_empty()
+        self.names.is_empty() && self.prefixes.is_empty() && self.scoped.is_empty()
     }
 }
 

@@ -371,7 +371,7 @@ parser = "whatwg"
 key = "url"
 rules = [
   { rule = "remove-fragment" },
-  { rule = "remove-tracking-parameters", list = "registry@2" },
+  { rule = "remove-tracking-parameters", list = "registry@3" },
 ]
 "#,
     );
@@ -380,8 +380,8 @@ rules = [
         &[
             "my.toml",
             "line 7",
-            "registry@2",
-            "registry@1, citation@1, webkey@1, none",
+            "registry@3",
+            "registry@1, registry@2, citation@1, webkey@1, none",
         ],
     );
 }

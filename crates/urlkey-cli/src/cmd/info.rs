@@ -5,7 +5,7 @@ use std::io::Write;
 use crate::flags::{FormatArgs, PoliciesArgs, TextFormat};
 use crate::{output_error, Failure};
 
-fn json<T: serde::Serialize>(v: &T) -> Result<(), Failure> {
+pub(super) fn json<T: serde::Serialize>(v: &T) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();
     serde_json::to_writer_pretty(&mut out, v).map_err(|e| Failure::Output(e.to_string()))?;
     writeln!(out).map_err(output_error)
@@ -29,40 +29,6 @@ pub fn policies(a: PoliciesArgs) -> Result<(), Failure> {
         .map_err(output_error)?;
     }
     writeln!(out, "Public Suffix List: {}", set.psl().version()).map_err(output_error)
-}
-
-pub fn rules(a: FormatArgs) -> Result<(), Failure> {
-    if a.format == TextFormat::Json {
-        return json(&urlkey::REGISTRY);
-    }
-    let mut out = std::io::stdout().lock();
-    writeln!(
-        out,
-        "{:<22} {:<7} {:<5} {:<10} source",
-        "name", "match", "seed", "citation@1"
-    )
-    .map_err(output_error)?;
-    for r in urlkey::REGISTRY {
-        let kind = match r.kind {
-            urlkey::tracking::MatchKind::Exact => "exact",
-            urlkey::tracking::MatchKind::Prefix => "prefix",
-        };
-        writeln!(
-            out,
-            "{:<22} {:<7} {:<5} {:<10} {}",
-            if kind == "prefix" {
-                format!("{}*", r.pattern)
-            } else {
-                r.pattern.to_string()
-            },
-            kind,
-            r.seed,
-            if r.citation { "yes" } else { "no" },
-            r.source
-        )
-        .map_err(output_error)?;
-    }
-    Ok(())
 }
 
 pub fn codes(a: FormatArgs) -> Result<(), Failure> {

@@ -6,4 +6,5 @@ pub mod info;
 pub mod inspect;
 pub mod key;
 pub mod map;
+pub mod rules;
 pub mod setup;

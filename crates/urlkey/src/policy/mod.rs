@@ -399,6 +399,10 @@ impl Policy {
         let mut facts = initial_facts(&parts);
         let psl = self.psl();
         rules::apply_all(&self.canonical_rules, &mut parts, &mut log, psl);
+        if log.unwrapped {
+            // The facts describe the URL the record keys: the wrapper's target.
+            facts = initial_facts(&parts);
+        }
         let canonical = match href {
             Some(h) if !log.changed_by_rules() => h.to_string(),
             _ => {
@@ -433,6 +437,9 @@ impl Policy {
         }
         if log.fragment_removed {
             facts.push(Fact::FragmentRemoved);
+        }
+        if log.wrapper_kept {
+            facts.push(Fact::RedirectWrapperKept);
         }
         facts.sort();
         let mut sig = String::with_capacity(parts.path.len() + 32);

@@ -49,6 +49,29 @@ impl Parts<'_> {
                 .fragment
                 .as_deref()
                 .map_or(String::new(), |f| format!("#{f}")),
+            Component::Url => {
+                let mut s = String::new();
+                self.write_url(&mut s, true, true);
+                s
+            }
+        }
+    }
+
+    /// The same parts, owning their text: a rule that replaces the whole URL
+    /// (`unwrap-redirect`) builds them from a URL it parsed itself.
+    pub fn into_owned<'b>(self) -> Parts<'b> {
+        let own = |c: Cow<'_, str>| Cow::Owned(c.into_owned());
+        Parts {
+            scheme: own(self.scheme),
+            userinfo: own(self.userinfo),
+            host: self.host.map(own),
+            host_kind: self.host_kind,
+            port: own(self.port),
+            path: own(self.path),
+            query: self.query.map(own),
+            fragment: self.fragment.map(own),
+            opaque_path: self.opaque_path,
+            path_only: self.path_only,
         }
     }
 
@@ -110,6 +133,10 @@ pub struct Log {
     pub used_psl: bool,
     /// Count changes instead of describing them.
     pub quiet: bool,
+    /// `unwrap-redirect` replaced the URL: facts about the host are taken again.
+    pub unwrapped: bool,
+    /// `unwrap-redirect` kept a wrapper (fact `redirect-wrapper-kept`).
+    pub wrapper_kept: bool,
     /// Changes made while `quiet`.
     pub changes: u32,
 }
@@ -128,8 +155,26 @@ impl Log {
                 component: c,
                 before,
                 after,
+                wrapper: None,
             });
         }
+    }
+
+    /// Records that `unwrap-redirect` replaced the wrapper `wrapper` (the URL `before`)
+    /// by its target `after`: one transformation per wrapper, named for it.
+    pub fn record_unwrap(&mut self, wrapper: &'static str, before: String, after: String) {
+        self.unwrapped = true;
+        if self.quiet {
+            self.changes += 1;
+            return;
+        }
+        self.transformations.push(Transformation {
+            rule: "unwrap-redirect",
+            component: Component::Url,
+            before,
+            after,
+            wrapper: Some(wrapper),
+        });
     }
 
     /// Like [`Log::record`], copying the text only when the log describes changes.

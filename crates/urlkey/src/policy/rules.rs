@@ -7,8 +7,11 @@ use crate::outcome::Component;
 use crate::psl::PublicSuffixList;
 use crate::query::{hex, raw_params, RawParam};
 use crate::tracking::TrackingSet;
-use crate::web::HostKind;
+use crate::tracking2::Place;
+use crate::unwrap::{target_of, Found, MAX_DEPTH};
+use crate::web::{HostKind, WebUrl};
 
+use super::front;
 use super::parts::{Log, Parts};
 
 /// How `sort-query` orders parameters.
@@ -110,6 +113,11 @@ pub enum Rule {
     /// An empty path becomes `/`.
     #[serde(deserialize_with = "no_parameters")]
     EmptyPathToRoot,
+    /// Replaces a redirect wrapper (`l.facebook.com/l.php?u=...`, Outlook Safe Links, the
+    /// others of [`crate::unwrap::WRAPPERS`]) by the absolute http(s) URL in its query,
+    /// up to [`crate::unwrap::MAX_DEPTH`] wrappers deep. Nothing is fetched.
+    #[serde(deserialize_with = "no_parameters")]
+    UnwrapRedirect,
 }
 
 /// The variant names of an internally tagged enum, as serde's derive lists them: a tag no
@@ -183,14 +191,21 @@ fn tracking_parameters<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Trackin
     Ok(set)
 }
 
-/// Any set written out whole: `list = "none"` and its entries.
+/// Any set written out whole: `list = "none"` and its entries (`list = "registry@2"`
+/// and the names added to it, for a set built on registry 2).
 fn write_tracking_parameters<S: serde::Serializer>(
     set: &TrackingSet,
     s: S,
 ) -> Result<S::Ok, S::Error> {
     use serde::ser::SerializeStruct;
     let mut st = s.serialize_struct("TrackingParameters", 4)?;
-    st.serialize_field("list", "none")?;
+    // Registry 2's scoped entries are not names: the set is written as its list.
+    let list = if set.scoped().is_empty() {
+        "none"
+    } else {
+        "registry@2"
+    };
+    st.serialize_field("list", list)?;
     st.serialize_field("add_names", set.exact_names())?;
     st.serialize_field("add_prefixes", set.prefixes())?;
     st.serialize_field("keep_names", set.kept_names())?;
@@ -292,6 +307,7 @@ impl Rule {
             Rule::LowercaseHost => "lowercase-host",
             Rule::NormalizePort => "normalize-port",
             Rule::EmptyPathToRoot => "empty-path-to-root",
+            Rule::UnwrapRedirect => "unwrap-redirect",
         }
     }
 
@@ -300,7 +316,7 @@ impl Rule {
     pub const fn is_canonical(&self) -> bool {
         matches!(
             self,
-            Rule::RemoveTrackingParameters(_) | Rule::RemoveFragment { .. }
+            Rule::RemoveTrackingParameters(_) | Rule::RemoveFragment { .. } | Rule::UnwrapRedirect
         )
     }
 
@@ -326,6 +342,7 @@ impl Rule {
             Rule::DropOpaqueQuery => p.opaque_path && p.query.is_some(),
             Rule::NormalizePort => !p.port.is_empty(),
             Rule::EmptyPathToRoot => p.path.is_empty(),
+            Rule::UnwrapRedirect => p.host.is_some() && p.query.is_some(),
             Rule::LowercasePath | Rule::LowercaseScheme | Rule::LowercaseHost => true,
         }
     }
@@ -550,6 +567,7 @@ impl Rule {
                     replace(&mut p.path, Cow::Borrowed("/"), name, Component::Path, log);
                 }
             }
+            Rule::UnwrapRedirect => unwrap_redirect(p, log),
         }
     }
 }
@@ -632,13 +650,19 @@ fn replace_query<'a>(
 
 fn remove_tracking(set: &TrackingSet, p: &mut Parts<'_>, log: &mut Log) {
     let Some(q) = &p.query else { return };
-    if set.is_empty() || !raw_params(q).any(|r| set.matches(r.name)) {
+    // Registry 2's scopes and exceptions read the host, the path and the query.
+    let place = Place {
+        host: p.host.as_deref().unwrap_or(""),
+        path: &p.path,
+        query: q,
+    };
+    if set.is_empty() || !raw_params(q).any(|r| set.matches_at(r.name, &place)) {
         return;
     }
     let mut kept = String::with_capacity(q.len());
     let (mut first, mut any_kept) = (true, false);
     for r in raw_params(q) {
-        if set.matches(r.name) {
+        if set.matches_at(r.name, &place) {
             if !log.quiet {
                 log.removed_params.push(r.name.to_string());
             }
@@ -654,6 +678,62 @@ fn remove_tracking(set: &TrackingSet, p: &mut Parts<'_>, log: &mut Log) {
     // A query that becomes empty disappears with its `?` (docs/policies.md#the-rule-catalogue, remove-tracking-parameters).
     let new = any_kept.then_some(Cow::Owned(kept));
     replace_query(p, new, "remove-tracking-parameters", log);
+}
+
+/// `unwrap-redirect`: follows the wrappers in the query, never the network. A chain
+/// deeper than [`MAX_DEPTH`] is kept whole, so that the rule is idempotent: cleaning its
+/// own output changes nothing.
+fn unwrap_redirect(p: &mut Parts<'_>, log: &mut Log) {
+    let mut hops: Vec<(&'static str, Parts<'static>)> = Vec::new();
+    let mut kept = false;
+    loop {
+        let here: &Parts<'_> = hops.last().map_or(&*p, |(_, parts)| parts);
+        let (Some(host), Some(query)) = (here.host.as_deref(), here.query.as_deref()) else {
+            break;
+        };
+        let Some((wrapper, found)) = target_of(host, &here.path, query) else {
+            break;
+        };
+        let Found::Web(target) = found else {
+            kept = true;
+            break;
+        };
+        if hops.len() == MAX_DEPTH {
+            log.wrapper_kept = true;
+            return;
+        }
+        // `target_of` parsed it already: a second parse of the same text cannot fail.
+        let Ok(url) = WebUrl::parse(&target, None) else {
+            kept = true;
+            break;
+        };
+        let Ok(parts) = front::parts_from_url(&url.pieces(), false, true) else {
+            kept = true;
+            break;
+        };
+        hops.push((wrapper.name, parts.into_owned()));
+    }
+    log.wrapper_kept |= kept;
+    let mut before = if log.quiet || hops.is_empty() {
+        String::new()
+    } else {
+        p.component_text(Component::Url)
+    };
+    for (wrapper, parts) in &hops {
+        let after = if log.quiet {
+            String::new()
+        } else {
+            parts.component_text(Component::Url)
+        };
+        log.record_unwrap(
+            wrapper,
+            std::mem::replace(&mut before, after.clone()),
+            after,
+        );
+    }
+    if let Some((_, last)) = hops.pop() {
+        *p = last;
+    }
 }
 
 /// The sorted query, or `None` when it is already in order.

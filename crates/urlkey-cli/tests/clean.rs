@@ -1,0 +1,310 @@
+//! `clean@1`, registry 2 and the redirect wrappers through the binary (issue 18):
+//! `urlkey key --policy clean@1`, `urlkey rules --registry 2`, `urlkey rules --check`.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use urlkey::tracking::MatchKind;
+use urlkey::tracking2::{Exception, Scope, REGISTRY_2};
+use urlkey::unwrap::{PathMatch, WRAPPERS};
+
+fn run(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_urlkey"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let mut input = child.stdin.take().expect("stdin");
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let out = child.wait_with_output().expect("the binary finishes");
+    writer.join().expect("stdin writer");
+    out
+}
+
+fn ok(args: &[&str], stdin: &[u8]) -> String {
+    let out = run(args, stdin);
+    assert!(
+        out.status.success(),
+        "urlkey {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+/// `clean@1`'s keys of `inputs`, one process for all of them.
+fn keys(inputs: &[String]) -> Vec<String> {
+    let text = inputs.join("\n") + "\n";
+    let out = ok(
+        &["key", "--policy", "clean@1", "--format", "key", "--quiet"],
+        text.as_bytes(),
+    );
+    let got: Vec<String> = out.lines().map(str::to_string).collect();
+    assert_eq!(got.len(), inputs.len(), "{out}");
+    got
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    serde_json::from_str(&ok(args, b"")).expect("JSON")
+}
+
+fn repo(path: &str) -> String {
+    format!("{}/../../{path}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn a_chat_export_is_cleaned_as_a_person_expects() {
+    let input = repo("examples/chat-export.txt");
+    let expected =
+        std::fs::read_to_string(repo("examples/chat-export.clean.txt")).expect("expected");
+    let out = ok(
+        &[
+            "key", "--policy", "clean@1", "--format", "key", "--quiet", &input,
+        ],
+        b"",
+    );
+    let links: Vec<String> = std::fs::read_to_string(&input)
+        .expect("input")
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(links.len(), 32);
+    for ((link, got), want) in links.iter().zip(out.lines()).zip(expected.lines()) {
+        assert_eq!(got, want, "{link}");
+    }
+    assert_eq!(out, expected);
+    // What a person expects, said outright for the cases the issue names.
+    let want = [
+        ("l.facebook.com", "https://www.bbc.co.uk/news/technology-67890123"),
+        ("safelinks", "https://company.sharepoint.com/sites/HR/Shared%20Documents/Holiday-Policy-2027.pdf"),
+        ("srsltid=AfmBOopQ7Z", "https://www.johnlewis.com/le-creuset-signature-cast-iron-round-casserole-24cm/p3185426?colour=Volcanic"),
+        ("si=EZxw", "https://www.youtube.com/watch?v=dQw4w9WgXcQ&t=43"),
+        ("igsh=M2dm", "https://www.instagram.com/reel/C8q-L2XJPeC/"),
+        ("mkt_unsubscribe", "https://go.acme-software.com/UnsubscribePage.html?mkt_unsubscribe=1&mkt_tok=NzEyLUFCQy0xMjMAAAGW"),
+        ("https://t.co/", "https://t.co/Ab12Cd34Ef"),
+        ("javascript", "https://www.google.com/url?q=javascript:alert(document.cookie)&sa=D"),
+    ];
+    for (needle, key) in want {
+        let i = links.iter().position(|l| l.contains(needle)).expect(needle);
+        assert_eq!(out.lines().nth(i), Some(key), "{needle}");
+    }
+}
+
+#[test]
+fn every_entry_through_the_binary_in_scope_out_of_scope_and_excepted() {
+    let mut inputs = Vec::new();
+    let mut expected = Vec::new();
+    for r in REGISTRY_2 {
+        let name = match r.kind {
+            MatchKind::Exact => r.pattern.to_string(),
+            MatchKind::Prefix => format!("{}abc", r.pattern),
+        };
+        let host = match r.scope {
+            Scope::Global => "shop.example".to_string(),
+            Scope::Sites(s) => s[0].to_string(),
+        };
+        inputs.push(format!("https://{host}/a?x=1&{name}=v"));
+        expected.push(format!("https://{host}/a?x=1"));
+        if let Scope::Sites(_) = r.scope {
+            let out = format!("https://elsewhere.example/a?{name}=v");
+            inputs.push(out.clone());
+            expected.push(out);
+        }
+        for e in r.exceptions {
+            let kept = match e {
+                Exception::Host(h) => format!("https://{h}/a?{name}=v"),
+                Exception::PathContains(t) => format!("https://{host}/{t}?{name}=v"),
+                Exception::WithParameter(p) => format!("https://{host}/a?{p}=1&{name}=v"),
+            };
+            inputs.push(kept.clone());
+            expected.push(kept);
+        }
+    }
+    let got = keys(&inputs);
+    for ((i, g), e) in inputs.iter().zip(&got).zip(&expected) {
+        assert_eq!(g, e, "{i}");
+    }
+}
+
+#[test]
+fn every_wrapper_through_the_binary_with_its_name_and_the_kept_fact() {
+    for w in WRAPPERS {
+        let host = match w.hosts[0].strip_prefix('=') {
+            Some(h) => h.to_string(),
+            None => format!("eur01.{}", w.hosts[0]),
+        };
+        let path = match w.paths[0] {
+            PathMatch::Is(p) => p.to_string(),
+            PathMatch::StartsWith(p) => format!("{p}x"),
+        };
+        let param = w.params[0];
+        let good = format!(
+            "https://{host}{path}?{param}=https%3A%2F%2Fexample.com%2Fp%3Fgclid%3D1%26k%3D2"
+        );
+        let bad = format!("https://{host}{path}?{param}=javascript%3Aalert(1)");
+        let out = ok(
+            &["key", "--policy", "clean@1", "--quiet"],
+            format!("{good}\n{bad}\n").as_bytes(),
+        );
+        let recs: Vec<serde_json::Value> = out
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("JSONL"))
+            .collect();
+        assert_eq!(recs[0]["key"], "https://example.com/p?k=2", "{}", w.name);
+        assert_eq!(recs[0]["transformations"][0]["rule"], "unwrap-redirect");
+        assert_eq!(recs[0]["transformations"][0]["component"], "url");
+        assert_eq!(recs[0]["transformations"][0]["wrapper"], w.name);
+        assert_eq!(recs[1]["key"], bad.as_str(), "{}", w.name);
+        assert_eq!(
+            recs[1]["facts"],
+            serde_json::json!(["redirect-wrapper-kept"])
+        );
+    }
+}
+
+#[test]
+fn rules_registry_2_prints_every_entry_and_wrapper_with_its_source() {
+    let text = ok(&["rules", "--registry", "2"], b"");
+    for r in REGISTRY_2 {
+        let line = text
+            .lines()
+            .find(|l| {
+                l.split_whitespace().next() == Some(r.pattern) && l.contains(r.platform)
+                    || l.starts_with(&format!("{}*", r.pattern))
+            })
+            .unwrap_or_else(|| panic!("no line for {}", r.pattern));
+        if r.documented {
+            assert!(line.contains(r.source), "{line}");
+        } else {
+            assert!(line.contains("no platform page"), "{line}");
+        }
+    }
+    for w in WRAPPERS {
+        assert!(text.lines().any(|l| l.starts_with(w.name)), "{}", w.name);
+    }
+    let v = json(&["rules", "--registry", "2", "--format", "json"]);
+    assert_eq!(v["registry"], 2);
+    assert_eq!(
+        v["entries"].as_array().expect("entries").len(),
+        REGISTRY_2.len()
+    );
+    assert_eq!(
+        v["wrappers"].as_array().expect("wrappers").len(),
+        WRAPPERS.len()
+    );
+    let tok = v["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .find(|e| e["pattern"] == "mkt_tok")
+        .expect("mkt_tok");
+    assert_eq!(
+        tok["exceptions"][0],
+        serde_json::json!({"kind": "with-parameter", "value": "mkt_unsubscribe"})
+    );
+    assert_eq!(tok["scope"], serde_json::json!({"kind": "global"}));
+    // Registry 1 is the default and unchanged.
+    let one = json(&["rules", "--format", "json"]);
+    assert_eq!(one.as_array().expect("array").len(), urlkey::REGISTRY.len());
+    assert_eq!(json(&["rules", "--registry", "1", "--format", "json"]), one);
+}
+
+#[test]
+fn rules_check_says_why_each_parameter_goes_or_stays() {
+    let v = json(&[
+        "rules",
+        "--check",
+        "https://www.youtube.com/watch?v=x&si=abc&utm_source=y",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(v["registry"], 2);
+    assert_eq!(v["wrapper"], serde_json::Value::Null);
+    let params = v["parameters"].as_array().expect("parameters");
+    let by = |n: &str| params.iter().find(|p| p["name"] == n).expect(n).clone();
+    assert_eq!(by("v")["removed"], false);
+    assert_eq!(by("v")["entries"], serde_json::json!([]));
+    assert_eq!(by("si")["removed"], true);
+    assert_eq!(by("utm_source")["removed"], true);
+    // Elsewhere si is out of scope.
+    let v = json(&[
+        "rules",
+        "--check",
+        "https://docs.example.org/?si=1",
+        "--format",
+        "json",
+    ]);
+    let si = &v["parameters"][0];
+    assert_eq!(si["removed"], false);
+    assert!(si["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .all(|e| e["verdict"] == "out-of-scope"));
+    // An exception names itself.
+    let text = ok(
+        &[
+            "rules",
+            "--check",
+            "https://go.example.com/UnsubscribePage.html?mkt_unsubscribe=1&mkt_tok=t",
+        ],
+        b"",
+    );
+    assert!(
+        text.contains("mkt_tok              kept: mkt_tok excepts with parameter mkt_unsubscribe"),
+        "{text}"
+    );
+    // A wrapper: its target, or why it is kept.
+    let v = json(&[
+        "rules",
+        "--check",
+        "https://www.google.com/url?q=https://a.example/",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(v["wrapper"]["name"], "google-url");
+    assert_eq!(v["wrapper"]["target"], "https://a.example/");
+    let v = json(&[
+        "rules",
+        "--check",
+        "https://www.google.com/url?q=javascript:x",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(v["wrapper"]["unwrapped"], false);
+    assert_eq!(v["wrapper"]["target"], serde_json::Value::Null);
+    // Registry 1: no scopes, by name.
+    let text = ok(
+        &[
+            "rules",
+            "--check",
+            "https://a.example/?gclid=1&si=2",
+            "--registry",
+            "1",
+        ],
+        b"",
+    );
+    assert!(
+        text.contains("gclid                removed by gclid"),
+        "{text}"
+    );
+    assert!(
+        text.contains("si                   kept: no entry names it"),
+        "{text}"
+    );
+}
+
+#[test]
+fn rules_refuses_bad_input_with_the_tables_exit_codes() {
+    let out = run(&["rules", "--check", "not a url"], b"");
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("web.invalid-url"), "{err}");
+    let out = run(&["rules", "--registry", "3"], b"");
+    assert_eq!(out.status.code(), Some(2));
+}
