@@ -25,7 +25,9 @@
 mod api;
 mod assets;
 mod conn;
+mod diffview;
 pub mod error;
+mod explainview;
 mod ledgerview;
 mod mapview;
 
@@ -39,6 +41,7 @@ use urlkey_batch::pipeline::{Pipeline, ThreadError};
 
 pub use api::app;
 pub use assets::{APP_CSS, APP_JS, INDEX_HTML};
+pub use explainview::MAX_INPUTS as MAX_EXPLAIN_INPUTS;
 
 /// The default cap on a request body: 64 MiB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
