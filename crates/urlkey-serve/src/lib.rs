@@ -271,6 +271,13 @@ impl AppState {
         &self.token
     }
 
+    /// Takes the map worker as a running map does, if it is free; it is given back when
+    /// the permit is dropped. For tests: while it is held, a map, diff or explain request
+    /// waits (and then says `queue.waited`), while malformed requests are still answered.
+    pub fn hold_map_worker(&self) -> Option<tokio::sync::SemaphorePermit<'_>> {
+        self.gate.try_acquire().ok()
+    }
+
     /// The settings in force.
     pub fn config(&self) -> &Config {
         &self.config
