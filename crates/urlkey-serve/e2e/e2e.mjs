@@ -2,7 +2,7 @@
 // Usage: node e2e.mjs BASE_URL URLKEY_BIN OUT_DIR BIG_FILE
 // Prints one line per check and writes OUT_DIR/e2e-result.json ({passed, failed, ...}).
 import { chromium } from 'playwright-core';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +23,17 @@ const SAMPLE_LINES = [
   'javascript:alert(1)',
 ];
 const NOTICE = 'No URL is fetched. Every row requires manual review.';
+// citation@1 keeps `www.` and the path's case, webkey@1 drops both: citation@1 -> webkey@1
+// merges lines 1-2 and 3-4 (rules registrable-domain, lowercase-path), the reverse splits
+// them; line 5 only changes its key; line 6 is invalid under citation@1 only.
+const DIFF_LINES = [
+  'https://www.example.com/A',
+  'https://example.com/a',
+  'https://example.com/Docs?utm_source=x',
+  'https://www.example.com/docs',
+  'https://example.org/same',
+  'javascript:alert(1)',
+];
 
 let passed = 0;
 let failed = 0;
@@ -51,6 +62,92 @@ function cliCsv(file, extra = []) {
   return execFileSync(bin, ['map', '--format', 'csv', '--quiet', ...extra, file], {
     maxBuffer: 1 << 30,
   });
+}
+
+// `urlkey explain --format json` (exit 0 or 1 are both answers, so no throw on 1).
+function cliExplain(policy, inputs) {
+  const r = spawnSync(bin, ['explain', '--format', 'json', '--policy', policy, ...inputs], { encoding: 'utf8' });
+  if (r.status !== 0 && r.status !== 1) throw new Error('urlkey explain exited ' + r.status + ': ' + r.stderr);
+  return JSON.parse(r.stdout);
+}
+
+function cliDiff(from, to, file) {
+  return JSON.parse(execFileSync(bin, ['diff', '--quiet', '--format', 'json', '--from', from, '--to', to, file]).toString());
+}
+
+// Waits for a view's run to finish: document.documentElement.dataset[name] is `done` or
+// `error` (the page sets it to `running` when the run starts; the caller clears it first).
+async function waitState(page, name, timeout = 30000) {
+  await page.waitForFunction((n) => ['done', 'error'].includes(document.documentElement.dataset[n]), name, { timeout });
+  return page.evaluate((n) => document.documentElement.dataset[n], name);
+}
+
+async function explainInPage(page, policy, inputs) {
+  await page.evaluate(() => { delete document.documentElement.dataset.compareState; });
+  await page.selectOption('#compare-policy', policy);
+  await page.fill('#compare-text', inputs.join('\n') + '\n');
+  await page.getByRole('button', { name: 'Explain', exact: true }).click();
+  return waitState(page, 'compareState');
+}
+
+// The compare table as shown: the verdict, each row's cells by input, the rule rows.
+async function shownExplanation(page) {
+  return page.evaluate(() => {
+    const cells = (sel) => Array.from(document.querySelectorAll(sel + ' td')).map((td) => td.textContent);
+    const differs = document.querySelector('#compare-table tr[data-row="differs"]');
+    return {
+      same: document.getElementById('compare-verdict').dataset.sameKey,
+      inputs: cells('#compare-table tr[data-row="input"]'),
+      keys: cells('#compare-table tr[data-row="key"]'),
+      rules: Array.from(document.querySelectorAll('#compare-table tr[data-rule]')).map((tr) => ({
+        rule: tr.dataset.rule, cells: Array.from(tr.cells).slice(1).map((td) => td.textContent),
+      })),
+      differs: differs ? { component: differs.dataset.component, values: Array.from(differs.cells).slice(1).map((td) => td.textContent) } : null,
+      under: Array.from(document.querySelectorAll('#compare-same-under li')).map((li) => li.textContent),
+    };
+  });
+}
+
+async function diffInPage(page, from, to) {
+  await page.evaluate(() => { delete document.documentElement.dataset.diffState; });
+  await page.selectOption('#diff-from', from);
+  await page.selectOption('#diff-to', to);
+  await page.getByRole('button', { name: 'Diff policies', exact: true }).click();
+  return waitState(page, 'diffState');
+}
+
+// The policy-change report as shown: the counts and each merge and split.
+async function shownDiff(page) {
+  return page.evaluate(() => {
+    const counts = {};
+    for (const dd of document.querySelectorAll('#diff-counts dd[data-count]')) {
+      counts[dd.dataset.count] = Number(dd.textContent.replace(/,/g, ''));
+    }
+    const groups = (id) => Array.from(document.querySelectorAll('#' + id + ' article.diff-group')).map((a) => ({
+      key: a.dataset.key,
+      keys: Array.from(a.querySelectorAll('.group-keys li')).map((li) => li.textContent),
+      records: Number(a.dataset.records),
+      rules: Array.from(a.querySelectorAll('.group-rules code')).map((c) => c.textContent),
+      lines: Array.from(a.querySelectorAll('table tbody tr')).map((tr) => Number(tr.cells[0].textContent)),
+    }));
+    return { counts, merges: groups('diff-merges'), splits: groups('diff-splits') };
+  });
+}
+
+// The same fields from `urlkey diff --format json`.
+function expectedDiff(r) {
+  const groups = (gs) => gs.slice(0, 50).map((g) => ({
+    key: g.key, keys: g.keys, records: g.records, rules: g.rules, lines: g.examples.map((e) => e.line),
+  }));
+  return {
+    counts: {
+      records: r.records, keys_from: r.keys_from, keys_to: r.keys_to, merges: r.merges.length,
+      splits: r.splits.length, changed: r.changed.records, invalid_from_only: r.invalid_from_only.records,
+      invalid_to_only: r.invalid_to_only.records, invalid_both: r.invalid_both,
+    },
+    merges: groups(r.merges),
+    splits: groups(r.splits),
+  };
 }
 
 async function waitDone(page, timeout = 60000) {
@@ -233,6 +330,90 @@ try {
     const xss = await page.evaluate(() => window.__xss);
     const imgs = await page.$$eval('#rows img, #rows script', (x) => x.length);
     check('markup in URLs stays text', shown === evil && xss === undefined && imgs === 0, shown);
+  });
+
+
+  // The Compare view (issue 17): `urlkey explain` side by side.
+  await step('compare view: a pair that meets', async () => {
+    await page.getByRole('button', { name: 'Compare', exact: true }).click();
+    const shownViews = await page.evaluate(() => [document.getElementById('compare-view').hidden,
+      document.getElementById('mapper-view').hidden, document.getElementById('view-compare').getAttribute('aria-pressed')]);
+    check('compare view replaces the mapper view', JSON.stringify(shownViews) === '[false,true,"true"]', JSON.stringify(shownViews));
+    const inputs = ['https://Example.com/a?utm_source=x', 'https://example.com/a'];
+    const st = await explainInPage(page, 'citation@1', inputs);
+    const got = await shownExplanation(page);
+    const cli = cliExplain('citation@1', inputs);
+    check('compare: a pair that meets says yes', st === 'done' && got.same === 'true' && cli.same_key === true, st + ' ' + JSON.stringify(got));
+    check('compare: inputs and keys side by side as `urlkey explain`', JSON.stringify(got.inputs) === JSON.stringify(inputs) &&
+      JSON.stringify(got.keys) === JSON.stringify(cli.keys), JSON.stringify([got.inputs, got.keys]));
+    check('compare: the rules that made them meet are `urlkey explain`\'s', JSON.stringify(got.rules.map((r) => r.rule)) === JSON.stringify(cli.rules) &&
+      cli.rules.includes('remove-tracking-parameters'), JSON.stringify(got.rules));
+    const tracking = got.rules.find((r) => r.rule === 'remove-tracking-parameters');
+    check('compare: each input\'s before and after', tracking && tracking.cells[0] === 'query: ?utm_source=x → (empty)' &&
+      tracking.cells[1] === '(nothing)', JSON.stringify(tracking));
+    check('compare: no differs_in when they meet', got.differs === null && cli.differs_in === null, JSON.stringify(got.differs));
+    await page.screenshot({ path: join(outDir, 'compare.png'), fullPage: true });
+  });
+
+  await step('compare view: a pair that does not meet', async () => {
+    const inputs = ['https://www.example.com/A', 'http://example.com/a'];
+    const st = await explainInPage(page, 'citation@1', inputs);
+    const got = await shownExplanation(page);
+    const cli = cliExplain('citation@1', inputs);
+    check('compare: a pair that does not meet says no', st === 'done' && got.same === 'false' && cli.same_key === false, JSON.stringify(got));
+    check('compare: differs_in shown (component and values)', got.differs && got.differs.component === cli.differs_in.component &&
+      got.differs.component === 'scheme' && JSON.stringify(got.differs.values) === JSON.stringify(cli.differs_in.values),
+      JSON.stringify(got.differs));
+    check('compare: the builtin policies that give one key', JSON.stringify(got.under) === JSON.stringify(cli.same_key_under) &&
+      got.under.includes('webkey@1'), JSON.stringify(got.under));
+  });
+
+  await step('compare view: markup in URLs stays text', async () => {
+    const evil = 'https://a.example/<img src=x onerror="window.__xss=3">?q=<script>window.__xss=4</script>';
+    const st = await explainInPage(page, 'citation@1', [evil, 'https://a.example/x']);
+    const got = await shownExplanation(page);
+    const xss = await page.evaluate(() => window.__xss);
+    const tags = await page.$$eval('#compare-result img, #compare-result script', (x) => x.length);
+    check('compare: markup in URLs stays text', st === 'done' && got.inputs[0] === evil && xss === undefined && tags === 0,
+      JSON.stringify(got.inputs) + ' ' + tags);
+  });
+
+  await step('back to the mapper view', async () => {
+    await page.getByRole('button', { name: 'Mapper', exact: true }).click();
+    const hidden = await page.evaluate(() => [document.getElementById('compare-view').hidden, document.getElementById('mapper-view').hidden]);
+    check('the mapper view comes back', JSON.stringify(hidden) === '[true,false]', JSON.stringify(hidden));
+  });
+
+  // The Mapper's policy pair (issue 17): `urlkey diff --from P --to Q` on the loaded list.
+  await step('policy pair on a loaded list', async () => {
+    const list = join(outDir, 'diff-list.txt');
+    writeFileSync(list, DIFF_LINES.join('\n') + '\n');
+    await page.setInputFiles('#file', list);
+    await page.waitForFunction((want) => document.getElementById('text').value === want, DIFF_LINES.join('\n') + '\n', { timeout: 10000 });
+    const st = await diffInPage(page, 'citation@1', 'webkey@1');
+    const got = await shownDiff(page);
+    const cli = cliDiff('citation@1', 'webkey@1', list);
+    const want = expectedDiff(cli);
+    check('policy pair citation@1 -> webkey@1 runs', st === 'done', st + ' ' + (await page.textContent('#diff-status')));
+    check('policy pair: counts as `urlkey diff --format json`', JSON.stringify(got.counts) === JSON.stringify(want.counts),
+      JSON.stringify(got.counts) + ' vs ' + JSON.stringify(want.counts));
+    check('policy pair: merges as `urlkey diff --format json` (keys, records, rules, lines)',
+      JSON.stringify(got.merges) === JSON.stringify(want.merges), JSON.stringify(got.merges));
+    const www = got.merges.find((m) => m.key === 'example.com/a');
+    await page.locator('#diff-panel').screenshot({ path: join(outDir, 'diff.png') });
+    check('policy pair: citation@1 -> webkey@1 merges www. and path case', got.merges.length === 2 && got.splits.length === 0 && www &&
+      JSON.stringify(www.keys) === JSON.stringify(['https://www.example.com/A', 'https://example.com/a']) &&
+      www.rules.includes('registrable-domain') && www.rules.includes('lowercase-path'), JSON.stringify(got.merges));
+
+    const st2 = await diffInPage(page, 'webkey@1', 'citation@1');
+    const back = await shownDiff(page);
+    const wantBack = expectedDiff(cliDiff('webkey@1', 'citation@1', list));
+    check('policy pair webkey@1 -> citation@1: counts, splits as `urlkey diff`', st2 === 'done' &&
+      JSON.stringify(back) === JSON.stringify(wantBack), JSON.stringify(back));
+    check('policy pair: the reverse splits them', back.merges.length === 0 && back.splits.length === 2 &&
+      back.splits.every((g) => g.keys.length === 2), JSON.stringify(back.splits));
+    const tags = await page.$$eval('#diff-result img, #diff-result script', (x) => x.length);
+    check('policy pair: no markup built from the list', tags === 0, tags);
   });
 
   if (bigFile) {

@@ -7,14 +7,15 @@
 # Builds the release binary (cargo decides whether anything changed), installs Debian's
 # chromium with apt-get when /usr/bin/chromium is missing, installs playwright-core from
 # package-lock.json when missing, starts `urlkey serve` on a free loopback port, runs
-# e2e.mjs, and stops the server. Artifacts go to target/e2e/ (serve.png, ledger.png, the
+# e2e.mjs, and stops the server. Artifacts go to target/e2e/ (serve.png, compare.png, diff.png, ledger.png, the
 # exported CSVs). The server also serves a ledger made from the ledger tests' fixture
 # (--ledger), for the ledger page's checks.
 # The last line is always `N passed, M failed`; the exit code is non-zero on any failure.
 #
 # Environment: URLKEY_BIN (use this binary, no build), CHROMIUM (default /usr/bin/chromium),
 # E2E_LINES (default 100000), E2E_DATASETS (the folder with kasztp.txt and userbait.txt),
-# UPDATE_DOCS_SCREENSHOT=1 (also copy the screenshot to docs/serve.png).
+# UPDATE_DOCS_SCREENSHOT=1 (also copy the screenshots to docs/serve.png, docs/serve-compare.png and
+# docs/serve-diff.png).
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -25,7 +26,7 @@ lines="${E2E_LINES:-100000}"
 datasets="${E2E_DATASETS:-$root/../shared/datasets/ada-url-various-datasets/others}"
 export CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
 mkdir -p "$out"
-rm -f "$out/e2e-result.json" "$out/serve.png" "$out/ledger.png"
+rm -f "$out/e2e-result.json" "$out/serve.png" "$out/ledger.png" "$out/compare.png" "$out/diff.png"
 
 pre_passed=0
 pre_failed=0
@@ -136,6 +137,18 @@ if [ -f "$out/serve.png" ]; then
   echo "screenshot: $out/serve.png"
   if [ "${UPDATE_DOCS_SCREENSHOT:-}" = 1 ]; then
     cp "$out/serve.png" "$root/docs/serve.png" && echo "copied to docs/serve.png"
+  fi
+fi
+if [ -f "$out/compare.png" ]; then
+  echo "compare view screenshot: $out/compare.png"
+  if [ "${UPDATE_DOCS_SCREENSHOT:-}" = 1 ]; then
+    cp "$out/compare.png" "$root/docs/serve-compare.png" && echo "copied to docs/serve-compare.png"
+  fi
+fi
+if [ -f "$out/diff.png" ]; then
+  echo "policy change screenshot: $out/diff.png"
+  if [ "${UPDATE_DOCS_SCREENSHOT:-}" = 1 ]; then
+    cp "$out/diff.png" "$root/docs/serve-diff.png" && echo "copied to docs/serve-diff.png"
   fi
 fi
 [ -f "$out/ledger.png" ] && echo "ledger page screenshot: $out/ledger.png"

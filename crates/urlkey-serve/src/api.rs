@@ -23,7 +23,8 @@ use crate::{assets, AppState};
 
 /// The router: `GET /` (also `/index.html`), `/app.js`, `/app.css`; `GET /api/policies`;
 /// `POST /api/map` (`?format=csv` for the CSV), `/api/map.csv`, `/api/key`,
-/// `/api/inspect`; with `--ledger DB`, `GET /ledger`, `/ledger.css` and `/api/ledger`
+/// `/api/inspect`, `/api/explain` (the Compare view: [`crate::explainview`]), `/api/diff`
+/// (the Mapper's policy pair: [`crate::diffview`]); with `--ledger DB`, `GET /ledger`, `/ledger.css` and `/api/ledger`
 /// (the ledger, read-only: [`crate::ledgerview`]). Anything else is a JSON 404; nothing
 /// else is read from disk.
 ///
@@ -44,6 +45,8 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/api/map.csv", post(map_csv))
         .route("/api/key", post(key))
         .route("/api/inspect", post(inspect))
+        .route("/api/explain", post(crate::explainview::explain))
+        .route("/api/diff", post(crate::diffview::diff))
         .route("/ledger", get(crate::ledgerview::page))
         .route("/ledger.css", get(crate::ledgerview::css))
         .route("/api/ledger", get(crate::ledgerview::json))
@@ -200,18 +203,31 @@ async fn method_not_allowed(uri: Uri) -> ApiError {
     )
 }
 
+/// The policy each view starts with: the default of its command (`map`, `key`,
+/// `inspect`, `explain`); `urlkey diff` has none, so the page's pair starts with the move
+/// from the Mapper's policy to the web key.
 #[derive(Serialize)]
 struct Defaults {
     map: &'static str,
     key: &'static str,
     inspect: &'static str,
+    explain: &'static str,
+    diff_from: &'static str,
+    diff_to: &'static str,
 }
 
 async fn policies(State(st): State<Arc<AppState>>) -> Response {
     let body = serde_json::json!({
         "policies": st.set.list(),
         "psl": st.set.psl().version(),
-        "defaults": Defaults { map: "mapper@1", key: "citation@1", inspect: "webkey@1" },
+        "defaults": Defaults {
+            map: "mapper@1",
+            key: "citation@1",
+            inspect: "webkey@1",
+            explain: "citation@1",
+            diff_from: "mapper@1",
+            diff_to: "webkey@1",
+        },
         "max_body_bytes": st.config.max_body_bytes,
         "max_held_bytes": st.config.max_held_bytes,
         "body_timeout_secs": st.config.body_timeout.as_secs(),
@@ -460,7 +476,9 @@ async fn validate_map(
 
 /// Waits for the map worker (one map at a time: each uses every worker thread), and says
 /// whether and how long this request waited.
-async fn map_worker(st: &AppState) -> Result<(tokio::sync::SemaphorePermit<'_>, Queue), ApiError> {
+pub(crate) async fn map_worker(
+    st: &AppState,
+) -> Result<(tokio::sync::SemaphorePermit<'_>, Queue), ApiError> {
     if let Ok(p) = st.gate.try_acquire() {
         return Ok((p, Queue::none()));
     }

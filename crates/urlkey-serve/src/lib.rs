@@ -25,7 +25,9 @@
 mod api;
 mod assets;
 mod conn;
+mod diffview;
 pub mod error;
+mod explainview;
 mod ledgerview;
 mod mapview;
 
@@ -39,6 +41,7 @@ use urlkey_batch::pipeline::{Pipeline, ThreadError};
 
 pub use api::app;
 pub use assets::{APP_CSS, APP_JS, INDEX_HTML};
+pub use explainview::MAX_INPUTS as MAX_EXPLAIN_INPUTS;
 
 /// The default cap on a request body: 64 MiB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
@@ -266,6 +269,13 @@ impl AppState {
     /// The per-run write token (put in the ledger page when writes are allowed).
     pub(crate) fn token(&self) -> &str {
         &self.token
+    }
+
+    /// Takes the map worker as a running map does, if it is free; it is given back when
+    /// the permit is dropped. For tests: while it is held, a map, diff or explain request
+    /// waits (and then says `queue.waited`), while malformed requests are still answered.
+    pub fn hold_map_worker(&self) -> Option<tokio::sync::SemaphorePermit<'_>> {
+        self.gate.try_acquire().ok()
     }
 
     /// The settings in force.

@@ -96,9 +96,17 @@ fn format_name(f: InputFormat) -> &'static str {
     f.name()
 }
 
-/// Checks the request's settings and finds its policy.
-pub fn prepare(state: &AppState, req: &mut MapRequest) -> Result<Prepared, ApiError> {
-    let format = match req.input_format.as_deref() {
+/// The reader settings of a request (`input_format`, `column`, `field`,
+/// `max_line_bytes`, `keep_columns`), checked by the reader's own check, as the command
+/// line's are; the message names the request's field. Shared with `POST /api/diff`.
+pub(crate) fn read_options(
+    input_format: Option<&str>,
+    column: &Option<String>,
+    field: &Option<String>,
+    max_line_bytes: Option<usize>,
+    keep_columns: Option<&str>,
+) -> Result<ReadOptions, ApiError> {
+    let format = match input_format {
         None | Some("") => InputFormat::Lines,
         Some(f) => InputFormat::parse(f).ok_or_else(|| {
             ApiError::new(
@@ -108,31 +116,15 @@ pub fn prepare(state: &AppState, req: &mut MapRequest) -> Result<Prepared, ApiEr
         })?,
     };
     let nonempty = |o: &Option<String>| o.as_ref().filter(|s| !s.is_empty()).cloned();
-    let column = nonempty(&req.column);
-    let field = nonempty(&req.field);
-    let max_line_bytes = req.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES);
-    // As `urlkey map`: the policy's input limit is the line limit.
-    let policy = state
-        .set
-        .clone()
-        .with_max_input_bytes(max_line_bytes)
-        .get(&req.policy)
-        .map_err(|e| ApiError::policy(&e))?;
-    let keep = req
-        .keep_columns
-        .as_deref()
-        .map(KeepColumns::parse)
-        .unwrap_or_default();
-    let probe = ReadOptions {
+    let opts = ReadOptions {
         format,
-        column: column.clone(),
-        field: field.clone(),
-        max_line_bytes,
-        keep: keep.clone(),
+        column: nonempty(column),
+        field: nonempty(field),
+        max_line_bytes: max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES),
+        keep: keep_columns.map(KeepColumns::parse).unwrap_or_default(),
         ..ReadOptions::default()
     };
-    // The reader's own check, as the command line's; the message gets the request's field.
-    probe.validate().map_err(|e| {
+    opts.validate().map_err(|e| {
         let field = match e.setting {
             Setting::Column => " (column: a header name or a 1-based number)",
             Setting::Field => " (field: the name of the field holding the URL)",
@@ -142,28 +134,40 @@ pub fn prepare(state: &AppState, req: &mut MapRequest) -> Result<Prepared, ApiEr
         };
         ApiError::new("request.invalid-option", format!("{e}{field}"))
     })?;
+    Ok(opts)
+}
+
+/// Checks the request's settings and finds its policy.
+pub fn prepare(state: &AppState, req: &mut MapRequest) -> Result<Prepared, ApiError> {
+    let opts = read_options(
+        req.input_format.as_deref(),
+        &req.column,
+        &req.field,
+        req.max_line_bytes,
+        req.keep_columns.as_deref(),
+    )?;
+    // As `urlkey map`: the policy's input limit is the line limit.
+    let policy = state
+        .set
+        .clone()
+        .with_max_input_bytes(opts.max_line_bytes)
+        .get(&req.policy)
+        .map_err(|e| ApiError::policy(&e))?;
     let key = CacheKey {
         text: fingerprint(&req.text),
         text_len: req.text.len(),
         policy: policy.id().to_string(),
-        format: format_name(format),
-        column: column.clone(),
-        field: field.clone(),
-        max_line_bytes,
-        keep: keep.clone(),
+        format: format_name(opts.format),
+        column: opts.column.clone(),
+        field: opts.field.clone(),
+        max_line_bytes: opts.max_line_bytes,
+        keep: opts.keep.clone(),
     };
     let text = Bytes::from(std::mem::take(&mut req.text).into_bytes());
     Ok(Prepared {
         text,
         policy,
-        opts: ReadOptions {
-            format,
-            column,
-            field,
-            max_line_bytes,
-            keep,
-            ..ReadOptions::default()
-        },
+        opts,
         key,
     })
 }

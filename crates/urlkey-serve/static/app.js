@@ -31,6 +31,13 @@
     inspector: $('inspector'), inspectorH: $('inspector-h'), inspectorBody: $('inspector-body'),
     inspectorStatus: $('inspector-status'), inspectorClose: $('inspector-close'),
     main: $('main'), psl: $('psl-version'),
+    viewMapper: $('view-mapper'), viewCompare: $('view-compare'),
+    mapperView: $('mapper-view'), compareView: $('compare-view'), compareH: $('compare-h'),
+    compareText: $('compare-text'), comparePolicy: $('compare-policy'), compareRun: $('compare-run'),
+    compareStatus: $('compare-status'), compareResult: $('compare-result'),
+    diffFrom: $('diff-from'), diffTo: $('diff-to'), diffRun: $('diff-run'), diffStatus: $('diff-status'),
+    diffResult: $('diff-result'), diffCounts: $('diff-counts'), diffMerges: $('diff-merges'),
+    diffSplits: $('diff-splits'),
   };
 
   const state = {
@@ -39,6 +46,7 @@
     request: null, // the map request of the last Run (without paging)
     page: 1, invalidPage: 1, classification: 'all',
     seq: 0, last: null, lastRow: null,
+    compareSeq: 0, diffSeq: 0,
   };
 
   // ---------------------------------------------------------------- helpers
@@ -215,11 +223,16 @@
       const res = await api('/api/policies');
       const data = await res.json();
       state.policies = data.policies;
-      clear(ui.policy);
-      for (const p of data.policies) {
-        ui.policy.append(el('option', { value: p.id, title: p.description }, p.id));
+      for (const select of [ui.policy, ui.comparePolicy, ui.diffFrom, ui.diffTo]) {
+        clear(select);
+        for (const p of data.policies) {
+          select.append(el('option', { value: p.id, title: p.description }, p.id));
+        }
       }
       ui.policy.value = data.defaults.map;
+      ui.comparePolicy.value = data.defaults.explain;
+      ui.diffFrom.value = data.defaults.diff_from;
+      ui.diffTo.value = data.defaults.diff_to;
       showPolicy();
       ui.psl.textContent = 'Public Suffix List: ' + data.psl + '.';
     } catch (e) {
@@ -542,6 +555,200 @@
     }
   }
 
+
+  // ---------------------------------------------------------------- views
+
+  function showView(name) {
+    const compare = name === 'compare';
+    if (compare) closeInspector(false);
+    ui.mapperView.hidden = compare;
+    ui.compareView.hidden = !compare;
+    ui.viewMapper.setAttribute('aria-pressed', String(!compare));
+    ui.viewCompare.setAttribute('aria-pressed', String(compare));
+    document.documentElement.dataset.view = name;
+    if (compare) ui.compareText.focus();
+  }
+
+  // ---------------------------------------------------------------- compare (explain)
+
+  // One input per line, as typed; blank lines are skipped (a CR of CRLF is not kept).
+  function compareInputs() {
+    return ui.compareText.value.split('\n').map((l) => l.replace(/\r$/, '')).filter((l) => l.trim() !== '');
+  }
+
+  async function runCompare() {
+    const inputs = compareInputs();
+    const seq = ++state.compareSeq;
+    clear(ui.compareResult);
+    if (inputs.length < 2) {
+      document.documentElement.dataset.compareState = 'error';
+      setStatus(ui.compareStatus, 'Give two or more URLs, one per line.', 'error');
+      return;
+    }
+    const policy = ui.comparePolicy.value || 'citation@1';
+    document.documentElement.dataset.compareState = 'running';
+    ui.compareRun.disabled = true;
+    setStatus(ui.compareStatus, 'Explaining ' + inputs.length + ' inputs under ' + policy + '…');
+    try {
+      const res = await api('/api/explain', { inputs, policy });
+      const e = await res.json();
+      if (seq !== state.compareSeq) return;
+      renderExplanation(e);
+      setStatus(ui.compareStatus, 'Explained ' + e.inputs.length + ' inputs under ' + e.policy + '.');
+      document.documentElement.dataset.compareState = 'done';
+    } catch (err) {
+      if (seq !== state.compareSeq) return;
+      document.documentElement.dataset.compareState = 'error';
+      setStatus(ui.compareStatus, 'Error ' + (err.code || '') + ': ' + err.message, 'error');
+    } finally {
+      if (seq === state.compareSeq) ui.compareRun.disabled = false;
+    }
+  }
+
+  // A before or after value: an empty one is said, not left blank.
+  function valueNode(v) {
+    if (v === null || v === undefined) return el('span', { class: 'muted' }, '-');
+    return v === '' ? el('span', { class: 'muted' }, '(empty)') : el('code', null, v);
+  }
+
+  function renderExplanation(e) {
+    const out = ui.compareResult;
+    const n = e.inputs.length;
+    const invalid = e.keys.some((k) => k === null);
+    const verdict = e.same_key ? 'yes' : 'no' + (invalid ? ' (an invalid input shares no key)' : '');
+    out.append(el('p', { id: 'compare-verdict', class: 'verdict ' + (e.same_key ? 'same' : 'differ'), 'data-same-key': String(e.same_key) },
+      'Same key under ' + e.policy + ': ', el('strong', null, verdict)));
+
+    const t = el('table', { id: 'compare-table', class: 'rows compare' },
+      el('caption', null, 'The inputs side by side under ' + e.policy));
+    const head = el('tr', null, el('th', { scope: 'col' }, ''));
+    for (let i = 0; i < n; i++) head.append(el('th', { scope: 'col' }, 'Input ' + (i + 1)));
+    t.append(el('thead', null, head));
+    const tb = el('tbody');
+    const row = (attrs, label, cells) => {
+      const tr = el('tr', attrs, el('th', { scope: 'row' }, label));
+      cells.forEach((c, i) => tr.append(el('td', { 'data-input': String(i + 1) }, c)));
+      tb.append(tr);
+      return tr;
+    };
+    row({ 'data-row': 'input' }, 'Input', e.inputs.map((x) => el('code', { class: 'observed' }, x)));
+    row({ 'data-row': 'key' }, 'Key', e.keys.map((k, i) => k !== null ? el('code', { class: 'key' }, k)
+      : el('span', { class: 'err' }, 'invalid: ', el('code', null, e.errors[i] ? e.errors[i].code : ''),
+        e.errors[i] ? ' (' + e.errors[i].message + ')' : '')));
+    if (e.rules.length) {
+      const title = e.same_key ? 'Rules that made them meet' : 'Rules that treated them differently';
+      tb.append(el('tr', { class: 'group-head' }, el('th', { colspan: String(n + 1), scope: 'rowgroup' },
+        title + ' (each input\'s before → after)')));
+      for (const rule of e.rules) {
+        row({ 'data-rule': rule }, rule, e.transformations.map((ts) => {
+          const mine = ts.filter((x) => x.rule === rule);
+          if (!mine.length) return el('span', { class: 'muted' }, '(nothing)');
+          const ul = el('ul', { class: 'steps' });
+          for (const x of mine) ul.append(el('li', null, x.component + ': ', valueNode(x.before), ' → ', valueNode(x.after)));
+          return ul;
+        }));
+      }
+    }
+    if (e.differs_in) {
+      row({ 'data-row': 'differs', 'data-component': e.differs_in.component }, 'Differs in ' + e.differs_in.component,
+        e.differs_in.values.map(valueNode));
+    }
+    t.append(tb);
+    out.append(el('div', { class: 'table-wrap' }, t));
+
+    if (!e.same_key) {
+      out.append(el('h3', null, 'One key under'));
+      if (e.same_key_under.length) {
+        const ul = el('ul', { id: 'compare-same-under', class: 'inline-list' });
+        for (const id of e.same_key_under) ul.append(el('li', null, el('code', null, id)));
+        out.append(ul);
+      } else {
+        out.append(el('p', { id: 'compare-same-under-none', class: 'muted' }, 'No builtin policy gives them one key.'));
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- policy change (diff)
+
+  // Groups shown per list; the JSON (and `urlkey diff --format json`) has them all.
+  const DIFF_GROUPS_SHOWN = 50;
+
+  async function runDiff() {
+    if (ui.format.value !== 'lines') refreshShape();
+    const base = baseRequest();
+    delete base.policy;
+    const body = Object.assign(base, { from: ui.diffFrom.value, to: ui.diffTo.value });
+    const seq = ++state.diffSeq;
+    document.documentElement.dataset.diffState = 'running';
+    ui.diffRun.disabled = true;
+    setStatus(ui.diffStatus, 'Keying the input under ' + body.from + ' and ' + body.to + '…');
+    try {
+      const res = await api('/api/diff', body);
+      const r = await res.json();
+      if (seq !== state.diffSeq) return;
+      renderDiff(r);
+      setStatus(ui.diffStatus, 'Done: ' + fmt(r.records) + ' records from ' + r.from + ' to ' + r.to + '.');
+      document.documentElement.dataset.diffState = 'done';
+    } catch (err) {
+      if (seq !== state.diffSeq) return;
+      document.documentElement.dataset.diffState = 'error';
+      setStatus(ui.diffStatus, 'Error ' + (err.code || '') + ': ' + err.message, 'error');
+    } finally {
+      if (seq === state.diffSeq) ui.diffRun.disabled = false;
+    }
+  }
+
+  // A merge is one --to key reached from several --from keys; a split the reverse.
+  function diffGroups(node, groups, r, what) {
+    clear(node);
+    const [single, many] = what === 'merges' ? [r.to, r.from] : [r.from, r.to];
+    if (!groups.length) {
+      node.append(el('p', { class: 'muted' }, 'No ' + what + '.'));
+      return;
+    }
+    const records = groups.reduce((a, g) => a + g.records, 0);
+    node.append(el('p', { class: 'help' }, fmt(groups.length) + ' ' + what + ' (' + fmt(records) + ' records)' +
+      (groups.length > DIFF_GROUPS_SHOWN ? '; the first ' + DIFF_GROUPS_SHOWN + ' are shown (urlkey diff --format json has them all).' : '.')));
+    for (const g of groups.slice(0, DIFF_GROUPS_SHOWN)) {
+      const art = el('article', { class: 'diff-group', 'data-key': g.key, 'data-records': String(g.records) });
+      art.append(el('h4', null, el('code', { class: 'key' }, g.key), ' ',
+        el('span', { class: 'muted' }, 'under ' + single + ': ' + g.keys.length + ' keys under ' + many + ', ' +
+          fmt(g.records) + (g.records === 1 ? ' record' : ' records'))));
+      const ul = el('ul', { class: 'group-keys' });
+      for (const k of g.keys) ul.append(el('li', null, el('code', { class: 'key' }, k)));
+      art.append(ul);
+      const rules = el('p', { class: 'group-rules' }, 'Rules responsible: ');
+      if (g.rules.length) g.rules.forEach((name, i) => rules.append(i ? ', ' : '', el('code', null, name)));
+      else rules.append(el('span', { class: 'muted' }, 'none'));
+      art.append(rules);
+      art.append(table('First lines', ['Line', 'Observed', 'Key under ' + r.from, 'Key under ' + r.to],
+        g.examples.map((x) => ({ cells: [String(x.line), el('code', { class: 'observed' }, x.observed),
+          codeOr(x.key_from), codeOr(x.key_to)] }))));
+      node.append(art);
+    }
+  }
+
+  function renderDiff(r) {
+    ui.diffResult.hidden = false;
+    clear(ui.diffCounts);
+    const counts = [
+      ['records', 'Records', r.records],
+      ['keys_from', 'Keys under ' + r.from, r.keys_from],
+      ['keys_to', 'Keys under ' + r.to, r.keys_to],
+      ['merges', 'Merges', r.merges.length],
+      ['splits', 'Splits', r.splits.length],
+      ['changed', 'Key changed, same group', r.changed.records],
+      ['invalid_from_only', 'Invalid under ' + r.from + ' only', r.invalid_from_only.records],
+      ['invalid_to_only', 'Invalid under ' + r.to + ' only', r.invalid_to_only.records],
+      ['invalid_both', 'Invalid under both', r.invalid_both],
+    ];
+    for (const [name, label, n] of counts) {
+      ui.diffCounts.append(el('div', null, el('dt', null, label), el('dd', { 'data-count': name }, fmt(n))));
+    }
+    diffGroups(ui.diffMerges, r.merges, r, 'merges');
+    diffGroups(ui.diffSplits, r.splits, r, 'splits');
+  }
+
   // ---------------------------------------------------------------- wiring
 
   ui.sample.addEventListener('click', () => {
@@ -593,6 +800,13 @@
   ui.invalidNext.addEventListener('click', () => { state.invalidPage += 1; load(false); });
   ui.exportBtn.addEventListener('click', exportCsv);
   ui.inspectorClose.addEventListener('click', () => closeInspector(true));
+  ui.viewMapper.addEventListener('click', () => showView('mapper'));
+  ui.viewCompare.addEventListener('click', () => showView('compare'));
+  ui.compareRun.addEventListener('click', runCompare);
+  ui.compareText.addEventListener('keydown', (ev) => {
+    if (ev.key === 'Enter' && (ev.ctrlKey || ev.metaKey)) { ev.preventDefault(); runCompare(); }
+  });
+  ui.diffRun.addEventListener('click', runDiff);
   document.addEventListener('keydown', (ev) => {
     if (ev.key === 'Escape' && !ui.inspector.hidden) closeInspector(true);
   });

@@ -203,6 +203,12 @@ fn policies_lists_every_policy_with_its_description() {
     assert!(ids.contains(&"mapper@1"));
     assert!(v["policies"][0]["description"].as_str().unwrap().len() > 10);
     assert_eq!(v["defaults"]["map"], "mapper@1");
+    // The Compare view and the policy pair start there (the page reads these).
+    assert_eq!(v["defaults"]["explain"], "citation@1");
+    assert_eq!(
+        (&v["defaults"]["diff_from"], &v["defaults"]["diff_to"]),
+        (&json!("mapper@1"), &json!("webkey@1"))
+    );
     assert!(v["psl"].as_str().is_some());
 }
 
