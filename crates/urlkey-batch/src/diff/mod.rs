@@ -164,3 +164,56 @@ impl<'p> PolicyDiff<'p> {
         policies::compare_in_memory(self.from, self.to, &self.records, names)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::{records_from, ReadOptions, RecordSource};
+    use crate::pipeline::Pipeline;
+
+    const LIST: &str = "https://s.example/a/b\nhttps://s.example/a/./b\nhttps://s.example/a/b#f\nhttps://t.example/x#y\nnot a url\nhttps://t.example/z\n";
+
+    /// The streamed run (on two workers, chunks of any size) and the in-memory one give
+    /// the same report: the web page and the command cannot disagree.
+    #[test]
+    fn streamed_and_in_memory_reports_are_the_same() {
+        let set = urlkey::PolicySet::builtin();
+        let (from, to) = (
+            set.get("whatwg@1").expect("builtin"),
+            set.get("document@1").expect("builtin"),
+        );
+        let mut mem = PolicyDiff::new(&from, &to);
+        for (i, l) in LIST.lines().enumerate() {
+            mem.add_text(0, i as u64 + 1, l);
+        }
+        let names = ["list.txt".to_string()];
+        let mem = serde_json::to_value(mem.finish(&names)).expect("json");
+        let pipeline = Pipeline::new(2).expect("pipeline");
+        let open = || -> Result<Box<dyn RecordSource>, crate::input::InputError> {
+            records_from(
+                Box::new(LIST.as_bytes()),
+                "list.txt".into(),
+                &ReadOptions::default(),
+            )
+        };
+        let run = DiffRun {
+            from: &from,
+            to: &to,
+            pipeline: &pipeline,
+            sources: &names,
+            notice: None,
+        };
+        let mut streamed = serde_json::to_value(run.run(&open, None).expect("run")).expect("json");
+        // Only the reader counts lines.
+        assert_eq!(streamed["lines_read"], 6);
+        streamed["lines_read"] = 0.into();
+        assert_eq!(streamed, mem);
+        assert_eq!(mem["by_class"]["merge_split"], 1);
+        assert_eq!(
+            mem["by_class"]["changed"], 1,
+            "t.example/x#y loses its fragment alone"
+        );
+        assert_eq!(mem["by_class"]["invalid_both"], 1);
+        assert_eq!(mem["unchanged"], 1);
+    }
+}

@@ -192,12 +192,19 @@ fn side(p: &Policy, r: &InputRecord, with_rules: bool) -> Side {
             rules: Vec::new(),
         };
     }
+    if !with_rules {
+        // The lean path gives the same key byte for byte, without the log.
+        let mut key = String::new();
+        return Side {
+            key: p
+                .key_into(&r.observed, &mut key)
+                .map(|()| key)
+                .map_err(|c| c.as_str()),
+            rules: Vec::new(),
+        };
+    }
     let o = p.key(&r.observed);
-    let rules = if with_rules {
-        o.rule_names()
-    } else {
-        Vec::new()
-    };
+    let rules = o.rule_names();
     match (o.key, o.error) {
         (Some(k), _) => Side { key: Ok(k), rules },
         (None, e) => Side {
