@@ -132,7 +132,8 @@ pub struct DiffRows<W: Write> {
 }
 
 enum Rows<W: Write> {
-    Csv(csv::Writer<W>),
+    // Boxed: the csv writer carries its buffer and state inline.
+    Csv(Box<csv::Writer<W>>),
     Jsonl(W),
 }
 
@@ -140,11 +141,11 @@ impl<W: Write> DiffRows<W> {
     /// A writer of `format` rows.
     pub fn new(format: RowFormat, out: W) -> Self {
         let out = match format {
-            RowFormat::Csv => Rows::Csv(
+            RowFormat::Csv => Rows::Csv(Box::new(
                 csv::WriterBuilder::new()
                     .has_headers(false)
                     .from_writer(out),
-            ),
+            )),
             RowFormat::Jsonl => Rows::Jsonl(out),
         };
         DiffRows { out }

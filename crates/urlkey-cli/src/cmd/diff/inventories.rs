@@ -93,7 +93,7 @@ pub fn run(a: &DiffArgs, policy: &str) -> Result<(), Failure> {
         }
         None => {
             let report = diff.run([&open_old, &open_new], None).map_err(diff_error)?;
-            write_report(a, &report, |out, r| write_text(out, r))
+            write_report(a, &report, write_text)
         }
     };
     drop(spill);

@@ -59,7 +59,7 @@ pub fn run(a: &DiffArgs, from: &str, to: &str) -> Result<(), Failure> {
         }
         None => {
             let report = diff.run(&open, None).map_err(diff_error)?;
-            write_report(a, &report, |out, r| write_text(out, r))
+            write_report(a, &report, write_text)
         }
     }
 }
