@@ -27,7 +27,7 @@ pub enum Command {
     Inspect(InspectArgs),
     /// Why two or more URLs share a key, or where their keys differ (exit 0 same, 1 not).
     Explain(ExplainArgs),
-    /// What an inventory gains and loses between two policies: merges, splits, changes.
+    /// Compare an inventory under two policies (merges, splits), or two inventories under one.
     Diff(DiffArgs),
     /// List the policies (and the Public Suffix List version).
     #[command(
@@ -98,9 +98,14 @@ const DIFF_HELP: &str = "\
 Examples:
   urlkey diff --from mapper@1 --to webkey@1 examples/legacy-urls.txt
   urlkey diff --from citation@1 --to webkey@1 --format json inventory.txt -o diff.json
+  urlkey diff --from citation@1 --to webkey@1 --format csv inventory.txt -o rows.csv
+  urlkey diff --policy webkey@1 before.txt after.csv
 
-Merges: several --from keys become one --to key; splits: the reverse; changed: the key text
-changed but the group did not. More: docs/cli.md.";
+Two forms. --from P --to Q FILE...: one inventory under two policies. Merges: several
+--from keys become one --to key; splits: the reverse; changed: the key text changed but the
+group did not. --policy P OLD NEW: two inventories (one input each) under one policy: keys
+only in OLD, only in NEW, in both. text and json give a report, csv and jsonl one row per
+record. More: docs/cli.md.";
 
 /// The policy of `key` and `explain` when none is named.
 pub const DEFAULT_KEY_POLICY: &str = "citation@1";
@@ -262,21 +267,38 @@ pub struct ExplainArgs {
 #[derive(Args, Debug)]
 #[command(after_help = DIFF_HELP)]
 pub struct DiffArgs {
-    /// The policy the inventory is keyed under now.
+    /// The policy the inventory is keyed under now (with --to).
+    #[arg(long, value_name = "ID", requires = "to", conflicts_with = "policy")]
+    pub from: Option<String>,
+    /// The policy it would move to (with --from).
+    #[arg(long, value_name = "ID", requires = "from", conflicts_with = "policy")]
+    pub to: Option<String>,
+    /// Compare two inventories, OLD and NEW, under this policy.
     #[arg(long, value_name = "ID")]
-    pub from: String,
-    /// The policy it would move to.
-    #[arg(long, value_name = "ID")]
-    pub to: String,
-    /// text (a summary and the first merges and splits) or json (everything).
-    #[arg(long, value_enum, default_value_t = TextFormat::Text)]
-    pub format: TextFormat,
+    pub policy: Option<String>,
+    /// text (a summary and the first examples), json (the whole report), csv or jsonl (one
+    /// row per record).
+    #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
+    pub format: DiffFormat,
     /// Policies and the suffix list.
     #[command(flatten)]
     pub source: PolicySource,
     /// Input and run settings.
     #[command(flatten)]
     pub input: InputArgs,
+}
+
+/// `--format` of `diff`.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiffFormat {
+    /// A summary for people.
+    Text,
+    /// The whole report, pretty-printed JSON.
+    Json,
+    /// One row per record, RFC 4180 CSV with a header.
+    Csv,
+    /// One row per record, one JSON object per line.
+    Jsonl,
 }
 
 /// `urlkey policies`.

@@ -1247,12 +1247,20 @@ fn diff_invalid_under_one_policy_sources_and_output_file() {
         b"",
     );
     assert_eq!(o.status.code(), Some(2));
+    // --threads runs the same two passes on more workers: the same report.
+    let threaded = diff_json(&[
+        "--from",
+        "mapper@1",
+        "--to",
+        "webkey@1",
+        "--threads",
+        "2",
+        sa,
+        sb,
+    ]);
+    assert_eq!(threaded, v);
     // Flags diff would otherwise ignore are refused.
-    for extra in [
-        &["--threads", "2"][..],
-        &["--excel"][..],
-        &["--keep-columns", "all"][..],
-    ] {
+    for extra in [&["--excel"][..], &["--keep-columns", "all"][..]] {
         let mut args = vec!["diff", "--from", "mapper@1", "--to", "webkey@1", sa];
         args.extend_from_slice(extra);
         let o = run(&args, b"");
@@ -1287,4 +1295,533 @@ fn diff_invalid_under_one_policy_sources_and_output_file() {
         text.contains("keys under citation@1") && text.contains("merges"),
         "{text}"
     );
+}
+
+// ---- urlkey diff: every pair of builtins, rows, two inventories (issue 17) ----
+
+/// Pairs of URLs on hosts of their own, and the builtins under which each pair shares a
+/// key (written by hand; the test checks it against the policies first).
+const DIFF_PROBES: [(&str, &str, &str, &[&str]); 10] = [
+    (
+        "www",
+        "https://www.p1.example/a",
+        "https://p1.example/a",
+        &["webkey@1"],
+    ),
+    (
+        "path case",
+        "https://p2.example/Docs",
+        "https://p2.example/docs",
+        &["webkey@1"],
+    ),
+    (
+        "tracking",
+        "https://p3.example/a?utm_source=x",
+        "https://p3.example/a",
+        &["mapper@1", "citation@1", "webkey@1"],
+    ),
+    (
+        "fragment",
+        "https://p4.example/a#top",
+        "https://p4.example/a",
+        &["mapper@1", "document@1", "citation@1", "webkey@1"],
+    ),
+    (
+        "trailing slash",
+        "https://p5.example/a/",
+        "https://p5.example/a",
+        &["citation@1", "webkey@1"],
+    ),
+    (
+        "parameter order",
+        "https://p6.example/a?b=2&a=1",
+        "https://p6.example/a?a=1&b=2",
+        &["mapper@1", "citation@1", "webkey@1"],
+    ),
+    (
+        "double slash",
+        "https://p7.example/a//b",
+        "https://p7.example/a/b",
+        &["mapper@1", "webkey@1"],
+    ),
+    (
+        "scheme",
+        "http://p8.example/a",
+        "https://p8.example/a",
+        &["webkey@1"],
+    ),
+    (
+        "escape",
+        "https://p9.example/%7euser",
+        "https://p9.example/~user",
+        &["webkey@1"],
+    ),
+    (
+        "dot segment",
+        "https://p10.example/a/./b",
+        "https://p10.example/a/b",
+        &["whatwg@1", "mapper@1", "citation@1", "webkey@1"],
+    ),
+];
+
+#[test]
+fn diff_each_pair_of_builtins_merges_and_splits_the_probes_that_meet_under_one_only() {
+    let set = urlkey::PolicySet::builtin();
+    let key = |id: &str, url: &str| {
+        set.get(id)
+            .expect("builtin")
+            .key(url)
+            .key
+            .unwrap_or_else(|| panic!("{url} is valid under {id}"))
+    };
+    // The hand-written table is true, and names only builtins.
+    for (name, a, b, meet) in DIFF_PROBES {
+        for &id in urlkey::policy::BUILTIN_IDS.iter() {
+            assert_eq!(
+                key(id, a) == key(id, b),
+                meet.contains(&id),
+                "probe {name} under {id}: fix DIFF_PROBES"
+            );
+        }
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let inv = dir.path().join("probes.txt");
+    let text: String = DIFF_PROBES
+        .iter()
+        .map(|(_, a, b, _)| format!("{a}\n{b}\n"))
+        .collect();
+    std::fs::write(&inv, text).expect("write");
+    let invs = inv.to_str().expect("path");
+    let mut pairs = 0;
+    for &from in urlkey::policy::BUILTIN_IDS.iter() {
+        for &to in urlkey::policy::BUILTIN_IDS.iter() {
+            if from == to {
+                continue;
+            }
+            let moved = |x: &str, y: &str| -> Vec<&str> {
+                DIFF_PROBES
+                    .iter()
+                    .filter(|p| p.3.contains(&x) && !p.3.contains(&y))
+                    .map(|p| p.0)
+                    .collect()
+            };
+            let (merging, splitting) = (moved(to, from), moved(from, to));
+            // The probes tell every two builtins apart: each ordered pair is tested.
+            assert!(
+                !merging.is_empty() || !splitting.is_empty(),
+                "no probe tells {from} from {to}: add one"
+            );
+            pairs += 1;
+            let v = diff_json(&["--from", from, "--to", to, invs]);
+            let ctx = format!("{from} -> {to}: {v}");
+            let expect = |groups: &serde_json::Value, names: &[&str], single: &str, many: &str| {
+                let groups = groups.as_array().expect("groups");
+                assert_eq!(groups.len(), names.len(), "{ctx}");
+                for (g, name) in groups.iter().zip(names) {
+                    let (_, a, b, _) = DIFF_PROBES.iter().find(|p| p.0 == *name).expect("probe");
+                    assert_eq!(g["key"], key(single, a), "{name}: {ctx}");
+                    assert_eq!(
+                        g["keys"],
+                        serde_json::json!([key(many, a), key(many, b)]),
+                        "{name}: {ctx}"
+                    );
+                    assert_eq!(g["records"], 2, "{name}: {ctx}");
+                    // A rule is named, except where the key form alone decides (webkey@1
+                    // writes no scheme: no rule removed it).
+                    assert_eq!(
+                        g["rules"].as_array().expect("rules").is_empty(),
+                        *name == "scheme",
+                        "{name}: {ctx}"
+                    );
+                }
+            };
+            expect(&v["merges"], &merging, to, from);
+            expect(&v["splits"], &splitting, from, to);
+            // Every record is in one class; the probes in no group keep their group.
+            assert_eq!(v["records"], 20, "{ctx}");
+            assert_eq!(v["by_class"]["merge"], 2 * merging.len(), "{ctx}");
+            assert_eq!(v["by_class"]["split"], 2 * splitting.len(), "{ctx}");
+            let sum: u64 = v["by_class"]
+                .as_object()
+                .expect("by_class")
+                .values()
+                .map(|n| n.as_u64().expect("count"))
+                .sum();
+            assert_eq!(sum, 20, "{ctx}");
+        }
+    }
+    let n = urlkey::policy::BUILTIN_IDS.len();
+    assert_eq!(pairs, n * (n - 1));
+}
+
+/// Parses CSV rows into maps of column name to cell.
+fn csv_rows(bytes: &[u8]) -> (Vec<String>, Vec<std::collections::HashMap<String, String>>) {
+    let mut r = csv::Reader::from_reader(bytes);
+    let header: Vec<String> = r
+        .headers()
+        .expect("header")
+        .iter()
+        .map(str::to_string)
+        .collect();
+    let rows = r
+        .records()
+        .map(|rec| {
+            let rec = rec.expect("row");
+            header
+                .iter()
+                .cloned()
+                .zip(rec.iter().map(str::to_string))
+                .collect()
+        })
+        .collect();
+    (header, rows)
+}
+
+/// The column names docs/cli.md lists for a diff form: the backticked first cells of the
+/// table under `heading`.
+fn documented_columns(heading: &str) -> Vec<String> {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/cli.md"))
+            .expect("docs/cli.md");
+    let at = doc
+        .find(heading)
+        .unwrap_or_else(|| panic!("{heading} in docs/cli.md"));
+    doc[at..]
+        .lines()
+        .skip_while(|l| !l.starts_with("| column"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| l.split('`').nth(1).expect("a `column` cell").to_string())
+        .collect()
+}
+
+#[test]
+fn diff_rows_csv_and_jsonl_give_every_record_its_class_and_group() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let inv = dir.path().join("inv.txt");
+    // whatwg@1 keeps fragments and removes dot segments; document@1 the reverse. Line 1
+    // is in a merge (with line 3) and a split (with line 2) at once.
+    std::fs::write(
+        &inv,
+        "https://s.example/a/b\nhttps://s.example/a/./b\nhttps://s.example/a/b#f\n\n# note\nhttps://u.example/x\nhttps://c.example/x#top\nnot a url\n",
+    )
+    .expect("write");
+    let invs = inv.to_str().expect("path");
+    let base = ["diff", "--from", "whatwg@1", "--to", "document@1"];
+    let csv_out = run(&[&base[..], &["--format", "csv", invs]].concat(), b"");
+    assert_eq!(csv_out.status.code(), Some(0));
+    let (header, rows) = csv_rows(&csv_out.stdout);
+    assert_eq!(header, documented_columns("### diff rows: --from P --to Q"));
+    let cell = |i: usize, c: &str| rows[i][c].as_str();
+    let classes: Vec<&str> = (0..rows.len()).map(|i| cell(i, "class")).collect();
+    assert_eq!(
+        classes,
+        [
+            "merge_split",
+            "split",
+            "merge",
+            "unchanged",
+            "changed",
+            "invalid_both"
+        ]
+    );
+    assert_eq!(cell(0, "group"), "https://s.example/a/b");
+    assert_eq!(
+        cell(1, "group"),
+        "https://s.example/a/b",
+        "a split's from key"
+    );
+    assert_eq!(cell(1, "key_to"), "https://s.example/a/./b");
+    assert_eq!(cell(3, "group"), "");
+    assert_eq!(cell(4, "line"), "7");
+    assert_eq!(cell(4, "key_from"), "https://c.example/x#top");
+    assert_eq!(cell(4, "key_to"), "https://c.example/x");
+    assert_eq!(cell(5, "error_from"), "web.invalid-url");
+    assert_eq!(cell(5, "key_to"), "");
+    assert!(rows.iter().all(|r| r["source"] == invs));
+    // The summary on standard error adds the classes up.
+    let err = String::from_utf8_lossy(&csv_out.stderr);
+    assert!(
+        err.contains("6 records = merge 1 + split 1 + merge_split 1 + changed 1 + unchanged 1"),
+        "{err}"
+    );
+    assert!(err.contains("2 skipped"), "{err}");
+
+    // JSONL: the same rows, absent values null.
+    let jsonl = run(
+        &[&base[..], &["--format", "jsonl", "-q", invs]].concat(),
+        b"",
+    );
+    assert_eq!(jsonl.status.code(), Some(0));
+    assert!(jsonl.stderr.is_empty());
+    let lines: Vec<serde_json::Value> = String::from_utf8(jsonl.stdout)
+        .expect("utf-8")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    assert_eq!(lines.len(), rows.len());
+    for (j, c) in lines.iter().zip(&rows) {
+        let keys: Vec<&String> = j.as_object().expect("object").keys().collect();
+        assert_eq!(keys.len(), header.len());
+        for h in &header {
+            match &j[h] {
+                serde_json::Value::Null => assert_eq!(c[h], "", "{h}"),
+                serde_json::Value::String(s) => assert_eq!(&c[h], s, "{h}"),
+                n => assert_eq!(c[h], n.to_string(), "{h}"),
+            }
+        }
+    }
+
+    // -o: the same bytes, atomically; a run that fails leaves the old file as it was.
+    let out = dir.path().join("rows.csv");
+    let o = out.to_str().expect("path");
+    let written = run(
+        &[&base[..], &["--format", "csv", "-q", invs, "-o", o]].concat(),
+        b"",
+    );
+    assert_eq!(written.status.code(), Some(0));
+    assert!(written.stdout.is_empty());
+    assert_eq!(std::fs::read(&out).expect("read"), csv_out.stdout);
+    let bad = dir.path().join("bad.txt.gz");
+    std::fs::write(&bad, b"this is not gzip").expect("write");
+    let failed = run(
+        &[
+            &base[..],
+            &[
+                "--format",
+                "csv",
+                invs,
+                bad.to_str().expect("path"),
+                "-o",
+                o,
+            ],
+        ]
+        .concat(),
+        b"",
+    );
+    assert_eq!(
+        failed.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&failed.stderr)
+    );
+    assert_eq!(std::fs::read(&out).expect("read"), csv_out.stdout);
+    let mut names: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["bad.txt.gz", "inv.txt", "rows.csv"],
+        "no temporary file left"
+    );
+    // -o naming the input is refused, and the input is untouched.
+    let before = std::fs::read(&inv).expect("read");
+    let same = run(
+        &[&base[..], &["--format", "csv", invs, "-o", invs]].concat(),
+        b"",
+    );
+    assert_eq!(same.status.code(), Some(2));
+    assert_eq!(std::fs::read(&inv).expect("read"), before);
+    // Standard input is read twice through a spill file: the same rows.
+    let stdin = run(
+        &[&base[..], &["--format", "csv", "-q", "-"]].concat(),
+        &before,
+    );
+    let (_, from_stdin) = csv_rows(&stdin.stdout);
+    assert_eq!(from_stdin.len(), rows.len());
+    assert!(from_stdin.iter().all(|r| r["source"] == "-"));
+    // Neither form: a usage error.
+    let neither = run(&["diff", invs], b"");
+    assert_eq!(neither.status.code(), Some(2));
+    let both = run(
+        &[
+            "diff", "--from", "whatwg@1", "--to", "webkey@1", "--policy", "webkey@1", invs, invs,
+        ],
+        b"",
+    );
+    assert_eq!(both.status.code(), Some(2));
+}
+
+/// `urlkey diff --policy P OLD NEW --format json`, which must succeed.
+fn inventories_json(policy: &str, old: &str, new: &str, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "diff", "--format", "json", "-q", "--policy", policy, old, new,
+    ];
+    args.extend_from_slice(extra);
+    diff_json_raw(&args)
+}
+
+fn diff_json_raw(args: &[&str]) -> serde_json::Value {
+    let out = run(args, b"");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+#[test]
+fn diff_two_inventories_only_old_only_new_both_spellings_and_invalid_rows() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let old = dir.path().join("before.txt");
+    let new = dir.path().join("after.csv");
+    std::fs::write(
+        &old,
+        "https://www.site.example/about\nhttps://site.example/gone\nhttps://site.example/Same\nnot a url\nhttps://site.example/two\nhttps://site.example/two?utm_source=x\n\n",
+    )
+    .expect("write");
+    std::fs::write(
+        &new,
+        "Address,Status\nhttps://site.example/about,200\nhttps://site.example/Same,200\nhttps://site.example/new,200\nhttps://site.example/new,301\nhttps://site.example/two,200\nmailto:x@site.example,200\n",
+    )
+    .expect("write");
+    let (o, n) = (old.to_str().expect("path"), new.to_str().expect("path"));
+    // webkey@1 folds www.: /about is in both, spelled differently; /Same spelled the
+    // same; /two spelled two ways in OLD.
+    let v = inventories_json("webkey@1", o, n, &["--column", "Address"]);
+    assert_eq!(v["old"]["records"], 6, "{v}");
+    assert_eq!(v["old"]["invalid"], 1);
+    assert_eq!(v["old"]["invalid_by_code"]["web.invalid-host"], 1);
+    assert_eq!(v["old"]["skipped"]["blank"], 1);
+    assert_eq!(v["new"]["records"], 6);
+    assert_eq!(v["new"]["invalid"], 0, "mailto: is a web key");
+    assert_eq!(v["only_old"]["keys"], 1);
+    assert_eq!(v["only_old"]["examples"][0]["key"], "site.example/gone");
+    assert_eq!(v["only_old"]["examples"][0]["old"]["line"], 2);
+    assert_eq!(v["only_new"]["keys"], 2, "{v}");
+    assert_eq!(v["only_new"]["records"], 3);
+    assert_eq!(v["only_new"]["examples"][0]["new_records"], 2);
+    assert_eq!(v["both"]["keys"], 3);
+    assert_eq!(v["both"]["old_records"], 4);
+    assert_eq!(v["both"]["new_records"], 3);
+    assert_eq!(
+        v["both"]["spellings"],
+        serde_json::json!({"same": 1, "differ": 1, "several": 1})
+    );
+    let ex = &v["both"]["examples"][0];
+    assert_eq!(ex["key"], "site.example/about");
+    assert_eq!(ex["spellings"], "differ");
+    assert_eq!(ex["old"]["observed"], "https://www.site.example/about");
+    assert_eq!(ex["new"]["line"], 2);
+    // The counts add up on each side.
+    for (side, only) in [("old", "only_old"), ("new", "only_new")] {
+        assert_eq!(
+            v[side]["records"].as_u64(),
+            Some(
+                v[side]["invalid"].as_u64().expect("n")
+                    + v[only]["records"].as_u64().expect("n")
+                    + v["both"][format!("{side}_records")].as_u64().expect("n")
+            ),
+            "{side}: {v}"
+        );
+    }
+    // Under citation@1 www. is a key of its own: /about moves to only_old and only_new.
+    let c = inventories_json("citation@1", o, n, &["--column", "Address"]);
+    assert_eq!(c["both"]["keys"], 2, "{c}");
+    assert_eq!(c["only_old"]["keys"], 2);
+    assert_eq!(
+        c["new"]["invalid_by_code"]["citation.unsupported-scheme"],
+        1
+    );
+
+    // Rows: one per record of each side, OLD first, with the documented columns.
+    let rows_out = run(
+        &[
+            "diff", "--policy", "webkey@1", "--format", "csv", "--column", "Address", o, n,
+        ],
+        b"",
+    );
+    assert_eq!(rows_out.status.code(), Some(0));
+    let (header, rows) = csv_rows(&rows_out.stdout);
+    assert_eq!(
+        header,
+        documented_columns("### diff rows: --policy P OLD NEW")
+    );
+    assert_eq!(rows.len(), 12);
+    let pick = |side: &str, line: &str| {
+        rows.iter()
+            .find(|r| r["side"] == side && r["line"] == line)
+            .unwrap_or_else(|| panic!("{side} line {line}"))
+    };
+    let about = pick("old", "1");
+    assert_eq!(
+        (
+            about["class"].as_str(),
+            about["new_line"].as_str(),
+            about["spellings"].as_str()
+        ),
+        ("both", "2", "differ")
+    );
+    assert_eq!(pick("old", "4")["class"], "invalid");
+    assert_eq!(pick("old", "4")["error"], "web.invalid-host");
+    assert_eq!(pick("new", "5")["old_records"], "0");
+    assert_eq!(pick("new", "5")["class"], "only_new");
+    assert_eq!(pick("old", "6")["spellings"], "several");
+    assert_eq!(pick("new", "2")["source"], n);
+    let err = String::from_utf8_lossy(&rows_out.stderr);
+    assert!(
+        err.contains("old 6 records = 1 only in old + 4 in both + 1 invalid")
+            && err.contains("new 6 records = 3 only in new + 3 in both + 0 invalid"),
+        "{err}"
+    );
+
+    // An empty side: everything is on the other one.
+    let empty = dir.path().join("empty.txt");
+    std::fs::write(&empty, "").expect("write");
+    let e = empty.to_str().expect("path");
+    let v = inventories_json("webkey@1", o, e, &[]);
+    assert_eq!(v["new"]["records"], 0);
+    assert_eq!(v["both"]["keys"], 0);
+    assert_eq!(v["only_old"]["records"], 5);
+    let v = inventories_json("webkey@1", e, o, &[]);
+    assert_eq!(v["only_new"]["records"], 5);
+
+    // Standard input as one side (read twice through a spill file).
+    let text = std::fs::read(&old).expect("read");
+    let out = run(
+        &[
+            "diff", "-q", "--format", "json", "--policy", "webkey@1", "-", o,
+        ],
+        &text,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["old"]["input"], "-");
+    assert_eq!(v["both"]["keys"], 4);
+    assert_eq!(v["both"]["spellings"]["same"], 3, "{v}");
+
+    // Exit codes: 2 for one input, three inputs, both sides `-`, -o naming a side;
+    // 3 for a missing file; 5 for an unknown policy.
+    let target = dir.path().join("out.json");
+    let t = target.to_str().expect("path");
+    for (args, code) in [
+        (vec!["--policy", "webkey@1", o], 2),
+        (vec!["--policy", "webkey@1", o, e, e], 2),
+        (vec!["--policy", "webkey@1", "-", "-"], 2),
+        (vec!["--policy", "webkey@1", o, e, "-o", o], 2),
+        (vec!["--policy", "webkey@1", e, o, "-o", o], 2),
+        (vec!["--policy", "webkey@1", o, "missing.txt", "-o", t], 3),
+        (vec!["--policy", "webkey@9", o, e, "-o", t], 5),
+    ] {
+        let all = [&["diff"][..], &args[..]].concat();
+        let out = run(&all, b"");
+        assert_eq!(out.status.code(), Some(code), "{args:?}");
+    }
+    assert!(!target.exists(), "a failed run writes nothing");
+    assert_eq!(
+        std::fs::read(&old).expect("read"),
+        text,
+        "the input is untouched"
+    );
+    // -o: the report, the same bytes as standard output.
+    let printed = run(&["diff", "-q", "--policy", "webkey@1", o, e], b"");
+    let written = run(&["diff", "-q", "--policy", "webkey@1", o, e, "-o", t], b"");
+    assert_eq!(written.status.code(), Some(0));
+    assert_eq!(std::fs::read(&target).expect("read"), printed.stdout);
+    let text = String::from_utf8_lossy(&printed.stdout);
+    assert!(text.contains("only in old  4 keys (5 records)"), "{text}");
 }

@@ -1,5 +1,7 @@
 //! What an inventory gains and loses when it moves from one policy to another
-//! (`urlkey diff --from P --to Q`, the Mapper's policy pair in `urlkey serve`).
+//! (`urlkey diff --from P --to Q`, the Mapper's policy pair in `urlkey serve`), and what
+//! changed between two inventories under one policy (`urlkey diff --policy P OLD NEW`,
+//! [`inventories`]).
 //!
 //! Every record is keyed under both policies. A *merge* is a Q-key reached from several
 //! P-keys; a *split* is a P-key that becomes several Q-keys; a record is *changed* when its
@@ -8,30 +10,27 @@
 //! merge are those that changed something under Q and not under P on its records (for a
 //! split, the reverse).
 //!
-//! This first version holds one small entry per record in memory (keys and rule names),
-//! which is fine for inventories of a few million lines; it does not yet stream with
-//! fingerprints as `map` does.
+//! Both forms stream as `map` does ([`crate::map`]): pass one keeps a 128-bit fingerprint
+//! per distinct key and whether it meets more than one key of the other side; pass two
+//! keys every record again, classifies it, writes its row and gathers the report's
+//! examples. Records are never held in memory ([`PolicyDiff`], for a list already in
+//! memory, runs the same two passes over it).
 
-use std::collections::{BTreeMap, HashMap};
+pub mod inventories;
+mod policies;
+pub mod rows;
+
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 use urlkey::Policy;
 
-use crate::input::InputRecord;
+use crate::input::{InputRecord, Skipped};
+
+pub use policies::{Class, DiffError, DiffRun};
 
 /// How many example lines each merge, split or count shows.
 const EXAMPLES: usize = 3;
-
-/// One record, keyed twice.
-pub(crate) struct Row {
-    source: u32,
-    line: u64,
-    observed: String,
-    from: Result<String, &'static str>,
-    to: Result<String, &'static str>,
-    rules_from: Vec<&'static str>,
-    rules_to: Vec<&'static str>,
-}
 
 /// An example line.
 #[derive(Debug, Serialize)]
@@ -75,15 +74,22 @@ pub struct Counted {
     pub examples: Vec<Example>,
 }
 
-/// What `diff` reports (its JSON form).
+/// What `diff --from P --to Q` reports (its JSON form).
 #[derive(Debug, Serialize)]
 pub struct Report {
     /// `--from`.
     pub from: String,
     /// `--to`.
     pub to: String,
+    /// Lines read (records and skipped lines; 0 for [`PolicyDiff`], which reads nothing).
+    pub lines_read: u64,
+    /// Lines that gave no record (blank, comments).
+    pub skipped: Skipped,
     /// Records read.
     pub records: u64,
+    /// Records by [`Class`]: every record is in exactly one, so these add up to
+    /// `records`.
+    pub by_class: BTreeMap<&'static str, u64>,
     /// Distinct keys under `--from`.
     pub keys_from: u64,
     /// Distinct keys under `--to`.
@@ -94,6 +100,8 @@ pub struct Report {
     pub splits: Vec<Group>,
     /// Records whose key changed while their group did not.
     pub changed: Counted,
+    /// Records whose key and group stayed the same.
+    pub unchanged: u64,
     /// Invalid under `--from`, valid under `--to`.
     pub invalid_from_only: Counted,
     /// Valid under `--from`, invalid under `--to`.
@@ -102,7 +110,8 @@ pub struct Report {
     pub invalid_both: u64,
 }
 
-/// Keys records under two policies, one at a time, and compares them at the end.
+/// Keys records under two policies and compares them, for a list already in memory (the
+/// web page's); [`DiffRun`] streams files through the same two passes.
 ///
 /// ```
 /// use urlkey::PolicySet;
@@ -116,11 +125,12 @@ pub struct Report {
 /// let report = diff.finish(&["list.txt".to_string()]);
 /// assert_eq!((report.keys_from, report.keys_to), (2, 1));
 /// assert_eq!(report.merges.len(), 1);
+/// assert_eq!(report.by_class["merge"], 2);
 /// ```
 pub struct PolicyDiff<'p> {
     from: &'p Policy,
     to: &'p Policy,
-    rows: Vec<Row>,
+    records: Vec<InputRecord>,
 }
 
 impl<'p> PolicyDiff<'p> {
@@ -129,191 +139,81 @@ impl<'p> PolicyDiff<'p> {
         PolicyDiff {
             from,
             to,
-            rows: Vec::new(),
+            records: Vec::new(),
         }
     }
 
-    /// Keys one record as read (a reading problem makes it invalid under both).
+    /// Adds one record as read (a reading problem makes it invalid under both).
     pub fn add(&mut self, r: InputRecord) {
-        let row = row(r, self.from, self.to);
-        self.rows.push(row);
+        self.records.push(r);
     }
 
-    /// Keys one line of text: `source` is its input's index in the names given to
+    /// Adds one line of text: `source` is its input's index in the names given to
     /// [`PolicyDiff::finish`], `line` its 1-based line.
     pub fn add_text(&mut self, source: u32, line: u64, text: &str) {
         self.add(InputRecord {
             source,
             line,
             observed: text.to_string(),
-            problem: None,
-            kept: Vec::new(),
-            fields: 0,
-            overflow: Vec::new(),
+            ..InputRecord::default()
         });
     }
 
     /// The report; `names` are the inputs' names, by source index.
     pub fn finish(self, names: &[String]) -> Report {
-        compare(&self.rows, names, self.from.id(), self.to.id())
+        policies::compare_in_memory(self.from, self.to, &self.records, names)
     }
 }
 
-fn row(r: InputRecord, from: &Policy, to: &Policy) -> Row {
-    let key = |p: &Policy| match &r.problem {
-        Some(e) => (Err(e.code.as_str()), Vec::new()),
-        None => {
-            let o = p.key(&r.observed);
-            let names = o.rule_names();
-            match (o.key, o.error) {
-                (Some(k), _) => (Ok(k), names),
-                (None, e) => (Err(e.map_or("?", |e| e.code.as_str())), names),
-            }
-        }
-    };
-    let (f, rules_from) = key(from);
-    let (t, rules_to) = key(to);
-    Row {
-        source: r.source,
-        line: r.line,
-        observed: r.observed,
-        from: f,
-        to: t,
-        rules_from,
-        rules_to,
-    }
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::{records_from, ReadOptions, RecordSource};
+    use crate::pipeline::Pipeline;
 
-fn example(r: &Row, names: &[String]) -> Example {
-    Example {
-        source: names.get(r.source as usize).cloned().unwrap_or_default(),
-        line: r.line,
-        observed: r.observed.clone(),
-        key_from: r.from.as_ref().ok().cloned(),
-        key_to: r.to.as_ref().ok().cloned(),
-    }
-}
+    const LIST: &str = "https://s.example/a/b\nhttps://s.example/a/./b\nhttps://s.example/a/b#f\nhttps://t.example/x#y\nnot a url\nhttps://t.example/z\n";
 
-/// Keys in first-seen order, each with the other side's keys and its rows.
-#[derive(Default)]
-struct Side<'a> {
-    order: Vec<&'a str>,
-    other: HashMap<&'a str, (Vec<&'a str>, Vec<usize>)>,
-}
-
-impl<'a> Side<'a> {
-    fn add(&mut self, key: &'a str, other: &'a str, row: usize) {
-        let e = self.other.entry(key).or_insert_with(|| {
-            self.order.push(key);
-            (Vec::new(), Vec::new())
-        });
-        if !e.0.contains(&other) {
-            e.0.push(other);
+    /// The streamed run (on two workers, chunks of any size) and the in-memory one give
+    /// the same report: the web page and the command cannot disagree.
+    #[test]
+    fn streamed_and_in_memory_reports_are_the_same() {
+        let set = urlkey::PolicySet::builtin();
+        let (from, to) = (
+            set.get("whatwg@1").expect("builtin"),
+            set.get("document@1").expect("builtin"),
+        );
+        let mut mem = PolicyDiff::new(&from, &to);
+        for (i, l) in LIST.lines().enumerate() {
+            mem.add_text(0, i as u64 + 1, l);
         }
-        e.1.push(row);
-    }
-    fn fanout(&self, key: &str) -> usize {
-        self.other.get(key).map_or(0, |e| e.0.len())
-    }
-}
-
-fn compare(rows: &[Row], names: &[String], from: &str, to: &str) -> Report {
-    let mut by_from = Side::default();
-    let mut by_to = Side::default();
-    let mut keys_from: std::collections::HashSet<&str> = Default::default();
-    let mut keys_to: std::collections::HashSet<&str> = Default::default();
-    let mut invalid_from_only = Counted::default();
-    let mut invalid_to_only = Counted::default();
-    let mut invalid_both = 0;
-    for (i, r) in rows.iter().enumerate() {
-        match (&r.from, &r.to) {
-            (Ok(f), Ok(t)) => {
-                keys_from.insert(f);
-                keys_to.insert(t);
-                by_from.add(f, t, i);
-                by_to.add(t, f, i);
-            }
-            (Err(code), Ok(t)) => {
-                keys_to.insert(t);
-                count(&mut invalid_from_only, code, r, names);
-            }
-            (Ok(f), Err(code)) => {
-                keys_from.insert(f);
-                count(&mut invalid_to_only, code, r, names);
-            }
-            (Err(_), Err(_)) => invalid_both += 1,
-        }
-    }
-    let group = |side: &Side<'_>, key: &str, merge: bool| -> Group {
-        let (others, idx) = &side.other[key];
-        let mut rules: Vec<&'static str> = Vec::new();
-        for &i in idx {
-            let r = &rows[i];
-            let (mine, theirs) = if merge {
-                (&r.rules_to, &r.rules_from)
-            } else {
-                (&r.rules_from, &r.rules_to)
-            };
-            for n in mine {
-                if !theirs.contains(n) && !rules.contains(n) {
-                    rules.push(n);
-                }
-            }
-        }
-        Group {
-            key: key.to_string(),
-            keys: others.iter().map(|s| s.to_string()).collect(),
-            records: idx.len() as u64,
-            rules,
-            examples: idx
-                .iter()
-                .take(EXAMPLES)
-                .map(|&i| example(&rows[i], names))
-                .collect(),
-        }
-    };
-    let merges = by_to
-        .order
-        .iter()
-        .filter(|k| by_to.fanout(k) > 1)
-        .map(|k| group(&by_to, k, true))
-        .collect();
-    let splits = by_from
-        .order
-        .iter()
-        .filter(|k| by_from.fanout(k) > 1)
-        .map(|k| group(&by_from, k, false))
-        .collect();
-    let mut changed = Counted::default();
-    for r in rows {
-        if let (Ok(f), Ok(t)) = (&r.from, &r.to) {
-            if f != t && by_from.fanout(f) == 1 && by_to.fanout(t) == 1 {
-                changed.records += 1;
-                if changed.examples.len() < EXAMPLES {
-                    changed.examples.push(example(r, names));
-                }
-            }
-        }
-    }
-    Report {
-        from: from.to_string(),
-        to: to.to_string(),
-        records: rows.len() as u64,
-        keys_from: keys_from.len() as u64,
-        keys_to: keys_to.len() as u64,
-        merges,
-        splits,
-        changed,
-        invalid_from_only,
-        invalid_to_only,
-        invalid_both,
-    }
-}
-
-fn count(c: &mut Counted, code: &'static str, r: &Row, names: &[String]) {
-    c.records += 1;
-    *c.by_code.entry(code).or_default() += 1;
-    if c.examples.len() < EXAMPLES {
-        c.examples.push(example(r, names));
+        let names = ["list.txt".to_string()];
+        let mem = serde_json::to_value(mem.finish(&names)).expect("json");
+        let pipeline = Pipeline::new(2).expect("pipeline");
+        let open = || -> Result<Box<dyn RecordSource>, crate::input::InputError> {
+            records_from(
+                Box::new(LIST.as_bytes()),
+                "list.txt".into(),
+                &ReadOptions::default(),
+            )
+        };
+        let run = DiffRun {
+            from: &from,
+            to: &to,
+            pipeline: &pipeline,
+            sources: &names,
+            notice: None,
+        };
+        let mut streamed = serde_json::to_value(run.run(&open, None).expect("run")).expect("json");
+        // Only the reader counts lines.
+        assert_eq!(streamed["lines_read"], 6);
+        streamed["lines_read"] = 0.into();
+        assert_eq!(streamed, mem);
+        assert_eq!(mem["by_class"]["merge_split"], 1);
+        assert_eq!(
+            mem["by_class"]["changed"], 1,
+            "t.example/x#y loses its fragment alone"
+        );
+        assert_eq!(mem["by_class"]["invalid_both"], 1);
+        assert_eq!(mem["unchanged"], 1);
     }
 }

@@ -323,3 +323,33 @@ pub fn writer(
         .with_tail(tail)
         .with_excel_bom(input.excel))
 }
+
+/// Standard input copied to a temporary file, for a command that reads its input twice
+/// (`diff`); the file is removed when this is dropped, and on Ctrl-C.
+pub struct Spill {
+    _file: tempfile::NamedTempFile,
+    _guard: urlkey_batch::outfile::TempGuard,
+    /// The copy, to read instead of standard input.
+    pub source: Source,
+}
+
+/// Copies standard input to a spill file.
+pub fn spill_stdin() -> Result<Spill, Failure> {
+    let mut file = tempfile::Builder::new()
+        .prefix("urlkey-stdin-")
+        .suffix(".spill")
+        .tempfile()
+        .map_err(|e| {
+            Failure::Input(format!(
+                "cannot create a spill file for standard input: {e} (set TMPDIR to a writable directory)"
+            ))
+        })?;
+    let guard = urlkey_batch::outfile::TempGuard::new(file.path().to_path_buf());
+    std::io::copy(&mut std::io::stdin().lock(), file.as_file_mut())
+        .map_err(|e| Failure::Input(format!("cannot read standard input: {e}")))?;
+    Ok(Spill {
+        source: Source::Spilled(file.path().to_path_buf()),
+        _file: file,
+        _guard: guard,
+    })
+}

@@ -1,0 +1,192 @@
+//! `urlkey diff --policy P OLD NEW`: two inventories under one policy. Each side is one
+//! input (a file in any reader format, or `-` for standard input on one side), read with
+//! its own format: OLD may be a crawl's CSV and NEW a text list. `--column` and `--field`
+//! apply to a side whose name says CSV, TSV, JSONL or a spreadsheet; any other side is a
+//! list of lines unless `--input-format` names one format for both.
+
+use std::io::Write;
+
+use urlkey_batch::diff::inventories::{InventoryReport, InventoryRun, KeyExample, SideSummary};
+use urlkey_batch::diff::rows::DiffRowWrite;
+use urlkey_batch::input::{
+    format_from_name, ChainSource, InputError, ReadOptions, RecordSource, Source,
+};
+
+use super::{diff_error, finish_rows, row_format, row_writer, setup, write_report};
+use crate::flags::DiffArgs;
+use crate::Failure;
+
+pub fn run(a: &DiffArgs, policy: &str) -> Result<(), Failure> {
+    let [old, new] = a.input.files.as_slice() else {
+        return Err(Failure::Usage(format!(
+            "diff --policy takes two inputs, OLD and NEW ({} given): urlkey diff --policy P OLD NEW",
+            a.input.files.len()
+        )));
+    };
+    if old == "-" && new == "-" {
+        return Err(Failure::Usage(
+            "standard input (-) can be one side of diff --policy, not both".into(),
+        ));
+    }
+    let policy = setup::policy(&a.source, policy, a.input.max_line_bytes)?;
+    let side = |file: &String| -> Result<(Source, ReadOptions), Failure> {
+        let mut one = a.input.clone();
+        one.files = vec![file.clone()];
+        // A side whose name says no table (a .txt list, `-`) is a list of lines, so that
+        // --column can name the column of the other side's CSV.
+        let tabular = format_from_name(std::path::Path::new(file)).is_some();
+        if one.input_format.is_none() && !tabular {
+            (one.column, one.field) = (None, None);
+        }
+        let setup::Inputs {
+            mut sources, opts, ..
+        } = setup::inputs(&one, &[])?;
+        Ok((sources.remove(0), opts))
+    };
+    let (mut old_src, old_opts) = side(old)?;
+    let (mut new_src, new_opts) = side(new)?;
+    // -o naming either input is refused (each side was checked alone above).
+    let outputs: Vec<&std::path::Path> = a.input.output.iter().map(|p| p.as_path()).collect();
+    setup::check_outputs(&outputs, &[old_src.clone(), new_src.clone()])?;
+    let names = [old_src.label(), new_src.label()];
+    // The second pass rereads the inputs: standard input is kept in a spill file.
+    let mut spill = None;
+    for src in [&mut old_src, &mut new_src] {
+        if *src == Source::Stdin {
+            let s = setup::spill_stdin()?;
+            *src = s.source.clone();
+            spill = Some(s);
+        }
+    }
+    let opener = |src: Source, opts: ReadOptions| {
+        move || -> Result<Box<dyn RecordSource>, InputError> {
+            Ok(Box::new(ChainSource::new(vec![src.clone()], opts.clone())?))
+        }
+    };
+    let (open_old, open_new) = (opener(old_src, old_opts), opener(new_src, new_opts));
+    // Fail before any output when an input cannot be opened.
+    drop(open_old().map_err(|e| Failure::Input(e.to_string()))?);
+    drop(open_new().map_err(|e| Failure::Input(e.to_string()))?);
+    let pipeline = setup::pipeline(a.input.threads)?;
+    let quiet = a.input.quiet;
+    let notice = |m: &str| setup::print_notices(quiet, &[m.to_string()]);
+    let diff = InventoryRun {
+        policy: &policy,
+        pipeline: &pipeline,
+        names: [&names[0], &names[1]],
+        notice: Some(&notice),
+    };
+    let result = match row_format(a.format) {
+        Some(f) => {
+            let mut rows = row_writer(a, f)?;
+            let report = diff
+                .run(
+                    [&open_old, &open_new],
+                    Some(&mut rows as &mut dyn DiffRowWrite),
+                )
+                .map_err(diff_error)?;
+            finish_rows(rows)?;
+            if !quiet {
+                eprintln!("urlkey diff: {}", adds_up(&report));
+            }
+            Ok(())
+        }
+        None => {
+            let report = diff.run([&open_old, &open_new], None).map_err(diff_error)?;
+            write_report(a, &report, write_text)
+        }
+    };
+    drop(spill);
+    result
+}
+
+/// Each side's records, and that they add up.
+fn adds_up(r: &InventoryReport) -> String {
+    let side = |s: &SideSummary, only: u64, both: u64, name: &str| {
+        format!(
+            "{name} {} records = {only} only in {name} + {both} in both + {} invalid",
+            s.records, s.invalid
+        )
+    };
+    format!(
+        "policy {}: {}; {}",
+        r.policy,
+        side(&r.old, r.only_old.records, r.both.old_records, "old"),
+        side(&r.new, r.only_new.records, r.both.new_records, "new")
+    )
+}
+
+fn write_text(out: &mut impl Write, r: &InventoryReport) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "policy {}: old {} ({} records, {} keys), new {} ({} records, {} keys)",
+        r.policy, r.old.input, r.old.records, r.old.keys, r.new.input, r.new.records, r.new.keys
+    )?;
+    writeln!(
+        out,
+        "only in old  {} keys ({} records)",
+        r.only_old.keys, r.only_old.records
+    )?;
+    writeln!(
+        out,
+        "only in new  {} keys ({} records)",
+        r.only_new.keys, r.only_new.records
+    )?;
+    let sp = |k: &str| r.both.spellings.get(k).copied().unwrap_or(0);
+    writeln!(
+        out,
+        "in both      {} keys ({} old records, {} new): spelled the same {}, differently {}, several ways {}",
+        r.both.keys,
+        r.both.old_records,
+        r.both.new_records,
+        sp("same"),
+        sp("differ"),
+        sp("several")
+    )?;
+    writeln!(
+        out,
+        "invalid      old {}, new {}",
+        r.old.invalid, r.new.invalid
+    )?;
+    writeln!(out, "{}", adds_up(r))?;
+    let line = |l: &Option<urlkey_batch::diff::inventories::Line>| {
+        l.as_ref().map_or_else(
+            || "-".to_string(),
+            |l| format!("{} {:?}", l.line, l.observed),
+        )
+    };
+    for (title, examples) in [
+        ("only in old", &r.only_old.examples),
+        ("only in new", &r.only_new.examples),
+        ("in both", &r.both.examples),
+    ] {
+        if examples.is_empty() {
+            continue;
+        }
+        writeln!(
+            out,
+            "{title} (first {}; --format csv for every record)",
+            examples.len()
+        )?;
+        for KeyExample {
+            key,
+            old,
+            new,
+            spellings,
+            ..
+        } in examples
+        {
+            writeln!(out, "  {key}")?;
+            if old.is_some() {
+                writeln!(out, "    old line {}", line(old))?;
+            }
+            if new.is_some() {
+                writeln!(out, "    new line {}", line(new))?;
+            }
+            if let Some(s) = spellings {
+                writeln!(out, "    spellings: {s}")?;
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,80 @@
+//! `urlkey diff`: `--from P --to Q FILE...` (one inventory, two policies: [`policies`])
+//! or `--policy P OLD NEW` (two inventories, one policy: [`inventories`]).
+//! [`urlkey_batch::diff`] does the comparing; this picks the form, opens the inputs and
+//! writes the report or the rows.
+
+mod inventories;
+mod policies;
+
+use urlkey_batch::diff::rows::{DiffRows, RowFormat};
+use urlkey_batch::diff::DiffError;
+
+use super::setup;
+use crate::flags::{DiffArgs, DiffFormat};
+use crate::{output_error, Failure};
+
+pub fn run(a: DiffArgs) -> Result<(), Failure> {
+    // Flags that shape rows of the input's own columns do nothing here: refuse them rather
+    // than accept and ignore them.
+    for (given, flag) in [
+        (a.input.excel, "--excel"),
+        (a.input.keep_columns.is_some(), "--keep-columns"),
+    ] {
+        if given {
+            return Err(Failure::Usage(format!(
+                "urlkey diff does not take {flag} (its rows have their own columns: docs/cli.md)"
+            )));
+        }
+    }
+    match (&a.policy, &a.from, &a.to) {
+        (Some(p), None, None) => inventories::run(&a, p),
+        (None, Some(from), Some(to)) => policies::run(&a, from, to),
+        _ => Err(Failure::Usage(
+            "give --from P --to Q FILE... (one inventory under two policies) or --policy P OLD NEW (two inventories under one policy)".into(),
+        )),
+    }
+}
+
+/// The row format of `--format`, or `None` for a report.
+fn row_format(f: DiffFormat) -> Option<RowFormat> {
+    match f {
+        DiffFormat::Csv => Some(RowFormat::Csv),
+        DiffFormat::Jsonl => Some(RowFormat::Jsonl),
+        DiffFormat::Text | DiffFormat::Json => None,
+    }
+}
+
+/// The rows' writer, into `-o` (atomic) or standard output.
+fn row_writer(a: &DiffArgs, f: RowFormat) -> Result<DiffRows<setup::Output>, Failure> {
+    Ok(DiffRows::new(f, setup::output(&a.input.output)?))
+}
+
+/// Flushes the rows and commits `-o`.
+fn finish_rows(w: DiffRows<setup::Output>) -> Result<(), Failure> {
+    w.into_inner().map_err(output_error)?.commit()
+}
+
+fn diff_error(e: DiffError) -> Failure {
+    match e {
+        DiffError::Input(e) => Failure::Input(e.to_string()),
+        DiffError::Output(e) => output_error(e),
+        DiffError::Thread(e) => crate::thread_error(e),
+    }
+}
+
+/// Writes the report as pretty JSON, or through `text`.
+fn write_report<R: serde::Serialize>(
+    a: &DiffArgs,
+    report: &R,
+    text: impl FnOnce(&mut setup::Output, &R) -> std::io::Result<()>,
+) -> Result<(), Failure> {
+    let mut out = setup::output(&a.input.output)?;
+    if a.format == DiffFormat::Json {
+        serde_json::to_writer_pretty(&mut out, report)
+            .map_err(|e| Failure::Output(e.to_string()))?;
+        std::io::Write::write_all(&mut out, b"\n").map_err(output_error)?;
+    } else {
+        text(&mut out, report).map_err(output_error)?;
+    }
+    out.commit()
+}
