@@ -1,7 +1,6 @@
 //! Issue 16: `ledger review add|import|list`, the decisions in export.
 
-use crate::common::{ledger, TestServer};
-use crate::variants::ledger_for;
+use crate::common::{ledger, ledger_for, TestServer};
 
 fn add(db: &std::path::Path, args: &[&str]) -> crate::common::Run {
     let mut a = vec!["review", "add"];
