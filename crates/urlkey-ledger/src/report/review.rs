@@ -76,6 +76,84 @@ pub struct ReviewFigures {
     pub unique_keys_with_splits: u64,
 }
 
+/// One review figure as a row of a table or a CSV.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FigureRow {
+    /// A stable name: `source_role=ROLE`, `claim_support=VALUE`, `merges_to_review`,
+    /// `split_keys`, `unique_keys_with_splits`.
+    pub name: String,
+    /// The same for people.
+    pub label: String,
+    /// The count.
+    pub value: u64,
+    /// True when it counts valid observations (so it has a share of them); false when it
+    /// counts keys.
+    pub of_observations: bool,
+}
+
+impl ReviewFigures {
+    /// True when people decided something in the sample or a merge waits for them: the
+    /// text formats and the HTML page show the figures only then (CSV and JSON always).
+    pub fn has_any(&self) -> bool {
+        self.observations_by_source_role
+            .keys()
+            .any(|k| k != "unclassified")
+            || self.claim_support.keys().any(|k| k != "unreviewed")
+            || self.split_keys > 0
+            || self.merges_to_review > 0
+    }
+
+    /// Every figure in report order: roles, claim support, then the key counts.
+    pub fn rows(&self) -> Vec<FigureRow> {
+        let mut rows = Vec::new();
+        for (role, n) in &self.observations_by_source_role {
+            rows.push(FigureRow {
+                name: format!("source_role={role}"),
+                label: format!("valid observations, source role {role}"),
+                value: *n,
+                of_observations: true,
+            });
+        }
+        for (c, n) in &self.claim_support {
+            rows.push(FigureRow {
+                name: format!("claim_support={c}"),
+                label: format!("valid observations, claim support {c}"),
+                value: *n,
+                of_observations: true,
+            });
+        }
+        for (name, label, value) in [
+            (
+                "merges_to_review",
+                "merges to review",
+                self.merges_to_review,
+            ),
+            ("split_keys", "keys split by a person", self.split_keys),
+            (
+                "unique_keys_with_splits",
+                "unique URL keys with splits applied",
+                self.unique_keys_with_splits,
+            ),
+        ] {
+            rows.push(FigureRow {
+                name: name.to_string(),
+                label: label.to_string(),
+                value,
+                of_observations: false,
+            });
+        }
+        rows
+    }
+}
+
+/// A count map as `name n; name n` (the CSV's cell form).
+pub fn counts_cell(map: &BTreeMap<String, u64>) -> String {
+    map.iter()
+        .map(|(k, n)| format!("{k} {n}"))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 /// One observation as these figures need it: (observation id, key, observed URL).
 pub(super) type Row<'a> = (&'a str, &'a str, &'a str);
 
