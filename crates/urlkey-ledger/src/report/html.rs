@@ -387,8 +387,7 @@ fn review_figures(h: &mut String, m: &Measures) {
         h,
         "<h3>Reviews</h3>\n<p>What people decided and what verify compared, over the same {} \
          valid observations. A merge to review: a risky rule merged its observed URLs, their \
-         content check is not <code>same</code> and nobody decided (<code>urlkey ledger \
-         merges</code> lists them).</p>",
+         content check is not <code>same</code> and nobody decided (listed below).</p>",
         m.valid_observations
     );
     h.push_str(
@@ -411,6 +410,7 @@ fn review_figures(h: &mut String, m: &Measures) {
         h.push_str("</tr>\n");
     }
     h.push_str("</table>\n");
+    super::review_lists::html(h, m);
 }
 
 fn compare(h: &mut String, c: &Comparison) -> Result<()> {

@@ -68,6 +68,8 @@ fn write_groups_csv(opts: &ReportOptions, groups: &[Group], out: &mut dyn Write)
         "merges_to_review",
         "split_keys",
         "unique_keys_with_splits",
+        "merges_to_review_list",
+        "top_keys_with_splits",
     ];
     header.extend(opts.by.iter().map(|b| b.column()));
     w.write_record(&header).map_err(LedgerError::from)?;
@@ -137,6 +139,9 @@ fn write_groups_csv(opts: &ReportOptions, groups: &[Group], out: &mut dyn Write)
             m.review.split_keys.to_string(),
             m.review.unique_keys_with_splits.to_string(),
         ];
+        let (merges, tops) = super::review_lists::csv_cells(m);
+        rec.push(spreadsheet_safe(merges));
+        rec.push(spreadsheet_safe(tops));
         rec.extend(
             g.values
                 .0
@@ -339,7 +344,7 @@ fn table_review(m: &Measures, out: &mut dyn Write) -> Result<()> {
     )?;
     writeln!(
         out,
-        "  merges to review: {} (see `urlkey ledger merges`); keys split by a person: {}; \
+        "  merges to review: {} (listed below; all policies: `urlkey ledger merges`); keys split by a person: {}; \
          unique URL keys with splits applied: {}",
         r.merges_to_review, r.split_keys, r.unique_keys_with_splits
     )?;
@@ -405,6 +410,7 @@ fn table_measures(m: &Measures, out: &mut dyn Write) -> Result<()> {
         c.publishers, c.valid_observations, c.top1_share, c.top5_share, c.hhi
     )?;
     table_review(m, out)?;
+    super::review_lists::table(m, out)?;
     if !m.top_keys.is_empty() {
         writeln!(
             out,
@@ -680,6 +686,7 @@ fn markdown_measures(m: &Measures, h: &str, out: &mut dyn Write) -> Result<()> {
             )?;
         }
     }
+    super::review_lists::markdown(m, h, out)?;
     if !m.overlap.is_empty() {
         writeln!(out)?;
         writeln!(out, "{h} Overlap between answer systems")?;
