@@ -410,7 +410,6 @@ fn table_measures(m: &Measures, out: &mut dyn Write) -> Result<()> {
         c.publishers, c.valid_observations, c.top1_share, c.top5_share, c.hhi
     )?;
     table_review(m, out)?;
-    super::review_lists::table(m, out)?;
     if !m.top_keys.is_empty() {
         writeln!(
             out,
@@ -433,6 +432,8 @@ fn table_measures(m: &Measures, out: &mut dyn Write) -> Result<()> {
             )?;
         }
     }
+    // After the top keys, so the keys with splits applied read as their recount.
+    super::review_lists::table(m, out)?;
     if !m.overlap.is_empty() {
         writeln!(
             out,
