@@ -8,8 +8,9 @@ use std::io::Write;
 use super::html::esc;
 use super::review::{MergeToReview, SplitTopKey};
 use super::text::md;
-use super::Measures;
+use super::{Comparison, Measures};
 use crate::error::Result;
+use crate::export::spreadsheet_safe;
 
 /// How many merges to review the text formats and the HTML page list.
 pub const LISTED: usize = 20;
@@ -227,4 +228,56 @@ pub fn csv_cells(m: &Measures) -> (String, String) {
         })
         .collect();
     (merges.join("; "), tops.join("; "))
+}
+
+/// The compare CSV's `merge_to_review` rows: every key listed on either side, with its
+/// observations on each side (0 where it is not to review), their shares and the change;
+/// the status column holds the content check (B's when the key is to review on B).
+pub fn compare_csv_rows(c: &Comparison) -> Vec<[String; 13]> {
+    let (ma, mb) = (&c.a.measures, &c.b.measures);
+    let find = |m: &Measures, key: &str| {
+        m.review
+            .merges_to_review_list
+            .iter()
+            .find(|t| t.key == key)
+            .cloned()
+    };
+    let mut keys: Vec<&str> = Vec::new();
+    for t in mb
+        .review
+        .merges_to_review_list
+        .iter()
+        .chain(&ma.review.merges_to_review_list)
+    {
+        if !keys.contains(&t.key.as_str()) {
+            keys.push(&t.key);
+        }
+    }
+    keys.iter()
+        .map(|key| {
+            let (ta, tb) = (find(ma, key), find(mb, key));
+            let n = |t: &Option<MergeToReview>| t.as_ref().map_or(0, |t| t.observations);
+            let (a, b) = (n(&ta), n(&tb));
+            let (x, y) = (
+                super::round_share(a, ma.valid_observations),
+                super::round_share(b, mb.valid_observations),
+            );
+            let check = tb.or(ta).map(|t| t.content_check).unwrap_or_default();
+            [
+                "merge_to_review".to_string(),
+                spreadsheet_safe(key.to_string()),
+                spreadsheet_safe(c.a.name().to_string()),
+                a.to_string(),
+                ma.valid_observations.to_string(),
+                format!("{x:.4}"),
+                spreadsheet_safe(c.b.name().to_string()),
+                b.to_string(),
+                mb.valid_observations.to_string(),
+                format!("{y:.4}"),
+                (b as i64 - a as i64).to_string(),
+                format!("{:+.4}", y - x),
+                check,
+            ]
+        })
+        .collect()
 }

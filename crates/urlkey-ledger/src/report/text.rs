@@ -205,6 +205,9 @@ fn write_compare_csv(c: &Comparison, out: &mut dyn Write) -> Result<()> {
             w.write_record(&row).map_err(LedgerError::from)?;
         }
     }
+    for row in super::review_lists::compare_csv_rows(c) {
+        w.write_record(&row).map_err(LedgerError::from)?;
+    }
     w.flush()?;
     Ok(())
 }

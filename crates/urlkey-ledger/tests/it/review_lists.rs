@@ -357,3 +357,39 @@ fn the_text_formats_list_twenty_merges_and_say_how_many_more() {
     assert_eq!(html.matches("<tr data-merge=").count(), 20);
     assert!(html.contains("<p class=\"more\">3 more; --format json for all</p>"));
 }
+
+#[test]
+fn a_comparison_csv_has_merge_to_review_rows_for_both_sides() {
+    // The fixture: docs/guide (001, 002, 006 on 11-01; 023, 027 on 11-08), research/report
+    // (003; 020) and shop/item (007, 008 on 11-01 only) are the merges to review.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("ledger.sqlite");
+    let f = crate::common::fixture("synthetic-citations.csv");
+    ledger(&db, &["ingest", f.to_str().expect("path")]).ok();
+    let csv = report(
+        &db,
+        &[
+            "--compare",
+            "c-2026-11-01",
+            "c-2026-11-08",
+            "--format",
+            "csv",
+        ],
+    );
+    let rows: Vec<&str> = csv
+        .lines()
+        .filter(|l| l.starts_with("merge_to_review,"))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            "merge_to_review,https://docs.example.org/guide,c-2026-11-01,3,14,0.2143,\
+             c-2026-11-08,2,10,0.2000,-1,-0.0143,unverified",
+            "merge_to_review,https://research.example.net/report,c-2026-11-01,1,14,0.0714,\
+             c-2026-11-08,1,10,0.1000,0,+0.0286,unverified",
+            "merge_to_review,https://shop.example.com/item?a=1&b=2,c-2026-11-01,2,14,0.1429,\
+             c-2026-11-08,0,10,0.0000,-2,-0.1429,unverified",
+        ],
+        "{csv}"
+    );
+}
