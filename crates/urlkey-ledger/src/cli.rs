@@ -22,7 +22,7 @@ use crate::verify::{self, FetchConfig, NetworkScope, VerifyOptions};
   urlkey ledger --db citations.sqlite report --compare c-2026-11-01 c-2026-11-08
   urlkey ledger --db citations.sqlite report --format html -o report.html
   urlkey ledger --db citations.sqlite export -o ledger.csv
-More: docs/ledger.md (ingest, report, verify, export, exit codes).")]
+More: docs/ledger.md (ingest, report, verify, review, merges, export, exit codes).")]
 pub struct LedgerArgs {
     /// The ledger database (SQLite). Created by `init` and `ingest`.
     #[arg(long, default_value = "urlkey-ledger.sqlite", global = true)]
@@ -130,7 +130,8 @@ pub enum LedgerCommand {
         #[arg(long, short)]
         output: Option<PathBuf>,
     },
-    /// Fetch the observed URL of each unverified key and record the result, hop by hop.
+    /// Fetch the observed URLs of each unverified key (up to --max-variants distinct ones),
+    /// compare their content, and record the result, hop by hop.
     Verify {
         /// Verify at most N keys.
         #[arg(long)]

@@ -628,6 +628,8 @@ pub struct Merge {
     pub observations: usize,
     /// The rules that changed its observations, each `name (class)`.
     pub rules: Vec<String>,
+    /// The names of the risky ones among them (what makes it a merge to review).
+    pub risky_rules: Vec<String>,
     /// True when one of them is risky.
     pub risky: bool,
     /// The latest verification's content check.
@@ -685,9 +687,12 @@ pub fn merges(conn: &Connection) -> Result<Vec<Merge>> {
         .into_iter()
         .map(|(policy, key, urls, obs, trans, check, decision)| {
             let names = rule_names(&trans);
-            let risky = names
+            let risky_rules: Vec<String> = names
                 .iter()
-                .any(|n| urlkey::risk::risk_of(n) == Some(urlkey::risk::RiskClass::Risky));
+                .filter(|n| urlkey::risk::risk_of(n) == Some(urlkey::risk::RiskClass::Risky))
+                .cloned()
+                .collect();
+            let risky = !risky_rules.is_empty();
             let rules = names
                 .iter()
                 .map(|n| {
@@ -702,6 +707,7 @@ pub fn merges(conn: &Connection) -> Result<Vec<Merge>> {
                 observed_urls: usize::try_from(urls).unwrap_or(0),
                 observations: usize::try_from(obs).unwrap_or(0),
                 rules,
+                risky_rules,
                 risky,
                 content_check: check,
                 merge_decision: decision,

@@ -474,6 +474,11 @@ try {
     };
     const want = { observations: '27', valid: '24', keys: '15', publishers: '8', top1: '0.2917', hhi: '0.1667', jaccard: '0.8750/0.4000' };
     check('ledger measures', JSON.stringify(got) === JSON.stringify(want), JSON.stringify(got));
+    // The report's review figures (issue 16), before any decision: roles, claim support,
+    // merges to review, split keys, unique keys with splits applied.
+    const review = await page.$$eval('table.review tr[data-figure]', (trs) => trs.map((t) =>
+      t.dataset.figure + '=' + t.querySelector('[data-measure="review"]').textContent.trim()));
+    check('ledger review figures', review.join(' ') === 'source_role=unclassified=24 claim_support=unreviewed=24 merges_to_review=3 split_keys=0 unique_keys_with_splits=15', review.join(' '));
     const sample = (await m('sample')).join();
     check('ledger sample stated', sample.startsWith('27 observations; prompt-set versions: ps-2026-10, ps-2026-11;'), sample);
     const scripts = await page.evaluate(() => Array.from(document.scripts).map((s) => s.getAttribute('src') || 'inline'));

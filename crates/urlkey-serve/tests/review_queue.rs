@@ -268,3 +268,186 @@ fn a_server_not_bound_to_loopback_refuses_writes() {
     );
     assert_eq!(r.status, 200);
 }
+
+/// A page server on 127.0.0.1 for verify (std threads, one connection each): the same
+/// article under /article and /article/ (with a canonical link), and under /report and
+/// /report/ two different pages, the second reached through a redirect.
+fn page_server() -> SocketAddr {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let page = |title: &str, body: &str| {
+        format!(
+            "<!doctype html><html><head><title>{title}</title>\
+             <link rel=\"canonical\" href=\"/canonical{}\"></head><body><p>{body}</p></body></html>",
+            if title.starts_with("Programme") { "/figures" } else { "/article" }
+        )
+    };
+    let article = "Comparison keys let an audit count one page once even when answers cite it \
+                   with analytics parameters, fragments or a trailing slash; the observed URL \
+                   is kept as evidence beside the key and a later verification records what \
+                   the server answered for every variant of the key.";
+    let figures = "Quarterly figures for the synthetic research programme: forty two sites \
+                   were sampled across three regions, with rainfall, soil temperature and crop \
+                   height measured every morning at each of the stations listed below.";
+    let article_page = page("Synthetic article", article);
+    let figures_page = page("Programme figures", figures);
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut s) = stream else { continue };
+            let (article_page, figures_page) = (article_page.clone(), figures_page.clone());
+            std::thread::spawn(move || {
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 1024];
+                while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match s.read(&mut chunk) {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                    }
+                }
+                let head = String::from_utf8_lossy(&buf);
+                let path = head.split(' ').nth(1).unwrap_or("/");
+                let (status, extra, body) = match path {
+                    "/article" | "/article/" | "/report" => ("200 OK", "", article_page),
+                    "/report/" => ("302 Found", "Location: /figures\r\n", String::new()),
+                    "/figures" => ("200 OK", "", figures_page),
+                    _ => ("404 Not Found", "", String::new()),
+                };
+                let _ = write!(
+                    s,
+                    "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\n{extra}\
+                     Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            });
+        }
+    });
+    addr
+}
+
+/// The `<article>` of `key` in the page, up to its end.
+fn merge_of<'a>(page: &'a str, key: &str) -> &'a str {
+    let start = page
+        .find(&format!("data-key=\"{key}\">"))
+        .unwrap_or_else(|| panic!("no merge {key} in\n{page}"));
+    let end = page[start..].find("</article>").expect("end") + start;
+    &page[start..end]
+}
+
+#[test]
+fn the_queue_shows_what_verify_found_for_each_variant() {
+    let pages = page_server();
+    let url = |p: &str| format!("http://{pages}{p}");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("ledger.sqlite");
+    let csv = dir.path().join("verified.csv");
+    let mut text = String::from("observation_id,observed_url,claim\n");
+    for (i, p) in ["/article", "/article/", "/report", "/report/"]
+        .iter()
+        .enumerate()
+    {
+        text.push_str(&format!("v-{i:03},{},claim number {i}\n", url(p)));
+    }
+    std::fs::write(&csv, text).expect("write");
+    ledger_cmd(
+        &db,
+        &[
+            "ingest",
+            csv.to_str().expect("path"),
+            "--answer-system",
+            "test",
+            "--prompt-version",
+            "v1",
+            "--market",
+            "local",
+            "--run-timestamp",
+            "2026-11-30T00:00:00Z",
+        ],
+    );
+    let out = ledger_cmd(
+        &db,
+        &[
+            "verify",
+            "--allow-loopback",
+            "--timeout",
+            "30",
+            "--per-host-delay",
+            "0",
+        ],
+    );
+    assert!(out.contains("2 keys checked"), "{out}");
+
+    let addr = urlkey_serve::spawn_with_ledger(Config::default(), Some(db)).expect("server");
+    let p = page(addr);
+    assert!(p.contains("2 merged keys, 1 to review"), "{p}");
+    // The different pages: first (to review), each variant's own findings side by side.
+    let first = p.find("<article class=\"merge").expect("an article");
+    assert!(p[first..].starts_with(&format!(
+        "<article class=\"merge to-review\" data-key=\"{}\">",
+        url("/report")
+    )));
+    let report = merge_of(&p, &url("/report"));
+    for row in [
+        "content check: <b class=\"check\">different</b>".to_string(),
+        format!(
+            "<tr><th>observed URL</th><td>{}</td><td>{}</td></tr>",
+            url("/report"),
+            url("/report/")
+        ),
+        "<tr><th>status</th><td>verified</td><td>redirected</td></tr>".to_string(),
+        "<tr><th>HTTP</th><td>200</td><td>200</td></tr>".to_string(),
+        "<tr><th>title</th><td>Synthetic article</td><td>Programme figures</td></tr>".to_string(),
+        format!(
+            "<tr><th>final URL</th><td>{}</td><td>{}</td></tr>",
+            url("/report"),
+            url("/figures")
+        ),
+        format!(
+            "<tr><th>canonical</th><td>{}</td><td>{}</td></tr>",
+            url("/canonical/article"),
+            url("/canonical/figures")
+        ),
+        "<tr><th>claim</th><td>claim number 2</td><td>claim number 3</td></tr>".to_string(),
+    ] {
+        assert!(report.contains(&row), "{row}\n{report}");
+    }
+    // Text distance: 0 for the first variant, a number (not `—`) past the `similar` bound
+    // for the other.
+    let distance = report
+        .split("<tr><th>text distance to variant 1 (bits of 64)</th>")
+        .nth(1)
+        .expect("distance row");
+    let cells: Vec<&str> = distance
+        .split("</tr>")
+        .next()
+        .expect("row")
+        .split("<td>")
+        .skip(1)
+        .map(|c| c.trim_end_matches("</td>"))
+        .collect();
+    assert_eq!(cells.len(), 2, "{distance}");
+    assert_eq!(cells[0], "0");
+    let bits: u32 = cells[1].parse().expect("a number of bits");
+    assert!(bits > 10, "{bits}");
+
+    // The same page under two paths: `same`, not to review, both fetched.
+    let article = merge_of(&p, &url("/article"));
+    assert!(
+        article.contains("content check: <b class=\"check\">same</b>"),
+        "{article}"
+    );
+    assert!(
+        article.contains("<tr><th>status</th><td>verified</td><td>verified</td></tr>"),
+        "{article}"
+    );
+    assert!(
+        article.contains(
+            "<tr><th>title</th><td>Synthetic article</td><td>Synthetic article</td></tr>"
+        ),
+        "{article}"
+    );
+    assert!(
+        !p.contains("<td>—</td>"),
+        "every variant has findings:\n{p}"
+    );
+}

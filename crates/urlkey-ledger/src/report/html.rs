@@ -198,6 +198,7 @@ fn measures(h: &mut String, m: &Measures, id: &str) -> Result<()> {
         v = c.valid_observations
     );
     h.push_str("</table>\n");
+    review_figures(h, m);
 
     if m.top_publishers.is_empty() {
         h.push_str("<p>No valid observations: no publishers.</p>\n");
@@ -374,6 +375,42 @@ fn change_table(h: &mut String, what: &str, kind: &str, rows: &[Change], va: u64
         );
     }
     h.push_str("</table>\n");
+}
+
+/// The issue 16 figures, when people decided something or a merge waits for them. They
+/// count the same valid observations as the measures above (the sample stated there).
+fn review_figures(h: &mut String, m: &Measures) {
+    if !m.review.has_any() {
+        return;
+    }
+    let _ = writeln!(
+        h,
+        "<h3>Reviews</h3>\n<p>What people decided and what verify compared, over the same {} \
+         valid observations. A merge to review: a risky rule merged its observed URLs, their \
+         content check is not <code>same</code> and nobody decided (listed below).</p>",
+        m.valid_observations
+    );
+    h.push_str(
+        "<table class=\"review\">\n<tr><th>figure</th><th>value</th><th>share</th><th>of</th></tr>\n",
+    );
+    for r in m.review.rows() {
+        let _ = write!(
+            h,
+            "<tr data-figure=\"{}\"><td>{}</td><td class=\"n\" data-measure=\"review\">{}</td>",
+            esc(&r.name),
+            esc(&r.label),
+            r.value
+        );
+        if r.of_observations {
+            let share = super::round_share(r.value, m.valid_observations);
+            share_cell(h, "review_share", share, r.value, m.valid_observations);
+        } else {
+            h.push_str("<td></td><td></td>");
+        }
+        h.push_str("</tr>\n");
+    }
+    h.push_str("</table>\n");
+    super::review_lists::html(h, m);
 }
 
 fn compare(h: &mut String, c: &Comparison) -> Result<()> {

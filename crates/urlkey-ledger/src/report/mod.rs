@@ -22,6 +22,7 @@
 pub mod html;
 pub mod publisher;
 pub mod review;
+pub mod review_lists;
 mod text;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -788,6 +789,7 @@ fn measures(rows: &[&Obs], opts: &ReportOptions, decisions: &review::Decisions) 
                 })
                 .collect::<Vec<_>>(),
             decisions,
+            opts.top_keys,
         ),
         publisher_counts: counts,
     }

@@ -19,8 +19,9 @@ pub(super) struct Decisions {
     pub merge: HashMap<String, String>,
     /// observation id -> latest claim support.
     pub claim: HashMap<String, String>,
-    /// Keys that are merges to review (see `crate::review::merges`).
-    pub to_review: BTreeSet<String>,
+    /// Merges to review by key (see `crate::review::merges`, the list `ledger merges`
+    /// prints: the report reuses its rule rather than restating it).
+    pub to_review: HashMap<String, crate::review::Merge>,
 }
 
 impl Decisions {
@@ -52,7 +53,7 @@ impl Decisions {
         }
         for m in crate::review::merges(conn)? {
             if m.to_review && policy.is_none_or(|p| p == m.policy) {
-                d.to_review.insert(m.key);
+                d.to_review.insert(m.key.clone(), m);
             }
         }
         Ok(d)
@@ -60,7 +61,7 @@ impl Decisions {
 }
 
 /// What the decisions say about one sample.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ReviewFigures {
     /// Valid observations per source role of their key; `unclassified` when none.
     pub observations_by_source_role: BTreeMap<String, u64>,
@@ -74,15 +75,134 @@ pub struct ReviewFigures {
     /// Unique URL keys with every split key counted once per distinct observed URL (as
     /// verify fetches it: no fragment, no userinfo).
     pub unique_keys_with_splits: u64,
+    /// Every merge to review of the sample, most observations first, ties by key.
+    pub merges_to_review_list: Vec<MergeToReview>,
+    /// The top keys with splits applied (a split key's variants ranked as separate keys);
+    /// empty when no key of the sample was split.
+    pub top_keys_with_splits: Vec<SplitTopKey>,
+}
+
+/// How many observed spellings a listed merge shows (the count says how many there are).
+pub const SPELLINGS_SHOWN: usize = 3;
+
+/// One merge to review, counted over the sample.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MergeToReview {
+    /// The key.
+    pub key: String,
+    /// Distinct observed URLs of the sample that gave it.
+    pub variants: u64,
+    /// The first [`SPELLINGS_SHOWN`] of them, sorted.
+    pub spellings: Vec<String>,
+    /// The risky rules that merged them.
+    pub risky_rules: Vec<String>,
+    /// The latest content check, `unverified` when verify never compared the variants.
+    pub content_check: String,
+    /// Valid observations of the sample with this key.
+    pub observations: u64,
+}
+
+/// One entry of the top keys with splits applied.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SplitTopKey {
+    /// The key, or for a split key one of its variants (as verify fetches it).
+    pub key: String,
+    /// The key a person split, when this is one of its variants.
+    pub split_from: Option<String>,
+    /// Valid observations.
+    pub observations: u64,
+    /// `observations / valid observations` of the sample, rounded to 4 places.
+    pub share: f64,
+}
+
+/// One review figure as a row of a table or a CSV.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FigureRow {
+    /// A stable name: `source_role=ROLE`, `claim_support=VALUE`, `merges_to_review`,
+    /// `split_keys`, `unique_keys_with_splits`.
+    pub name: String,
+    /// The same for people.
+    pub label: String,
+    /// The count.
+    pub value: u64,
+    /// True when it counts valid observations (so it has a share of them); false when it
+    /// counts keys.
+    pub of_observations: bool,
+}
+
+impl ReviewFigures {
+    /// True when people decided something in the sample or a merge waits for them: the
+    /// text formats and the HTML page show the figures only then (CSV and JSON always).
+    pub fn has_any(&self) -> bool {
+        self.observations_by_source_role
+            .keys()
+            .any(|k| k != "unclassified")
+            || self.claim_support.keys().any(|k| k != "unreviewed")
+            || self.split_keys > 0
+            || self.merges_to_review > 0
+    }
+
+    /// Every figure in report order: roles, claim support, then the key counts.
+    pub fn rows(&self) -> Vec<FigureRow> {
+        let mut rows = Vec::new();
+        for (role, n) in &self.observations_by_source_role {
+            rows.push(FigureRow {
+                name: format!("source_role={role}"),
+                label: format!("valid observations, source role {role}"),
+                value: *n,
+                of_observations: true,
+            });
+        }
+        for (c, n) in &self.claim_support {
+            rows.push(FigureRow {
+                name: format!("claim_support={c}"),
+                label: format!("valid observations, claim support {c}"),
+                value: *n,
+                of_observations: true,
+            });
+        }
+        for (name, label, value) in [
+            (
+                "merges_to_review",
+                "merges to review",
+                self.merges_to_review,
+            ),
+            ("split_keys", "keys split by a person", self.split_keys),
+            (
+                "unique_keys_with_splits",
+                "unique URL keys with splits applied",
+                self.unique_keys_with_splits,
+            ),
+        ] {
+            rows.push(FigureRow {
+                name: name.to_string(),
+                label: label.to_string(),
+                value,
+                of_observations: false,
+            });
+        }
+        rows
+    }
+}
+
+/// A count map as `name n; name n` (the CSV's cell form).
+pub fn counts_cell(map: &BTreeMap<String, u64>) -> String {
+    map.iter()
+        .map(|(k, n)| format!("{k} {n}"))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// One observation as these figures need it: (observation id, key, observed URL).
 pub(super) type Row<'a> = (&'a str, &'a str, &'a str);
 
-/// Counts the figures over the valid observations `rows`.
-pub(super) fn figures(rows: &[Row<'_>], d: &Decisions) -> ReviewFigures {
+/// Counts the figures over the valid observations `rows`; `top` is how many top keys
+/// with splits to keep (0: all).
+pub(super) fn figures(rows: &[Row<'_>], d: &Decisions, top: usize) -> ReviewFigures {
     let mut f = ReviewFigures::default();
-    let mut keys: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+    // key -> (observations, observed URLs, observations per fetched URL when split)
+    type PerKey<'a> = (u64, BTreeSet<&'a str>, BTreeMap<String, u64>);
+    let mut keys: BTreeMap<&str, PerKey> = BTreeMap::new();
     for (id, key, observed) in rows {
         let role = d.role.get(*key).map_or("unclassified", String::as_str);
         *f.observations_by_source_role
@@ -90,21 +210,73 @@ pub(super) fn figures(rows: &[Row<'_>], d: &Decisions) -> ReviewFigures {
             .or_default() += 1;
         let claim = d.claim.get(*id).map_or("unreviewed", String::as_str);
         *f.claim_support.entry(claim.to_string()).or_default() += 1;
-        let urls = keys.entry(key).or_default();
-        if d.merge.get(*key).map(String::as_str) == Some("split") {
-            urls.insert(crate::verify::fetch::as_fetched(observed));
+        let e = keys.entry(key).or_default();
+        e.0 += 1;
+        e.1.insert(observed);
+        if is_split(d, key) {
+            *e.2.entry(crate::verify::fetch::as_fetched(observed))
+                .or_default() += 1;
         }
     }
-    for (k, urls) in &keys {
-        if d.to_review.contains(*k) {
+    let valid = rows.len() as u64;
+    let mut ranked: Vec<SplitTopKey> = Vec::new();
+    for (k, (n, observed, split_urls)) in &keys {
+        if let Some(m) = d.to_review.get(*k) {
             f.merges_to_review += 1;
+            f.merges_to_review_list.push(MergeToReview {
+                key: k.to_string(),
+                variants: observed.len() as u64,
+                spellings: observed
+                    .iter()
+                    .take(SPELLINGS_SHOWN)
+                    .map(|s| s.to_string())
+                    .collect(),
+                risky_rules: m.risky_rules.clone(),
+                content_check: m
+                    .content_check
+                    .clone()
+                    .unwrap_or_else(|| "unverified".to_string()),
+                observations: *n,
+            });
         }
-        if d.merge.get(*k).map(String::as_str) == Some("split") {
+        if is_split(d, k) {
             f.split_keys += 1;
-            f.unique_keys_with_splits += urls.len().max(1) as u64;
+            f.unique_keys_with_splits += split_urls.len().max(1) as u64;
+            for (url, c) in split_urls {
+                ranked.push(SplitTopKey {
+                    key: url.clone(),
+                    split_from: Some(k.to_string()),
+                    observations: *c,
+                    share: super::round_share(*c, valid),
+                });
+            }
         } else {
             f.unique_keys_with_splits += 1;
+            ranked.push(SplitTopKey {
+                key: k.to_string(),
+                split_from: None,
+                observations: *n,
+                share: super::round_share(*n, valid),
+            });
         }
     }
+    f.merges_to_review_list
+        .sort_by(|a, b| b.observations.cmp(&a.observations).then(a.key.cmp(&b.key)));
+    if f.split_keys > 0 {
+        ranked.sort_by(|a, b| {
+            b.observations
+                .cmp(&a.observations)
+                .then(a.key.cmp(&b.key))
+                .then(a.split_from.cmp(&b.split_from))
+        });
+        if top > 0 {
+            ranked.truncate(top);
+        }
+        f.top_keys_with_splits = ranked;
+    }
     f
+}
+
+fn is_split(d: &Decisions, key: &str) -> bool {
+    d.merge.get(key).map(String::as_str) == Some("split")
 }

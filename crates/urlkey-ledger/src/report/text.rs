@@ -2,6 +2,7 @@
 
 use std::io::Write;
 
+use super::review::{counts_cell, FigureRow};
 use super::{
     by_text, sample_sentence, Change, ChangeSummary, Comparison, Group, Measures, Report,
     ReportOptions, CAVEAT,
@@ -62,6 +63,13 @@ fn write_groups_csv(opts: &ReportOptions, groups: &[Group], out: &mut dyn Write)
         "publisher_unit",
         "top_keys",
         "overlap",
+        "source_roles",
+        "claim_support",
+        "merges_to_review",
+        "split_keys",
+        "unique_keys_with_splits",
+        "merges_to_review_list",
+        "top_keys_with_splits",
     ];
     header.extend(opts.by.iter().map(|b| b.column()));
     w.write_record(&header).map_err(LedgerError::from)?;
@@ -125,7 +133,15 @@ fn write_groups_csv(opts: &ReportOptions, groups: &[Group], out: &mut dyn Write)
             m.publisher_unit.as_str().to_string(),
             spreadsheet_safe(keys.join("; ")),
             spreadsheet_safe(overlap.join("; ")),
+            spreadsheet_safe(counts_cell(&m.review.observations_by_source_role)),
+            spreadsheet_safe(counts_cell(&m.review.claim_support)),
+            m.review.merges_to_review.to_string(),
+            m.review.split_keys.to_string(),
+            m.review.unique_keys_with_splits.to_string(),
         ];
+        let (merges, tops) = super::review_lists::csv_cells(m);
+        rec.push(spreadsheet_safe(merges));
+        rec.push(spreadsheet_safe(tops));
         rec.extend(
             g.values
                 .0
@@ -184,8 +200,68 @@ fn write_compare_csv(c: &Comparison, out: &mut dyn Write) -> Result<()> {
             .map_err(LedgerError::from)?;
         }
     }
+    if c.a.measures.review.has_any() || c.b.measures.review.has_any() {
+        for row in review_change_rows(c) {
+            w.write_record(&row).map_err(LedgerError::from)?;
+        }
+    }
+    for row in super::review_lists::compare_csv_rows(c) {
+        w.write_record(&row).map_err(LedgerError::from)?;
+    }
     w.flush()?;
     Ok(())
+}
+
+/// The review figures of both sides as `review` rows of the compare CSV: every figure of
+/// either side, 0 on the side without it. A share of valid observations only for the
+/// figures that count observations; the status column stays empty.
+fn review_change_rows(c: &Comparison) -> Vec<[String; 13]> {
+    let (ma, mb) = (&c.a.measures, &c.b.measures);
+    let (ra, rb) = (ma.review.rows(), mb.review.rows());
+    let mut names: Vec<(String, bool)> = Vec::new();
+    for r in ra.iter().chain(&rb) {
+        if !names.iter().any(|(n, _)| *n == r.name) {
+            names.push((r.name.clone(), r.of_observations));
+        }
+    }
+    let value = |rows: &[FigureRow], name: &str| {
+        rows.iter().find(|r| r.name == name).map_or(0, |r| r.value)
+    };
+    let share = |n: u64, of: u64| super::round_share(n, of);
+    names
+        .into_iter()
+        .map(|(name, of_obs)| {
+            let (a, b) = (value(&ra, &name), value(&rb, &name));
+            let (a_share, b_share, change_share) = if of_obs {
+                let (x, y) = (
+                    share(a, ma.valid_observations),
+                    share(b, mb.valid_observations),
+                );
+                (
+                    format!("{x:.4}"),
+                    format!("{y:.4}"),
+                    format!("{:+.4}", y - x),
+                )
+            } else {
+                Default::default()
+            };
+            [
+                "review".to_string(),
+                spreadsheet_safe(name),
+                spreadsheet_safe(c.a.name().to_string()),
+                a.to_string(),
+                ma.valid_observations.to_string(),
+                a_share,
+                spreadsheet_safe(c.b.name().to_string()),
+                b.to_string(),
+                mb.valid_observations.to_string(),
+                b_share,
+                (b as i64 - a as i64).to_string(),
+                change_share,
+                String::new(),
+            ]
+        })
+        .collect()
 }
 
 // ---------------------------------------------------------------------------- table
@@ -220,15 +296,8 @@ pub(super) fn write_table(
     Ok(())
 }
 
-/// True when people decided something in the sample or a merge waits for them.
 fn has_review(m: &Measures) -> bool {
-    let r = &m.review;
-    r.observations_by_source_role
-        .keys()
-        .any(|k| k != "unclassified")
-        || r.claim_support.keys().any(|k| k != "unreviewed")
-        || r.split_keys > 0
-        || r.merges_to_review > 0
+    m.review.has_any()
 }
 
 /// The issue 16 figures as rows of the Markdown measures table.
@@ -278,7 +347,7 @@ fn table_review(m: &Measures, out: &mut dyn Write) -> Result<()> {
     )?;
     writeln!(
         out,
-        "  merges to review: {} (see `urlkey ledger merges`); keys split by a person: {}; \
+        "  merges to review: {} (listed below; all policies: `urlkey ledger merges`); keys split by a person: {}; \
          unique URL keys with splits applied: {}",
         r.merges_to_review, r.split_keys, r.unique_keys_with_splits
     )?;
@@ -366,6 +435,8 @@ fn table_measures(m: &Measures, out: &mut dyn Write) -> Result<()> {
             )?;
         }
     }
+    // After the top keys, so the keys with splits applied read as their recount.
+    super::review_lists::table(m, out)?;
     if !m.overlap.is_empty() {
         writeln!(
             out,
@@ -619,6 +690,7 @@ fn markdown_measures(m: &Measures, h: &str, out: &mut dyn Write) -> Result<()> {
             )?;
         }
     }
+    super::review_lists::markdown(m, h, out)?;
     if !m.overlap.is_empty() {
         writeln!(out)?;
         writeln!(out, "{h} Overlap between answer systems")?;

@@ -325,7 +325,29 @@ fn report_figures_match_hand_computed_expectations() {
             "claim_support": {"unreviewed": 24},
             "merges_to_review": 3,
             "split_keys": 0,
-            "unique_keys_with_splits": 15
+            "unique_keys_with_splits": 15,
+            // The three, most observations first (docs/guide 5: 001, 002, 006, 023, 027,
+            // each spelled differently; the first three spellings in sort order), then the
+            // two with 2 by key; no split, so no top keys with splits.
+            "merges_to_review_list": [
+                {"key": "https://docs.example.org/guide", "variants": 5,
+                 "spellings": ["https://docs.example.org/guide#install",
+                               "https://docs.example.org/guide/",
+                               "https://docs.example.org/guide?utm_source=a&utm_medium=b&fbclid=XYZ&_hsenc=p2&mc_cid=1"],
+                 "risky_rules": ["remove-trailing-slash"], "content_check": "unverified",
+                 "observations": 5},
+                {"key": "https://research.example.net/report", "variants": 2,
+                 "spellings": ["https://research.example.net/report",
+                               "https://research.example.net/report/?gclid=example"],
+                 "risky_rules": ["remove-trailing-slash"], "content_check": "unverified",
+                 "observations": 2},
+                {"key": "https://shop.example.com/item?a=1&b=2", "variants": 2,
+                 "spellings": ["https://shop.example.com/item?a=1&b=2",
+                               "https://shop.example.com/item?b=2&a=1"],
+                 "risky_rules": ["sort-query"], "content_check": "unverified",
+                 "observations": 2}
+            ],
+            "top_keys_with_splits": []
         },
         // Issue 15, by hand from tests/fixtures/README.md: docs/guide has 5 observations
         // (001, 002, 006, 023, 027), each spelled differently, 09:01 on 11-01 to 14:27 on

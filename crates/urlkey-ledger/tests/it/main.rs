@@ -14,6 +14,7 @@ mod real_files;
 mod report_html;
 mod report_measures;
 mod review;
+mod review_lists;
 mod sheets;
 mod timestamps;
 mod variants;

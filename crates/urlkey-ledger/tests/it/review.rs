@@ -1,7 +1,6 @@
 //! Issue 16: `ledger review add|import|list`, the decisions in export.
 
-use crate::common::{ledger, TestServer};
-use crate::variants::ledger_for;
+use crate::common::{ledger, ledger_for, TestServer};
 
 fn add(db: &std::path::Path, args: &[&str]) -> crate::common::Run {
     let mut a = vec!["review", "add"];
@@ -230,6 +229,22 @@ fn the_report_counts_roles_claim_support_merges_to_review_and_splits() {
     assert_eq!(r["review"]["unique_keys_with_splits"], 2);
     let table = ledger(&db, &["report"]).ok().stdout;
     assert!(table.contains("merges to review: 1"), "{table}");
+    let csv = report_csv(&db, &[]);
+    assert_eq!(csv.len(), 1);
+    assert_eq!(csv[0]["source_roles"], "unclassified 4");
+    assert_eq!(csv[0]["claim_support"], "unreviewed 4");
+    assert_eq!(csv[0]["merges_to_review"], "1");
+    assert_eq!(csv[0]["split_keys"], "0");
+    assert_eq!(csv[0]["unique_keys_with_splits"], "2");
+    let html = ledger(&db, &["report", "--format", "html"]).ok().stdout;
+    assert!(html.contains("<h3>Reviews</h3>"), "{html}");
+    assert!(
+        html.contains(
+            "<tr data-figure=\"merges_to_review\"><td>merges to review</td>\
+             <td class=\"n\" data-measure=\"review\">1</td><td></td><td></td></tr>"
+        ),
+        "{html}"
+    );
 
     add(
         &db,
@@ -293,4 +308,135 @@ fn the_report_counts_roles_claim_support_merges_to_review_and_splits() {
         md.contains("| valid observations, claim support yes | 1 |"),
         "{md}"
     );
+
+    // CSV: one cell per figure on the group's row, beside its sample columns.
+    let csv = report_csv(&db, &[]);
+    assert_eq!(csv[0]["observations"], "4");
+    assert_eq!(csv[0]["source_roles"], "definition 2; evidence 2");
+    assert_eq!(csv[0]["claim_support"], "no 1; unreviewed 2; yes 1");
+    assert_eq!(csv[0]["merges_to_review"], "0");
+    assert_eq!(csv[0]["split_keys"], "1");
+    assert_eq!(csv[0]["unique_keys_with_splits"], "3");
+    assert_eq!(csv[0]["unique_keys"], "2");
+
+    // HTML: a row per figure, shares of the sample's valid observations where they count
+    // observations.
+    let html = ledger(&db, &["report", "--format", "html"]).ok().stdout;
+    for row in [
+        "<tr data-figure=\"claim_support=yes\"><td>valid observations, claim support yes</td>\
+         <td class=\"n\" data-measure=\"review\">1</td><td class=\"n\" \
+         data-measure=\"review_share\">0.2500</td><td class=\"n\">1/4</td></tr>",
+        "<tr data-figure=\"source_role=evidence\"><td>valid observations, source role \
+         evidence</td><td class=\"n\" data-measure=\"review\">2</td><td class=\"n\" \
+         data-measure=\"review_share\">0.5000</td><td class=\"n\">2/4</td></tr>",
+        "<tr data-figure=\"unique_keys_with_splits\"><td>unique URL keys with splits \
+         applied</td><td class=\"n\" data-measure=\"review\">3</td><td></td><td></td></tr>",
+        "<tr data-figure=\"split_keys\"><td>keys split by a person</td>\
+         <td class=\"n\" data-measure=\"review\">1</td><td></td><td></td></tr>",
+    ] {
+        assert!(html.contains(row), "{row}\n{html}");
+    }
+
+    // A second run a day later (/report again, /plain): compared by window, the compare
+    // CSV carries the figures of both sides as `review` rows.
+    let dir = db.parent().expect("dir");
+    let later = dir.join("later.csv");
+    std::fs::write(
+        &later,
+        format!(
+            "observation_id,observed_url,claim\nw-000,{},later claim\nw-001,{},later claim\n",
+            s.url("/report"),
+            s.url("/plain")
+        ),
+    )
+    .expect("write");
+    ledger(
+        &db,
+        &[
+            "ingest",
+            later.to_str().expect("path"),
+            "--answer-system",
+            "test",
+            "--prompt-version",
+            "v1",
+            "--market",
+            "local",
+            "--run-timestamp",
+            "2026-12-01T00:00:00Z",
+        ],
+    )
+    .ok();
+    let windows = [
+        "--window",
+        "2026-11-30..2026-11-30",
+        "--window",
+        "2026-12-01..2026-12-01",
+    ];
+    let rows = report_csv(&db, &windows);
+    let review: Vec<_> = rows.iter().filter(|r| r["kind"] == "review").collect();
+    let names: Vec<&str> = review.iter().map(|r| r["name"].as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "source_role=definition",
+            "source_role=evidence",
+            "claim_support=no",
+            "claim_support=unreviewed",
+            "claim_support=yes",
+            "merges_to_review",
+            "split_keys",
+            "unique_keys_with_splits",
+        ]
+    );
+    let cells = |name: &str| -> Vec<String> {
+        let r = review.iter().find(|r| r["name"] == name).expect(name);
+        [
+            "a",
+            "a_valid_observations",
+            "a_share",
+            "b",
+            "b_valid_observations",
+            "b_share",
+            "change",
+            "share_change",
+            "status",
+        ]
+        .iter()
+        .map(|c| r[*c].clone())
+        .collect()
+    };
+    assert_eq!(
+        cells("claim_support=yes"),
+        ["1", "4", "0.2500", "0", "2", "0.0000", "-1", "-0.2500", ""]
+    );
+    assert_eq!(
+        cells("source_role=evidence"),
+        ["2", "4", "0.5000", "1", "2", "0.5000", "-1", "+0.0000", ""]
+    );
+    // B has /report only: the split key is one key there.
+    assert_eq!(
+        cells("unique_keys_with_splits"),
+        ["3", "4", "", "2", "2", "", "-1", "", ""]
+    );
+}
+
+/// `report --format csv ARGS` as one map per row, column name to cell.
+fn report_csv(
+    db: &std::path::Path,
+    args: &[&str],
+) -> Vec<std::collections::BTreeMap<String, String>> {
+    let mut a = vec!["report", "--format", "csv"];
+    a.extend_from_slice(args);
+    let out = ledger(db, &a).ok().stdout;
+    let mut r = csv::Reader::from_reader(out.as_bytes());
+    let h = r.headers().expect("header").clone();
+    r.records()
+        .map(|rec| {
+            let rec = rec.expect("row");
+            h.iter()
+                .zip(rec.iter())
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
 }

@@ -1,38 +1,9 @@
 //! Issue 16: verify fetches every distinct observed URL of a key and compares their
 //! content; merges to review; the 200 challenge page. Loopback only (127.0.0.1).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use crate::common::{ledger, open, TestServer};
-
-/// A ledger whose observations are `paths` on the server (observation ids `v-000`, ...).
-pub fn ledger_for(server: &TestServer, paths: &[&str]) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let db = dir.path().join("ledger.sqlite");
-    let mut csv = String::from("observation_id,observed_url,claim\n");
-    for (i, p) in paths.iter().enumerate() {
-        csv.push_str(&format!("v-{i:03},{},synthetic claim {i}\n", server.url(p)));
-    }
-    let f = dir.path().join("synthetic-variants.csv");
-    std::fs::write(&f, csv).expect("write");
-    ledger(
-        &db,
-        &[
-            "ingest",
-            f.to_str().expect("path"),
-            "--answer-system",
-            "test",
-            "--prompt-version",
-            "v1",
-            "--market",
-            "local",
-            "--run-timestamp",
-            "2026-11-30T00:00:00Z",
-        ],
-    )
-    .ok();
-    (dir, db)
-}
+use crate::common::{ledger, ledger_for, open, TestServer};
 
 pub const FAST: &[&str] = &[
     "verify",

@@ -2,45 +2,10 @@
 //! sends traffic anywhere else: the private and link-local targets are refused before
 //! any connection, which is what these tests check.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
-use crate::common::{ledger, open, TestServer};
-
-/// A ledger whose observations are `paths` on the server, one observation each.
-fn ledger_for(server: &TestServer, paths: &[&str]) -> (tempfile::TempDir, PathBuf) {
-    let urls: Vec<String> = paths.iter().map(|p| server.url(p)).collect();
-    let refs: Vec<&str> = urls.iter().map(String::as_str).collect();
-    ledger_for_urls(&refs)
-}
-
-fn ledger_for_urls(urls: &[&str]) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let db = dir.path().join("ledger.sqlite");
-    let mut csv = String::from("observation_id,observed_url\n");
-    for (i, u) in urls.iter().enumerate() {
-        csv.push_str(&format!("v-{i:03},{u}\n"));
-    }
-    let f = dir.path().join("synthetic-local.csv");
-    std::fs::write(&f, csv).expect("write");
-    ledger(
-        &db,
-        &[
-            "ingest",
-            f.to_str().expect("path"),
-            "--answer-system",
-            "test",
-            "--prompt-version",
-            "v1",
-            "--market",
-            "local",
-            "--run-timestamp",
-            "2026-11-30T00:00:00Z",
-        ],
-    )
-    .ok();
-    (dir, db)
-}
+use crate::common::{ledger, ledger_for, ledger_for_urls, open, TestServer};
 
 const FAST: &[&str] = &[
     "verify",
@@ -150,16 +115,15 @@ fn the_local_server_cases_are_classified_and_every_hop_recorded() {
         "/loop/a",      // v-002
         "/missing",     // v-003
         "/busy",        // v-004
-        "/slow",        // v-005
-        "/huge",        // v-006
-        "/long/0",      // v-007
-        "/gone",        // v-008
-        "/broken",      // v-009
-        "/forbidden",   // v-010
-        "/challenge",   // v-011
-        "/login",       // v-012
-        "/pdf",         // v-013
-        "/to-ftp",      // v-014
+        "/huge",        // v-005
+        "/long/0",      // v-006
+        "/gone",        // v-007
+        "/broken",      // v-008
+        "/forbidden",   // v-009
+        "/challenge",   // v-010
+        "/login",       // v-011
+        "/pdf",         // v-012
+        "/to-ftp",      // v-013
     ];
     let (_dir, db) = ledger_for(&s, &paths);
     let observed_before: Vec<(String, String)> = {
@@ -175,11 +139,12 @@ fn the_local_server_cases_are_classified_and_every_hop_recorded() {
             .expect("rows")
     };
     let mut args = FAST.to_vec();
-    // timeout, seconds: /slow answers after 5. Not lower: under load (three builds) a hop
-    // of /long once took over 0.5 s and the chain ended as a timeout.
-    args[3] = "2";
+    // A request timeout far above what any of these pages needs: none of them is about
+    // timeouts (that case has its own test), and on two busy cores a hop of /long once
+    // took over 0.5 s, so the chain ended as a timeout instead of too-many-redirects.
+    args[3] = "30";
     let r = ledger(&db, &args).ok();
-    assert!(r.stdout.contains("15 keys checked"), "{}", r.stdout);
+    assert!(r.stdout.contains("14 keys checked"), "{}", r.stdout);
 
     // 200 with a canonical link, resolved against the final URL.
     let (v, h) = verification(&db, "v-000");
@@ -249,24 +214,15 @@ fn the_local_server_cases_are_classified_and_every_hop_recorded() {
     assert_eq!(h[0].retry_after.as_deref(), Some("120"));
     assert_eq!(v.detail.as_deref(), Some("Retry-After: 120"));
 
-    // Slow past the timeout: unresolved, not an error.
-    let (v, h) = verification(&db, "v-005");
-    assert_eq!(
-        (v.status.as_str(), v.reason.as_str()),
-        ("unresolved", "timeout")
-    );
-    assert_eq!(h[0].outcome, "timeout");
-    assert_eq!(v.final_http_status, None);
-
     // A huge body: at most 2 MiB read, no canonical past the cap, still verified.
-    let (v, _) = verification(&db, "v-006");
+    let (v, _) = verification(&db, "v-005");
     assert_eq!(v.status, "verified");
     assert_eq!(v.body_bytes_read, 2 * 1024 * 1024);
     assert!(v.body_truncated);
     assert_eq!(v.canonical_html, None);
 
     // More than 10 redirects.
-    let (v, h) = verification(&db, "v-007");
+    let (v, h) = verification(&db, "v-006");
     assert_eq!(
         (v.status.as_str(), v.reason.as_str()),
         ("unresolved", "too-many-redirects")
@@ -276,12 +232,12 @@ fn the_local_server_cases_are_classified_and_every_hop_recorded() {
     assert_eq!(h[10].next_url, Some(s.url("/long/11")));
 
     let cases = [
-        ("v-008", "not-found", "http-410"),
-        ("v-009", "error", "http-500"),
-        ("v-010", "unresolved", "http-403"),
-        ("v-011", "unresolved", "challenge"),
-        ("v-012", "unresolved", "auth-wall"),
-        ("v-014", "unresolved", "unsupported-scheme"),
+        ("v-007", "not-found", "http-410"),
+        ("v-008", "error", "http-500"),
+        ("v-009", "unresolved", "http-403"),
+        ("v-010", "unresolved", "challenge"),
+        ("v-011", "unresolved", "auth-wall"),
+        ("v-013", "unresolved", "unsupported-scheme"),
     ];
     for (id, status, reason) in cases {
         let (v, _) = verification(&db, id);
@@ -292,7 +248,7 @@ fn the_local_server_cases_are_classified_and_every_hop_recorded() {
         );
     }
     // A Link header canonical on a non-HTML response.
-    let (v, _) = verification(&db, "v-013");
+    let (v, _) = verification(&db, "v-012");
     assert_eq!(v.status, "verified");
     assert_eq!(v.canonical_link_header, Some(s.url("/canonical/paper.pdf")));
     assert_eq!(v.publisher_canonical, Some(s.url("/canonical/paper.pdf")));
@@ -323,6 +279,25 @@ fn the_local_server_cases_are_classified_and_every_hop_recorded() {
     // Verified keys are not fetched again unless stale.
     let r = ledger(&db, FAST).ok();
     assert!(r.stdout.contains("nothing to verify"), "{}", r.stdout);
+}
+
+#[test]
+fn a_page_slower_than_the_timeout_is_unresolved_not_an_error() {
+    let s = TestServer::start();
+    let (_dir, db) = ledger_for(&s, &["/slow"]);
+    // /slow answers after 5 s: a 1 s timeout fires first however busy the machine is
+    // (load can only make the answer later).
+    let r = ledger(&db, FAST).ok();
+    assert!(r.stdout.contains("1 keys checked"), "{}", r.stdout);
+    let (v, h) = verification(&db, "v-000");
+    assert_eq!(
+        (v.status.as_str(), v.reason.as_str()),
+        ("unresolved", "timeout")
+    );
+    assert_eq!(h.len(), 1);
+    assert_eq!(h[0].outcome, "timeout");
+    assert_eq!(h[0].http_status, None);
+    assert_eq!(v.final_http_status, None);
 }
 
 #[test]

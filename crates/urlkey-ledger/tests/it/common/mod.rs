@@ -70,6 +70,43 @@ pub fn ledger(db: &Path, args: &[&str]) -> Run {
     }
 }
 
+/// A ledger with one observation per URL of `urls` (ids `v-000`, `v-001`, ...; claim
+/// `synthetic claim N`), ingested as one collection with fixed metadata.
+pub fn ledger_for_urls(urls: &[&str]) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("ledger.sqlite");
+    let mut csv = String::from("observation_id,observed_url,claim\n");
+    for (i, u) in urls.iter().enumerate() {
+        csv.push_str(&format!("v-{i:03},{u},synthetic claim {i}\n"));
+    }
+    let f = dir.path().join("synthetic-local.csv");
+    std::fs::write(&f, csv).expect("write");
+    ledger(
+        &db,
+        &[
+            "ingest",
+            f.to_str().expect("path"),
+            "--answer-system",
+            "test",
+            "--prompt-version",
+            "v1",
+            "--market",
+            "local",
+            "--run-timestamp",
+            "2026-11-30T00:00:00Z",
+        ],
+    )
+    .ok();
+    (dir, db)
+}
+
+/// [`ledger_for_urls`] for `paths` on `server`.
+pub fn ledger_for(server: &TestServer, paths: &[&str]) -> (tempfile::TempDir, PathBuf) {
+    let urls: Vec<String> = paths.iter().map(|p| server.url(p)).collect();
+    let refs: Vec<&str> = urls.iter().map(String::as_str).collect();
+    ledger_for_urls(&refs)
+}
+
 pub fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests")
