@@ -333,6 +333,21 @@ fn measures(h: &mut String, m: &Measures, id: &str) -> Result<()> {
                 a = esc(&o.a),
                 b = esc(&o.b),
             );
+            if let Some(k) = &o.keys_with_splits {
+                let _ = writeln!(
+                    h,
+                    "<tr data-pair=\"{a} ~ {b}\" data-splits=\"applied\"><td>{a} ~ {b}, split \
+                     decisions applied</td><td></td><td></td><td></td><td></td><td class=\"n\" \
+                     data-measure=\"keys_both\">{}</td><td class=\"n\" \
+                     data-measure=\"keys_either\">{}</td><td class=\"n\" \
+                     data-measure=\"keys_jaccard\">{:.4}</td></tr>",
+                    k.both,
+                    k.either,
+                    k.jaccard,
+                    a = esc(&o.a),
+                    b = esc(&o.b),
+                );
+            }
         }
         h.push_str("</table>\n");
     }

@@ -217,6 +217,11 @@ pub struct Overlap {
     pub publishers: SetOverlap,
     /// Distinct URL keys.
     pub keys: SetOverlap,
+    /// Distinct URL keys with `split` decisions applied (a key a person split counts each
+    /// of its observed URLs, as fetched, as a key of its own); only when a key of the pair's
+    /// observations was split.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keys_with_splits: Option<SetOverlap>,
 }
 
 /// The collection window: earliest and latest `run_timestamp` (UTC) of the sample.
@@ -772,7 +777,7 @@ fn measures(rows: &[&Obs], opts: &ReportOptions, decisions: &review::Decisions) 
         top_publishers,
         concentration: Concentration::of(&counts),
         top_keys,
-        overlap: overlap(rows),
+        overlap: overlap(rows, decisions),
         sample: Sample {
             prompt_versions: distinct(rows, 0),
             answer_systems: distinct(rows, 1),
@@ -796,8 +801,14 @@ fn measures(rows: &[&Obs], opts: &ReportOptions, decisions: &review::Decisions) 
 }
 
 /// For each pair of answer systems (by name), the publishers and keys both cite.
-fn overlap(rows: &[&Obs]) -> Vec<Overlap> {
-    type Sets<'a> = (u64, BTreeSet<&'a str>, BTreeSet<&'a str>);
+fn overlap(rows: &[&Obs], decisions: &review::Decisions) -> Vec<Overlap> {
+    type Sets<'a> = (
+        u64,
+        BTreeSet<&'a str>,
+        BTreeSet<&'a str>,
+        BTreeSet<String>,
+        bool,
+    );
     let mut per: BTreeMap<&str, Sets> = BTreeMap::new();
     for o in rows {
         let system = o.dims[1].as_deref().unwrap_or("");
@@ -806,6 +817,12 @@ fn overlap(rows: &[&Obs]) -> Vec<Overlap> {
             e.0 += 1;
             e.1.insert(p.as_str());
             e.2.insert(k.as_str());
+            if review::is_split(decisions, k) {
+                e.3.insert(crate::verify::fetch::as_fetched(&o.observed));
+                e.4 = true;
+            } else {
+                e.3.insert(k.clone());
+            }
         }
     }
     let systems: Vec<(&str, &Sets)> = per.iter().map(|(s, v)| (*s, v)).collect();
@@ -821,10 +838,16 @@ fn overlap(rows: &[&Obs]) -> Vec<Overlap> {
                 b_valid_observations: sb.0,
                 publishers: SetOverlap::of(&sa.1, &sb.1),
                 keys: SetOverlap::of(&sa.2, &sb.2),
+                keys_with_splits: (sa.4 || sb.4)
+                    .then(|| SetOverlap::of(&as_refs(&sa.3), &as_refs(&sb.3))),
             });
         }
     }
     out
+}
+
+fn as_refs(s: &BTreeSet<String>) -> BTreeSet<&str> {
+    s.iter().map(String::as_str).collect()
 }
 
 /// What `compute` found: the policy, and the groups (one without `--by`).

@@ -277,6 +277,6 @@ pub(super) fn figures(rows: &[Row<'_>], d: &Decisions, top: usize) -> ReviewFigu
     f
 }
 
-fn is_split(d: &Decisions, key: &str) -> bool {
+pub(super) fn is_split(d: &Decisions, key: &str) -> bool {
     d.merge.get(key).map(String::as_str) == Some("split")
 }

@@ -4,7 +4,7 @@ use std::io::Write;
 
 use super::review::{counts_cell, FigureRow};
 use super::{
-    by_text, sample_sentence, Change, ChangeSummary, Comparison, Group, Measures, Report,
+    by_text, sample_sentence, Change, ChangeSummary, Comparison, Group, Measures, Overlap, Report,
     ReportOptions, CAVEAT,
 };
 use crate::error::{LedgerError, Result};
@@ -96,8 +96,14 @@ fn write_groups_csv(opts: &ReportOptions, groups: &[Group], out: &mut dyn Write)
             .overlap
             .iter()
             .map(|o| {
+                let splits = o.keys_with_splits.as_ref().map_or(String::new(), |k| {
+                    format!(
+                        ", keys with splits {}/{} {:.4}",
+                        k.both, k.either, k.jaccard
+                    )
+                });
                 format!(
-                    "{} ~ {}: publishers {}/{} {:.4}, keys {}/{} {:.4}",
+                    "{} ~ {}: publishers {}/{} {:.4}, keys {}/{} {:.4}{splits}",
                     o.a,
                     o.b,
                     o.publishers.both,
@@ -462,6 +468,13 @@ fn table_measures(m: &Measures, out: &mut dyn Write) -> Result<()> {
                 o.keys.in_a,
                 o.keys.in_b
             )?;
+            if let Some(k) = &o.keys_with_splits {
+                writeln!(
+                    out,
+                    "      with split decisions applied: keys {} of {} = {:.4} ({} and {})",
+                    k.both, k.either, k.jaccard, k.in_a, k.in_b
+                )?;
+            }
         }
     }
     Ok(())
@@ -721,6 +734,37 @@ fn markdown_measures(m: &Measures, h: &str, out: &mut dyn Write) -> Result<()> {
                 o.keys.either,
                 o.keys.jaccard
             )?;
+        }
+        let split: Vec<&Overlap> = m
+            .overlap
+            .iter()
+            .filter(|o| o.keys_with_splits.is_some())
+            .collect();
+        if !split.is_empty() {
+            writeln!(out)?;
+            writeln!(
+                out,
+                "With split decisions applied (a split key's observed URLs count as keys):"
+            )?;
+            writeln!(out)?;
+            writeln!(
+                out,
+                "| answer systems | keys in both / either | keys Jaccard |"
+            )?;
+            writeln!(out, "|---|---:|---:|")?;
+            for o in split {
+                if let Some(k) = &o.keys_with_splits {
+                    writeln!(
+                        out,
+                        "| {} ~ {} | {} / {} | {:.4} |",
+                        md(&o.a),
+                        md(&o.b),
+                        k.both,
+                        k.either,
+                        k.jaccard
+                    )?;
+                }
+            }
         }
     }
     Ok(())

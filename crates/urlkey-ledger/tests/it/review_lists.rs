@@ -9,6 +9,11 @@ use crate::common::{ledger, TestServer};
 
 /// Ingests `rows` (observation id, URL) as one more collection.
 fn ingest(dir: &Path, db: &Path, name: &str, rows: &[(&str, String)]) {
+    ingest_as(dir, db, name, "test", rows)
+}
+
+/// Ingests `rows` as one more collection of the answer system `system`.
+fn ingest_as(dir: &Path, db: &Path, name: &str, system: &str, rows: &[(&str, String)]) {
     let mut csv = String::from("observation_id,observed_url\n");
     for (id, url) in rows {
         csv.push_str(&format!("{id},{url}\n"));
@@ -21,7 +26,7 @@ fn ingest(dir: &Path, db: &Path, name: &str, rows: &[(&str, String)]) {
             "ingest",
             f.to_str().expect("path"),
             "--answer-system",
-            "test",
+            system,
             "--prompt-version",
             "v1",
             "--market",
@@ -392,4 +397,71 @@ fn a_comparison_csv_has_merge_to_review_rows_for_both_sides() {
         ],
         "{csv}"
     );
+}
+
+/// alpha cites /p and /q, beta /p/ and /q: one key each for /p under the ledger's policy,
+/// so the keys overlap fully; a person splits /p, and with the split applied the two
+/// systems share only /q.
+#[test]
+fn the_overlap_between_answer_systems_is_recomputed_with_splits_applied() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("ledger.sqlite");
+    let u = |p: &str| format!("https://example.com{p}");
+    ingest_as(
+        dir.path(),
+        &db,
+        "a.csv",
+        "alpha",
+        &[("a-1", u("/p")), ("a-2", u("/q"))],
+    );
+    ingest_as(
+        dir.path(),
+        &db,
+        "b.csv",
+        "beta",
+        &[("b-1", u("/p/")), ("b-2", u("/q"))],
+    );
+    let r: Value = serde_json::from_str(&report(&db, &["--format", "json"])).expect("json");
+    let o = &r["overlap"][0];
+    assert_eq!((&o["a"], &o["b"]), (&json!("alpha"), &json!("beta")), "{r}");
+    assert_eq!(
+        (&o["keys"]["both"], &o["keys"]["either"]),
+        (&json!(2), &json!(2))
+    );
+    assert!(o.get("keys_with_splits").is_none(), "no split yet: {o}");
+
+    review(&db, &u("/p"), "split");
+    let r: Value = serde_json::from_str(&report(&db, &["--format", "json"])).expect("json");
+    let o = &r["overlap"][0];
+    assert_eq!(
+        (&o["keys"]["both"], &o["keys"]["either"]),
+        (&json!(2), &json!(2))
+    );
+    let k = &o["keys_with_splits"];
+    assert_eq!(
+        (
+            &k["both"],
+            &k["either"],
+            &k["jaccard"],
+            &k["in_a"],
+            &k["in_b"]
+        ),
+        (&json!(1), &json!(3), &json!(0.3333), &json!(2), &json!(2)),
+        "{o}"
+    );
+    let text = report(&db, &[]);
+    assert!(
+        text.contains("with split decisions applied: keys 1 of 3 = 0.3333 (2 and 2)"),
+        "{text}"
+    );
+    let md = report(&db, &["--format", "markdown"]);
+    assert!(md.contains("| alpha ~ beta | 1 / 3 | 0.3333 |"), "{md}");
+    let html = report(&db, &["--format", "html"]);
+    assert!(html.contains("data-splits=\"applied\""), "{html}");
+    assert!(
+        html.contains("data-measure=\"keys_jaccard\">0.3333<"),
+        "{html}"
+    );
+    let csv = report(&db, &["--format", "csv"]);
+    assert!(csv.contains("keys with splits 1/3 0.3333"), "{csv}");
 }
