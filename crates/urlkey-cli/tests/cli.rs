@@ -1301,7 +1301,7 @@ fn diff_invalid_under_one_policy_sources_and_output_file() {
 
 /// Pairs of URLs on hosts of their own, and the builtins under which each pair shares a
 /// key (written by hand; the test checks it against the policies first).
-const DIFF_PROBES: [(&str, &str, &str, &[&str]); 10] = [
+const DIFF_PROBES: [(&str, &str, &str, &[&str]); 11] = [
     (
         "www",
         "https://www.p1.example/a",
@@ -1318,7 +1318,7 @@ const DIFF_PROBES: [(&str, &str, &str, &[&str]); 10] = [
         "tracking",
         "https://p3.example/a?utm_source=x",
         "https://p3.example/a",
-        &["mapper@1", "citation@1", "webkey@1"],
+        &["mapper@1", "citation@1", "webkey@1", "clean@1"],
     ),
     (
         "fragment",
@@ -1360,7 +1360,13 @@ const DIFF_PROBES: [(&str, &str, &str, &[&str]); 10] = [
         "dot segment",
         "https://p10.example/a/./b",
         "https://p10.example/a/b",
-        &["whatwg@1", "mapper@1", "citation@1", "webkey@1"],
+        &["whatwg@1", "mapper@1", "citation@1", "webkey@1", "clean@1"],
+    ),
+    (
+        "redirect wrapper",
+        "https://www.google.com/url?q=https://p11.example/a",
+        "https://p11.example/a",
+        &["clean@1"],
     ),
 ];
 
@@ -1438,7 +1444,7 @@ fn diff_each_pair_of_builtins_merges_and_splits_the_probes_that_meet_under_one_o
             expect(&v["merges"], &merging, to, from);
             expect(&v["splits"], &splitting, from, to);
             // Every record is in one class; the probes in no group keep their group.
-            assert_eq!(v["records"], 20, "{ctx}");
+            assert_eq!(v["records"], 2 * DIFF_PROBES.len(), "{ctx}");
             assert_eq!(v["by_class"]["merge"], 2 * merging.len(), "{ctx}");
             assert_eq!(v["by_class"]["split"], 2 * splitting.len(), "{ctx}");
             let sum: u64 = v["by_class"]
@@ -1447,7 +1453,7 @@ fn diff_each_pair_of_builtins_merges_and_splits_the_probes_that_meet_under_one_o
                 .values()
                 .map(|n| n.as_u64().expect("count"))
                 .sum();
-            assert_eq!(sum, 20, "{ctx}");
+            assert_eq!(sum, 2 * DIFF_PROBES.len() as u64, "{ctx}");
         }
     }
     let n = urlkey::policy::BUILTIN_IDS.len();
