@@ -31,107 +31,155 @@ pub struct FastUrl<'a> {
     fragment_at: Option<usize>,
 }
 
+/// Byte classes of [`CLASS`]: what each component's plain form allows.
+const HOST_OK: u8 = 1;
+const PATH_OK: u8 = 2;
+const QUERY_OK: u8 = 4;
+const FRAGMENT_OK: u8 = 8;
+
+/// Printable ASCII but `\` (controls, space, DEL, `\` and non-ASCII are what the parser
+/// trims, removes, treats as `/` or percent-encodes: #concept-basic-url-parser steps 1-3,
+/// #special-authority-ignore-slashes-state, #path-state), less each component's
+/// percent-encode set (https://url.spec.whatwg.org/#path-percent-encode-set,
+/// #special-query-percent-encode-set, #fragment-percent-encode-set; `^` is kept out of
+/// paths as well) and its own delimiters. A host byte is a letter, a digit, `-`, `_` or `.`.
+const CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0x21;
+    while c < 0x7f {
+        let b = c as u8;
+        if b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.' {
+            t[c] |= HOST_OK;
+        }
+        if !matches!(
+            b,
+            b'\\' | b'"' | b'<' | b'>' | b'`' | b'{' | b'}' | b'^' | b'?' | b'#'
+        ) {
+            t[c] |= PATH_OK;
+        }
+        if !matches!(b, b'\\' | b'"' | b'\'' | b'<' | b'>' | b'#') {
+            t[c] |= QUERY_OK;
+        }
+        if !matches!(b, b'\\' | b'"' | b'<' | b'>' | b'`') {
+            t[c] |= FRAGMENT_OK;
+        }
+        c += 1;
+    }
+    t
+};
+
+/// The first byte at or after `i` that `class` does not allow (or `b.len()`).
+#[inline]
+fn run_of(b: &[u8], mut i: usize, class: u8) -> usize {
+    while i < b.len() && CLASS[b[i] as usize] & class != 0 {
+        i += 1;
+    }
+    i
+}
+
 impl<'a> FastUrl<'a> {
     /// Parses `text` if it is plain enough; `None` means "ask the real parser".
     pub fn parse(text: &'a str) -> Option<FastUrl<'a>> {
         let b = text.as_bytes();
-        // Controls, space, DEL, backslash, non-ASCII: the parser trims, removes tabs and
-        // newlines, treats `\` as `/` and percent-encodes (#concept-basic-url-parser,
-        // steps 1-3; #special-authority-ignore-slashes-state; #path-state).
-        if crate::policy::first_unusual_byte(b).is_some() {
-            return None;
-        }
-        // Seed 001's host-length limit runs before the parser: keep its answer.
-        crate::web::check_host_length(text).map_or(Some(()), |_| None)?;
         // #scheme-state: the scheme is ASCII-lowercased; then exactly `//`
         // (#special-authority-slashes-state), anything else is left to the parser.
-        let scheme_end = if b.len() >= 7 && b[..7].eq_ignore_ascii_case(b"http://") {
-            4
-        } else if b.len() >= 8 && b[..8].eq_ignore_ascii_case(b"https://") {
+        let scheme_end = if b.len() >= 8 && b[..8].eq_ignore_ascii_case(b"https://") {
             5
+        } else if b.len() >= 7 && b[..7].eq_ignore_ascii_case(b"http://") {
+            4
         } else {
             return None;
         };
-        let default_port: u32 = if scheme_end == 4 { 80 } else { 443 };
+        // Seed 001's host-length limit runs before the parser: keep its answer.
+        if text.len() > crate::web::MAX_NON_ASCII_HOST_UTF16
+            && crate::web::check_host_length(text).is_some()
+        {
+            return None;
+        }
         let auth_start = scheme_end + 3;
-        let rest = &b[auth_start..];
-        let auth_len = memchr::memchr3(b'/', b'?', b'#', rest).unwrap_or(rest.len());
-        let authority = &rest[..auth_len];
-        // #authority-state: `@` means credentials; brackets mean IPv6: parser.
-        let (host, port) = match memchr::memchr(b':', authority) {
-            Some(i) => (&authority[..i], Some(&authority[i + 1..])),
-            None => (authority, None),
-        };
-        if !plain_domain(host) {
+        // #host-state: the host runs to `:`, `/`, `?`, `#` or the end; anything else
+        // (`@` for credentials, `[` for IPv6, `%`, controls...) goes to the parser.
+        let host_end = run_of(b, auth_start, HOST_OK);
+        if !plain_domain(&b[auth_start..host_end]) {
             return None;
         }
-        let port = match port {
-            None => None,
-            Some(p) => port_kept(p, default_port)?,
+        let default_port: u32 = if scheme_end == 4 { 80 } else { 443 };
+        let (port, path_at) = if b.get(host_end) == Some(&b':') {
+            // #port-state: ASCII digits up to the path; anything else goes to the parser
+            // (the path check below refuses what follows unless it starts the path).
+            let end = (host_end + 1..b.len())
+                .find(|&j| !b[j].is_ascii_digit())
+                .unwrap_or(b.len());
+            (port_kept(&text[host_end + 1..end], default_port)?, end)
+        } else {
+            (None, host_end)
         };
-        let after = &text[auth_start + auth_len..];
-        let ab = after.as_bytes();
-        let path_len = memchr::memchr2(b'?', b'#', ab).unwrap_or(ab.len());
-        let path = &after[..path_len];
-        if !plain_path(path.as_bytes()) {
+        let path_end = run_of(b, path_at, PATH_OK);
+        match b.get(path_end) {
+            None | Some(b'?' | b'#') => {}
+            Some(_) => return None,
+        }
+        // A path starts with `/` (#path-start-state writes one when it is empty).
+        if path_at < path_end && b[path_at] != b'/' {
             return None;
         }
-        let tail = &after[path_len..];
+        if !plain_path(&b[path_at..path_end]) {
+            return None;
+        }
         // The query runs to the first `#` (#query-state); the fragment is the rest.
-        let (query, fragment) = match tail.as_bytes().first() {
-            None => (None, None),
-            Some(b'#') => (None, Some(&tail[1..])),
-            Some(_) => {
-                let q = &tail[1..];
-                match memchr::memchr(b'#', q.as_bytes()) {
-                    Some(j) => (Some(&q[..j]), Some(&q[j + 1..])),
-                    None => (Some(q), None),
-                }
-            }
-        };
-        // https://url.spec.whatwg.org/#special-query-percent-encode-set: the bytes left in
-        // it once controls, space and non-ASCII are excluded.
-        if query.is_some_and(|q| q.bytes().any(|c| matches!(c, b'"' | b'\'' | b'<' | b'>'))) {
+        let mut at = path_end;
+        let mut query = None;
+        if b.get(at) == Some(&b'?') {
+            let end = run_of(b, at + 1, QUERY_OK);
+            query = Some(at);
+            at = end;
+        }
+        let mut fragment = None;
+        if b.get(at) == Some(&b'#') {
+            let end = run_of(b, at + 1, FRAGMENT_OK);
+            fragment = Some(at);
+            at = end;
+        }
+        if at != b.len() {
             return None;
         }
-        // https://url.spec.whatwg.org/#fragment-percent-encode-set, likewise.
-        if fragment.is_some_and(|f| f.bytes().any(|c| matches!(c, b'"' | b'<' | b'>' | b'`'))) {
-            return None;
-        }
+        let has_port_text = path_at > host_end;
+        let empty_path = path_at == path_end;
         let verbatim = b[..scheme_end].iter().all(u8::is_ascii_lowercase)
-            && !host.iter().any(u8::is_ascii_uppercase)
-            && port.map(str::len) == authority.len().checked_sub(host.len() + 1)
-            && !path.is_empty();
-        let host_end = auth_start + host.len();
-        let path_start = host_end + port.map_or(0, |p| p.len() + 1);
+            && !b[auth_start..host_end].iter().any(u8::is_ascii_uppercase)
+            && port.is_some() == has_port_text
+            && !empty_path;
         let href = if verbatim {
             Cow::Borrowed(text)
         } else {
             // #url-serializing: lowercase scheme and host, the kept port, `/` for an
             // empty path of a special URL (#path-start-state), then query and fragment.
             let mut s = String::with_capacity(text.len() + 1);
-            s.push_str(&text[..auth_start]);
-            s.push_str(&text[auth_start..host_end]);
-            s[..host_end].make_ascii_lowercase();
+            s.push_str(&text[..host_end]);
+            s.make_ascii_lowercase();
             if let Some(p) = port {
                 s.push(':');
                 s.push_str(p);
             }
-            s.push_str(if path.is_empty() { "/" } else { path });
-            s.push_str(tail);
+            s.push_str(if empty_path {
+                "/"
+            } else {
+                &text[path_at..path_end]
+            });
+            s.push_str(&text[path_end..]);
             Cow::Owned(s)
         };
-        let path_end = path_start + path.len().max(1);
-        let query_at = query.map(|_| path_end);
-        let fragment_at = fragment.map(|f| href.len() - f.len() - 1);
+        // Offsets in `href`: it differs from `text` only up to the path's end.
+        let shift = |i: usize| i + href.len() - text.len();
+        let path_start = host_end + port.map_or(0, |p| p.len() + 1);
         Some(FastUrl {
-            href,
             scheme_end,
             host_end,
             path_start,
-            path_end,
-            query_at,
-            fragment_at,
+            path_end: shift(path_end),
+            query_at: query.map(shift),
+            fragment_at: fragment.map(shift),
+            href,
         })
     }
 
@@ -162,7 +210,7 @@ impl<'a> FastUrl<'a> {
 }
 
 /// A host the host parser (https://url.spec.whatwg.org/#concept-host-parser) only
-/// lowercases: letters, digits, `-`, `_` and dots, no empty label but a final one, no
+/// lowercases (its bytes are [`HOST_OK`] already): no empty label but a final one, no
 /// `xn--` label (domain to ASCII would check its Punycode: #concept-domain-to-ascii), and
 /// a last label that does not start with a digit, so that "ends in a number"
 /// (https://url.spec.whatwg.org/#ends-in-a-number-checker) is false: an all-digit or
@@ -171,57 +219,63 @@ fn plain_domain(host: &[u8]) -> bool {
     if host.is_empty() || host.len() > 253 {
         return false;
     }
-    let ok = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.');
-    if !host.iter().all(ok) {
-        return false;
-    }
     let body = host.strip_suffix(b".").unwrap_or(host);
-    let mut last = &body[..0];
-    for label in body.split(|&c| c == b'.') {
-        if label.is_empty() || (label.len() >= 4 && label[..4].eq_ignore_ascii_case(b"xn--")) {
-            return false;
+    let mut last = 0;
+    for (i, &c) in body.iter().chain(std::iter::once(&b'.')).enumerate() {
+        if c == b'.' {
+            let label = &body[last..i];
+            if label.is_empty() || (label.len() >= 4 && label[..4].eq_ignore_ascii_case(b"xn--")) {
+                return false;
+            }
+            if i < body.len() {
+                last = i + 1;
+            }
         }
-        last = label;
     }
-    !last.first().is_some_and(u8::is_ascii_digit)
+    !body[last..].first().is_some_and(u8::is_ascii_digit)
 }
 
 /// The port to keep (https://url.spec.whatwg.org/#port-state): `Some(None)` for an empty
 /// or default port (the serializer writes none), `Some(Some(p))` for one written in
-/// canonical decimal, `None` (the parser decides) for leading zeros, non-digits or a value
-/// past 65535.
-fn port_kept(p: &[u8], default: u32) -> Option<Option<&str>> {
-    if p.is_empty() {
+/// canonical decimal, `None` (the parser decides) for leading zeros or a value past
+/// 65535. `p` is ASCII digits.
+fn port_kept(p: &str, default: u32) -> Option<Option<&str>> {
+    let d = p.as_bytes();
+    if d.is_empty() {
         return Some(None);
     }
-    if p.len() > 5 || !p.iter().all(u8::is_ascii_digit) || (p[0] == b'0' && p.len() > 1) {
+    if d.len() > 5 || (d[0] == b'0' && d.len() > 1) {
         return None;
     }
-    let v = p.iter().fold(0u32, |v, &d| v * 10 + u32::from(d - b'0'));
+    let v = d.iter().fold(0u32, |v, &c| v * 10 + u32::from(c - b'0'));
     if v > 65535 {
         return None;
     }
-    // The bytes are ASCII digits, so this cannot fail.
-    let s = std::str::from_utf8(p).ok()?;
-    Some((v != default).then_some(s))
+    Some((v != default).then_some(p))
 }
 
-/// A path (https://url.spec.whatwg.org/#path-state) the parser keeps byte for byte: no
-/// byte of the path percent-encode set (#path-percent-encode-set; controls, space and
-/// non-ASCII are already excluded), and no single- or double-dot segment, written or
-/// percent-encoded (#single-dot-path-segment), so no `%2e` at all.
+/// A path (https://url.spec.whatwg.org/#path-state) of [`PATH_OK`] bytes that the parser
+/// keeps byte for byte: no single- or double-dot segment, written or percent-encoded
+/// (#single-dot-path-segment), so no `%2e` at all.
 fn plain_path(path: &[u8]) -> bool {
-    if path
-        .iter()
-        .any(|c| matches!(c, b'"' | b'<' | b'>' | b'`' | b'{' | b'}' | b'^'))
-    {
-        return false;
+    let mut seg = 0;
+    for (i, &c) in path.iter().enumerate() {
+        match c {
+            b'/' => {
+                if matches!(&path[seg..i], b"." | b"..") {
+                    return false;
+                }
+                seg = i + 1;
+            }
+            b'%' if path.get(i + 1) == Some(&b'2')
+                && matches!(path.get(i + 2), Some(b'e' | b'E')) =>
+            {
+                return false
+            }
+            _ => {}
+        }
     }
-    if memchr::memmem::find_iter(path, b"%2").any(|i| matches!(path.get(i + 2), Some(b'e' | b'E')))
-    {
-        return false;
-    }
-    !path.split(|&c| c == b'/').any(|s| s == b"." || s == b"..")
+    !matches!(&path[seg..], b"." | b"..")
 }
 
 #[cfg(test)]

@@ -33,7 +33,6 @@ use crate::text;
 use crate::web::WebUrl;
 
 pub use builtin::{builtin_variants, registry, Builtin, BuiltinOption, BUILTIN_IDS};
-pub(crate) use front::first_unusual_byte;
 pub use front::{whatwg_input, FrontEnd, Schemes, PLACEHOLDER_BASE};
 pub use key_form::KeyForm;
 pub use parts::{Log, Parts};
@@ -290,6 +289,13 @@ impl Policy {
             fast_parse: false,
             ..self.clone()
         }
+    }
+
+    /// True when the policy tries the fast parse before ada (its front end allows it and
+    /// [`Policy::without_fast_path`] did not turn it off).
+    #[doc(hidden)]
+    pub fn has_fast_path(&self) -> bool {
+        self.fast_parse
     }
 
     /// True when [`Policy::key`] would take this input through the fast parse
