@@ -83,7 +83,12 @@ impl<'a> FastUrl<'a> {
         let b = text.as_bytes();
         // #scheme-state: the scheme is ASCII-lowercased; then exactly `//`
         // (#special-authority-slashes-state), anything else is left to the parser.
-        let scheme_end = if b.len() >= 8 && b[..8].eq_ignore_ascii_case(b"https://") {
+        // Written in lowercase nearly always: compare exactly first.
+        let scheme_end = if b.starts_with(b"https://") {
+            5
+        } else if b.starts_with(b"http://") {
+            4
+        } else if b.len() >= 8 && b[..8].eq_ignore_ascii_case(b"https://") {
             5
         } else if b.len() >= 7 && b[..7].eq_ignore_ascii_case(b"http://") {
             4
