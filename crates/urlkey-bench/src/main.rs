@@ -239,12 +239,15 @@ impl Subject {
     }
 }
 
-/// How a subject's name marks a policy whose fast parse is off (`~ada`).
+/// How a subject's name marks a builtin whose fast parse was turned off (`~ada`).
 fn ada_only(p: &urlkey::Policy) -> &'static str {
-    if p.has_fast_path() {
-        ""
-    } else {
+    let normally = urlkey::PolicySet::builtin()
+        .get(p.id())
+        .is_ok_and(|b| b.has_fast_path());
+    if normally && !p.has_fast_path() {
         " [fast path off]"
+    } else {
+        ""
     }
 }
 
