@@ -57,6 +57,7 @@ urls = sorted(set(u for u in urls if len(u.encode("utf-8", "surrogatepass")) <= 
 for u in urls:
     write("policies", u)
     write("inspect", u)
+    write("fast_path", u)
 
 # Readers: byte 0 = format and limit, byte 1 = buffer size, byte 2 = batch size.
 for i in range(300):

@@ -24,13 +24,13 @@ use urlkey_bench::gen::{self, GenOptions};
 static GLOBAL: CountingAlloc = CountingAlloc;
 
 const USAGE: &str = "usage:
-  urlkey-bench macro [--rounds N] [--set all|web|file] [--data DIR] [--no-outcome] [--proto]
+  urlkey-bench macro [--rounds N] [--set all|web|file] [--data DIR] [--no-outcome] [--proto] [--ada-path]
   urlkey-bench gen --lines N --distinct M [--seed S] [--review-share PCT] [--review-size K] [--no-noise]
   urlkey-bench run --subject ID [--limit N] [--repeat R] [--set all|web|file] [--data DIR] [--allocs]
   urlkey-bench ladder --policy citation@1|mapper@1|webkey@1|document@1 [--rounds N] [--set all|web|file] [--data DIR]
   urlkey-bench proto-key --policy citation@1|document@1 FILE
 
-subjects: ada (parse + href), hash (xxh3 of each line), a policy id (citation@1, ...),\nkey_into:<policy> (the lean key path), proto-citation or proto-document (the lean-path prototypes), ladder:<policy>:<step>";
+subjects: ada (parse + href), hash (xxh3 of each line), a policy id (citation@1, ...),\nkey_into:<policy> (the lean key path), proto-citation or proto-document (the lean-path prototypes), ladder:<policy>:<step>;\na policy subject with ~ada (key_into:citation@1~ada) runs with the fast parse off";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -130,6 +130,15 @@ enum Subject {
 
 impl Subject {
     fn from_id(id: &str) -> Result<Subject, String> {
+        // `<subject>~ada`: the same policy with the verified fast parse off (every input
+        // through ada): the "before" of issue 19's fast path, in the same run.
+        if let Some(id) = id.strip_suffix("~ada") {
+            return match Subject::from_id(id)? {
+                Subject::Policy(p) => Ok(Subject::Policy(p.without_fast_path())),
+                Subject::KeyInto(p) => Ok(Subject::KeyInto(p.without_fast_path())),
+                _ => Err(format!("{id}~ada: only a policy subject has a fast path")),
+            };
+        }
         match id {
             "hash" => Ok(Subject::Hash),
             "ada" => Ok(Subject::Ada),
@@ -163,8 +172,8 @@ impl Subject {
         match self {
             Subject::Hash => "read+xxh3 (floor of I/O)".into(),
             Subject::Ada => "ada parse+href (baseline)".into(),
-            Subject::Policy(p) => format!("{} key (Outcome)", p.id()),
-            Subject::KeyInto(p) => format!("{} key_into (lean)", p.id()),
+            Subject::Policy(p) => format!("{} key (Outcome){}", p.id(), ada_only(p)),
+            Subject::KeyInto(p) => format!("{} key_into (lean){}", p.id(), ada_only(p)),
             Subject::ProtoCitation(_) => "prototype: citation@1 lean key path".into(),
             Subject::ProtoDocument(_) => "prototype: document@1 lean key path".into(),
         }
@@ -230,6 +239,18 @@ impl Subject {
     }
 }
 
+/// How a subject's name marks a builtin whose fast parse was turned off (`~ada`).
+fn ada_only(p: &urlkey::Policy) -> &'static str {
+    let normally = urlkey::PolicySet::builtin()
+        .get(p.id())
+        .is_ok_and(|b| b.has_fast_path());
+    if normally && !p.has_fast_path() {
+        " [fast path off]"
+    } else {
+        ""
+    }
+}
+
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     let n = v.len();
@@ -281,7 +302,7 @@ fn macro_bench(args: &[String]) -> Result<(), String> {
     let flags = Flags::new(
         args,
         &["--rounds", "--set", "--data"],
-        &["--proto", "--no-outcome"],
+        &["--proto", "--no-outcome", "--ada-path"],
     )?;
     let rounds = flags.num("--rounds", 7)?.max(1) as usize;
     let lines = load(&flags)?;
@@ -291,6 +312,16 @@ fn macro_bench(args: &[String]) -> Result<(), String> {
         subjects.push(Subject::from_id(&format!("key_into:{id}"))?);
         if !flags.has("--no-outcome") {
             subjects.push(Subject::from_id(id)?);
+        }
+        // --ada-path: beside each policy that has the fast parse, the same without it.
+        let fast = urlkey::PolicySet::builtin()
+            .get(id)
+            .is_ok_and(|p| p.has_fast_path());
+        if flags.has("--ada-path") && fast {
+            subjects.push(Subject::from_id(&format!("key_into:{id}~ada"))?);
+            if !flags.has("--no-outcome") {
+                subjects.push(Subject::from_id(&format!("{id}~ada"))?);
+            }
         }
     }
     if flags.has("--proto") {

@@ -47,6 +47,9 @@ use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+mod common;
+
+use common::expand;
 use urlkey::policy::{builtin_variants, PLACEHOLDER_BASE};
 use urlkey::{Outcome, Policy, PolicySet};
 use urlkey_batch::input::{records_from, InputFormat, ReadOptions};
@@ -167,72 +170,6 @@ fn parse_catalogue(text: &str) -> (Vec<String>, Vec<Case>) {
         }
     }
     (preamble, cases)
-}
-
-/// Expands the escapes and `\rep{N}{text}` of an input into bytes.
-fn expand(s: &str) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut rest = s;
-    while let Some(i) = rest.find('\\') {
-        out.extend_from_slice(&rest.as_bytes()[..i]);
-        rest = &rest[i + 1..];
-        if let Some(r) = rest.strip_prefix("rep{") {
-            let (n, r) = r.split_once("}{").expect("\\rep{N}{text}");
-            let n: usize = n.parse().expect("\\rep count");
-            // The text ends at the first `}` not part of a `\u{..}`.
-            let mut depth_end = None;
-            let b = r.as_bytes();
-            let mut j = 0;
-            while j < b.len() {
-                if b[j] == b'\\' && r[j..].starts_with("\\u{") {
-                    j += r[j..].find('}').unwrap() + 1;
-                    continue;
-                }
-                if b[j] == b'\\' {
-                    j += 2;
-                    continue;
-                }
-                if b[j] == b'}' {
-                    depth_end = Some(j);
-                    break;
-                }
-                j += 1;
-            }
-            let end = depth_end.expect("unclosed \\rep");
-            let unit = expand(&r[..end]);
-            out.reserve(unit.len() * n);
-            for _ in 0..n {
-                out.extend_from_slice(&unit);
-            }
-            rest = &r[end + 1..];
-            continue;
-        }
-        let mut chars = rest.chars();
-        match chars.next() {
-            Some('t') => out.push(b'\t'),
-            Some('n') => out.push(b'\n'),
-            Some('r') => out.push(b'\r'),
-            Some('\\') => out.push(b'\\'),
-            Some('x') => {
-                let hex = &rest[1..3];
-                out.push(u8::from_str_radix(hex, 16).expect("\\xNN"));
-                rest = &rest[3..];
-                continue;
-            }
-            Some('u') => {
-                let end = rest.find('}').expect("\\u{HEX}");
-                let cp = u32::from_str_radix(&rest[2..end], 16).expect("\\u{HEX}");
-                let c = char::from_u32(cp).expect("a character");
-                out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
-                rest = &rest[end + 1..];
-                continue;
-            }
-            other => panic!("unknown escape \\{other:?} in {s:?}"),
-        }
-        rest = chars.as_str();
-    }
-    out.extend_from_slice(rest.as_bytes());
-    out
 }
 
 /// Escapes a key or observed text for the catalogue (short values only).

@@ -26,6 +26,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::error::{ErrorCode, KeyError};
+use crate::fast::FastUrl;
 use crate::outcome::{Component, Fact, Outcome};
 use crate::psl::PublicSuffixList;
 use crate::text;
@@ -180,6 +181,8 @@ pub struct Policy {
     key_rules: Arc<[Rule]>,
     /// A single-pass path for this exact rule list, if there is one.
     fused: fused::Fused,
+    /// Try [`FastUrl`] before ada ([`fast_parse_applies`]).
+    fast_parse: bool,
     /// A list given with `--psl`; `None` reads the embedded snapshot, parsed on first use.
     psl: Option<PublicSuffixList>,
     psl_version: Arc<str>,
@@ -278,6 +281,39 @@ impl Policy {
         .map_err(|e| e.code)
     }
 
+    /// This policy with the verified fast parse ([`crate::fast`]) turned off: every
+    /// input goes through ada. For the tests that compare the two paths.
+    #[doc(hidden)]
+    pub fn without_fast_path(&self) -> Policy {
+        Policy {
+            fast_parse: false,
+            ..self.clone()
+        }
+    }
+
+    /// True when the policy tries the fast parse before ada (its front end allows it and
+    /// [`Policy::without_fast_path`] did not turn it off).
+    #[doc(hidden)]
+    pub fn has_fast_path(&self) -> bool {
+        self.fast_parse
+    }
+
+    /// True when [`Policy::key`] would take this input through the fast parse
+    /// ([`crate::fast`]) instead of ada.
+    #[doc(hidden)]
+    pub fn takes_fast_path(&self, input: &str) -> bool {
+        if !self.fast_parse || input.len() > self.max_input_bytes {
+            return false;
+        }
+        let (text, at) = trim_for(self.def.front, input);
+        if self.def.front == FrontEnd::Mapper
+            && !matches!(front::mapper_precheck(text, at, true), Ok(None))
+        {
+            return false;
+        }
+        FastUrl::parse(text).is_some()
+    }
+
     /// The front end: trims, refuses or parses, and hands the parts, the log so far and
     /// the parser's serialization (when the parts come from one) to `then`. A `quiet`
     /// run builds no log text and no error message (the code is all it returns).
@@ -313,16 +349,28 @@ impl Policy {
                 } else {
                     (Cow::Borrowed(text), false)
                 };
-                let url = WebUrl::parse(&to_parse, base).map_err(|e| {
-                    if assumed && !quiet {
-                        explain_assumed_scheme(e)
-                    } else {
-                        e
+                // Plain http(s) text needs no state machine (`crate::fast`): it is
+                // accepted by either scheme list.
+                let fast = match (self.fast_parse, base, &to_parse) {
+                    (true, None, Cow::Borrowed(t)) => FastUrl::parse(t),
+                    _ => None,
+                };
+                let url;
+                let u = match &fast {
+                    Some(f) => f.pieces(),
+                    None => {
+                        url = WebUrl::parse(&to_parse, base).map_err(|e| {
+                            if assumed && !quiet {
+                                explain_assumed_scheme(e)
+                            } else {
+                                e
+                            }
+                        })?;
+                        // Refuse before slicing the components: most refused lines stop here.
+                        front::check_scheme(&url, schemes, quiet)?;
+                        url.pieces()
                     }
-                })?;
-                // Refuse before slicing the components: most refused lines stop here.
-                front::check_scheme(&url, schemes, quiet)?;
-                let u = url.pieces();
+                };
                 log.scheme_assumed = assumed;
                 if assumed && !quiet {
                     log.record(
@@ -340,9 +388,20 @@ impl Policy {
             }
             FrontEnd::Mapper => {
                 let base = front::mapper_precheck(text, trimmed_at, quiet)?;
-                let url = WebUrl::parse(text, base)?;
                 let path_only = base.is_some();
-                let u = url.pieces();
+                let fast = if self.fast_parse && !path_only {
+                    FastUrl::parse(text)
+                } else {
+                    None
+                };
+                let url;
+                let u = match &fast {
+                    Some(f) => f.pieces(),
+                    None => {
+                        url = WebUrl::parse(text, base)?;
+                        url.pieces()
+                    }
+                };
                 let parts = front::parts_from_url(&u, path_only, quiet)?;
                 if !quiet {
                     record_parse_changes(text, !path_only, u.href, &parts, &mut log);
@@ -460,6 +519,21 @@ impl Policy {
             psl: log.used_psl.then(|| self.psl_version.clone()),
         }
     }
+}
+
+/// True when a front end may try [`FastUrl`] before ada: it replaces the parser only,
+/// so every rule still runs. `mapper` (absolute input; path-only input is resolved against
+/// a base, which the fast parse does not do) and `whatwg` without scheme inference (the
+/// inferred `https://` text is built first, and it goes to ada). `document` runs no parser.
+pub(crate) fn fast_parse_applies(front: FrontEnd) -> bool {
+    matches!(
+        front,
+        FrontEnd::Mapper
+            | FrontEnd::Whatwg {
+                infer_scheme: false,
+                ..
+            }
+    )
 }
 
 /// The text a front end reads, and its byte offset in `input`. Each front end trims as its

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::{
-    builtin, file, fused, Policy, PolicyDef, PolicyError, Rule, BUILTIN_IDS,
+    builtin, fast_parse_applies, file, fused, Policy, PolicyDef, PolicyError, Rule, BUILTIN_IDS,
     DEFAULT_MAX_INPUT_BYTES,
 };
 use crate::psl::PublicSuffixList;
@@ -144,6 +144,7 @@ impl PolicySet {
         };
         Ok(Policy {
             fused: fused::Fused::for_definition(&def),
+            fast_parse: fast_parse_applies(def.front),
             canonical_rules: split(true),
             key_rules: split(false),
             uses_psl: def

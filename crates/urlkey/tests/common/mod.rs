@@ -1,5 +1,5 @@
 //! Helpers shared by the integration tests of this crate: the golden fixtures
-//! (`tests/golden/<id>.tsv`) and their escapes. Each test binary uses a part of them.
+//! (`tests/golden/<id>.tsv`) and their escapes, and the hostile catalogue's escapes. Each test binary uses a part of them.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -74,4 +74,81 @@ pub fn golden_inputs() -> Vec<String> {
         out.extend(golden_cases(&id).into_iter().map(|(input, _)| input));
     }
     out.into_iter().collect()
+}
+
+/// The hostile catalogue's inputs (`tests/hostile/catalogue.txt`, `input:` lines):
+/// [`expand`]ed bytes, in order.
+pub fn hostile_inputs() -> Vec<Vec<u8>> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hostile/catalogue.txt");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .filter_map(|l| l.strip_prefix("input:"))
+        .map(|v| expand(v.strip_prefix(' ').unwrap_or(v)))
+        .collect()
+}
+
+/// Expands the escapes and `\rep{N}{text}` of an input into bytes.
+pub fn expand(s: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut rest = s;
+    while let Some(i) = rest.find('\\') {
+        out.extend_from_slice(&rest.as_bytes()[..i]);
+        rest = &rest[i + 1..];
+        if let Some(r) = rest.strip_prefix("rep{") {
+            let (n, r) = r.split_once("}{").expect("\\rep{N}{text}");
+            let n: usize = n.parse().expect("\\rep count");
+            // The text ends at the first `}` not part of a `\u{..}`.
+            let mut depth_end = None;
+            let b = r.as_bytes();
+            let mut j = 0;
+            while j < b.len() {
+                if b[j] == b'\\' && r[j..].starts_with("\\u{") {
+                    j += r[j..].find('}').unwrap() + 1;
+                    continue;
+                }
+                if b[j] == b'\\' {
+                    j += 2;
+                    continue;
+                }
+                if b[j] == b'}' {
+                    depth_end = Some(j);
+                    break;
+                }
+                j += 1;
+            }
+            let end = depth_end.expect("unclosed \\rep");
+            let unit = expand(&r[..end]);
+            out.reserve(unit.len() * n);
+            for _ in 0..n {
+                out.extend_from_slice(&unit);
+            }
+            rest = &r[end + 1..];
+            continue;
+        }
+        let mut chars = rest.chars();
+        match chars.next() {
+            Some('t') => out.push(b'\t'),
+            Some('n') => out.push(b'\n'),
+            Some('r') => out.push(b'\r'),
+            Some('\\') => out.push(b'\\'),
+            Some('x') => {
+                let hex = &rest[1..3];
+                out.push(u8::from_str_radix(hex, 16).expect("\\xNN"));
+                rest = &rest[3..];
+                continue;
+            }
+            Some('u') => {
+                let end = rest.find('}').expect("\\u{HEX}");
+                let cp = u32::from_str_radix(&rest[2..end], 16).expect("\\u{HEX}");
+                let c = char::from_u32(cp).expect("a character");
+                out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+                rest = &rest[end + 1..];
+                continue;
+            }
+            other => panic!("unknown escape \\{other:?} in {s:?}"),
+        }
+        rest = chars.as_str();
+    }
+    out.extend_from_slice(rest.as_bytes());
+    out
 }

@@ -1,0 +1,347 @@
+//! The verified fast path (issue 19, target 3): plain printable-ASCII `http(s)` URLs whose
+//! WHATWG serialization can be written without running the parser's state machine.
+//!
+//! [`FastUrl::parse`] accepts only text for which every step of the basic URL parser
+//! (<https://url.spec.whatwg.org/#concept-basic-url-parser>) is the identity or a trivial
+//! rewrite (ASCII lowercase of scheme and host, a default or empty port dropped, an empty
+//! path written `/`), and gives back `None` for anything else, which then goes to ada.
+//! What it accepts, it must serialize exactly as ada does: [`FastUrl::pieces`] equals
+//! [`crate::WebUrl::pieces`] field for field. `tests/fast_path.rs` checks that on the
+//! corpus, every WPT input, the golden and hostile inputs and generated near-misses, and
+//! `fuzz/fuzz_targets/fast_path.rs` on arbitrary bytes.
+
+use std::borrow::Cow;
+
+use crate::web::{HostKind, Pieces};
+
+/// A URL the fast path parsed: its serialization and where each component lies in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FastUrl<'a> {
+    href: Cow<'a, str>,
+    /// `http` or `https`: 4 or 5.
+    scheme_end: usize,
+    host_end: usize,
+    /// Where the path starts (after `:port` when one is kept).
+    path_start: usize,
+    /// Where the path ends: the `?`, the `#` or the end.
+    path_end: usize,
+    /// The `?`, when there is a query.
+    query_at: Option<usize>,
+    /// The `#`, when there is a fragment.
+    fragment_at: Option<usize>,
+}
+
+/// Byte classes of [`CLASS`]: what each component's plain form allows.
+const HOST_OK: u8 = 1;
+const PATH_OK: u8 = 2;
+const QUERY_OK: u8 = 4;
+const FRAGMENT_OK: u8 = 8;
+
+/// Printable ASCII but `\` (controls, space, DEL, `\` and non-ASCII are what the parser
+/// trims, removes, treats as `/` or percent-encodes: #concept-basic-url-parser steps 1-3,
+/// #special-authority-ignore-slashes-state, #path-state), less each component's
+/// percent-encode set (https://url.spec.whatwg.org/#path-percent-encode-set,
+/// #special-query-percent-encode-set, #fragment-percent-encode-set; `^` is kept out of
+/// paths as well) and its own delimiters. A host byte is a letter, a digit, `-`, `_` or `.`.
+const CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0x21;
+    while c < 0x7f {
+        let b = c as u8;
+        if b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.' {
+            t[c] |= HOST_OK;
+        }
+        if !matches!(
+            b,
+            b'\\' | b'"' | b'<' | b'>' | b'`' | b'{' | b'}' | b'^' | b'?' | b'#'
+        ) {
+            t[c] |= PATH_OK;
+        }
+        if !matches!(b, b'\\' | b'"' | b'\'' | b'<' | b'>' | b'#') {
+            t[c] |= QUERY_OK;
+        }
+        if !matches!(b, b'\\' | b'"' | b'<' | b'>' | b'`') {
+            t[c] |= FRAGMENT_OK;
+        }
+        c += 1;
+    }
+    t
+};
+
+/// The first byte at or after `i` that `class` does not allow (or `b.len()`).
+#[inline]
+fn run_of(b: &[u8], mut i: usize, class: u8) -> usize {
+    while i < b.len() && CLASS[b[i] as usize] & class != 0 {
+        i += 1;
+    }
+    i
+}
+
+impl<'a> FastUrl<'a> {
+    /// Parses `text` if it is plain enough; `None` means "ask the real parser".
+    pub fn parse(text: &'a str) -> Option<FastUrl<'a>> {
+        let b = text.as_bytes();
+        // #scheme-state: the scheme is ASCII-lowercased; then exactly `//`
+        // (#special-authority-slashes-state), anything else is left to the parser.
+        // Written in lowercase nearly always: compare exactly first.
+        let scheme_end = if b.starts_with(b"https://") {
+            5
+        } else if b.starts_with(b"http://") {
+            4
+        } else if b.len() >= 8 && b[..8].eq_ignore_ascii_case(b"https://") {
+            5
+        } else if b.len() >= 7 && b[..7].eq_ignore_ascii_case(b"http://") {
+            4
+        } else {
+            return None;
+        };
+        // Seed 001's host-length limit runs before the parser: keep its answer.
+        if text.len() > crate::web::MAX_NON_ASCII_HOST_UTF16
+            && crate::web::check_host_length(text).is_some()
+        {
+            return None;
+        }
+        let auth_start = scheme_end + 3;
+        // #host-state: the host runs to `:`, `/`, `?`, `#` or the end; anything else
+        // (`@` for credentials, `[` for IPv6, `%`, controls...) goes to the parser.
+        let host_end = run_of(b, auth_start, HOST_OK);
+        if !plain_domain(&b[auth_start..host_end]) {
+            return None;
+        }
+        let default_port: u32 = if scheme_end == 4 { 80 } else { 443 };
+        let (port, path_at) = if b.get(host_end) == Some(&b':') {
+            // #port-state: ASCII digits up to the path; anything else goes to the parser
+            // (the path check below refuses what follows unless it starts the path).
+            let end = (host_end + 1..b.len())
+                .find(|&j| !b[j].is_ascii_digit())
+                .unwrap_or(b.len());
+            (port_kept(&text[host_end + 1..end], default_port)?, end)
+        } else {
+            (None, host_end)
+        };
+        let path_end = run_of(b, path_at, PATH_OK);
+        match b.get(path_end) {
+            None | Some(b'?' | b'#') => {}
+            Some(_) => return None,
+        }
+        // A path starts with `/` (#path-start-state writes one when it is empty).
+        if path_at < path_end && b[path_at] != b'/' {
+            return None;
+        }
+        if !plain_path(&b[path_at..path_end]) {
+            return None;
+        }
+        // The query runs to the first `#` (#query-state); the fragment is the rest.
+        let mut at = path_end;
+        let mut query = None;
+        if b.get(at) == Some(&b'?') {
+            let end = run_of(b, at + 1, QUERY_OK);
+            query = Some(at);
+            at = end;
+        }
+        let mut fragment = None;
+        if b.get(at) == Some(&b'#') {
+            let end = run_of(b, at + 1, FRAGMENT_OK);
+            fragment = Some(at);
+            at = end;
+        }
+        if at != b.len() {
+            return None;
+        }
+        let has_port_text = path_at > host_end;
+        let empty_path = path_at == path_end;
+        let verbatim = b[..scheme_end].iter().all(u8::is_ascii_lowercase)
+            && !b[auth_start..host_end].iter().any(u8::is_ascii_uppercase)
+            && port.is_some() == has_port_text
+            && !empty_path;
+        let href = if verbatim {
+            Cow::Borrowed(text)
+        } else {
+            // #url-serializing: lowercase scheme and host, the kept port, `/` for an
+            // empty path of a special URL (#path-start-state), then query and fragment.
+            let mut s = String::with_capacity(text.len() + 1);
+            s.push_str(&text[..host_end]);
+            s.make_ascii_lowercase();
+            if let Some(p) = port {
+                s.push(':');
+                s.push_str(p);
+            }
+            s.push_str(if empty_path {
+                "/"
+            } else {
+                &text[path_at..path_end]
+            });
+            s.push_str(&text[path_end..]);
+            Cow::Owned(s)
+        };
+        // Offsets in `href`: it differs from `text` only up to the path's end.
+        let shift = |i: usize| i + href.len() - text.len();
+        let path_start = host_end + port.map_or(0, |p| p.len() + 1);
+        Some(FastUrl {
+            scheme_end,
+            host_end,
+            path_start,
+            path_end: shift(path_end),
+            query_at: query.map(shift),
+            fragment_at: fragment.map(shift),
+            href,
+        })
+    }
+
+    /// The serialization (`href`).
+    pub fn href(&self) -> &str {
+        &self.href
+    }
+
+    /// The components, as [`crate::WebUrl::pieces`] gives them for the same text.
+    pub fn pieces(&self) -> Pieces<'_> {
+        let h: &str = &self.href;
+        let end_of_query = self.fragment_at.unwrap_or(h.len());
+        Pieces {
+            href: h,
+            scheme: &h[..self.scheme_end],
+            username: "",
+            password: "",
+            userinfo: "",
+            hostname: &h[self.scheme_end + 3..self.host_end],
+            port: h.get(self.host_end + 1..self.path_start).unwrap_or(""),
+            pathname: &h[self.path_start..self.path_end],
+            query: self.query_at.map(|q| &h[q + 1..end_of_query]),
+            fragment: self.fragment_at.map(|f| &h[f + 1..]),
+            host_kind: HostKind::Domain,
+            opaque_path: false,
+        }
+    }
+}
+
+/// A host the host parser (https://url.spec.whatwg.org/#concept-host-parser) only
+/// lowercases (its bytes are [`HOST_OK`] already): no empty label but a final one, no
+/// `xn--` label (domain to ASCII would check its Punycode: #concept-domain-to-ascii), and
+/// a last label that does not start with a digit, so that "ends in a number"
+/// (https://url.spec.whatwg.org/#ends-in-a-number-checker) is false: an all-digit or
+/// `0x` last label would make it an IPv4 address.
+fn plain_domain(host: &[u8]) -> bool {
+    if host.is_empty() || host.len() > 253 {
+        return false;
+    }
+    let body = host.strip_suffix(b".").unwrap_or(host);
+    let mut last = 0;
+    for (i, &c) in body.iter().chain(std::iter::once(&b'.')).enumerate() {
+        if c == b'.' {
+            let label = &body[last..i];
+            if label.is_empty() || (label.len() >= 4 && label[..4].eq_ignore_ascii_case(b"xn--")) {
+                return false;
+            }
+            if i < body.len() {
+                last = i + 1;
+            }
+        }
+    }
+    !body[last..].first().is_some_and(u8::is_ascii_digit)
+}
+
+/// The port to keep (https://url.spec.whatwg.org/#port-state): `Some(None)` for an empty
+/// or default port (the serializer writes none), `Some(Some(p))` for one written in
+/// canonical decimal, `None` (the parser decides) for leading zeros or a value past
+/// 65535. `p` is ASCII digits.
+fn port_kept(p: &str, default: u32) -> Option<Option<&str>> {
+    let d = p.as_bytes();
+    if d.is_empty() {
+        return Some(None);
+    }
+    if d.len() > 5 || (d[0] == b'0' && d.len() > 1) {
+        return None;
+    }
+    let v = d.iter().fold(0u32, |v, &c| v * 10 + u32::from(c - b'0'));
+    if v > 65535 {
+        return None;
+    }
+    Some((v != default).then_some(p))
+}
+
+/// A path (https://url.spec.whatwg.org/#path-state) of [`PATH_OK`] bytes that the parser
+/// keeps byte for byte: no single- or double-dot segment, written or percent-encoded
+/// (#single-dot-path-segment), so no `%2e` at all.
+fn plain_path(path: &[u8]) -> bool {
+    let mut seg = 0;
+    for (i, &c) in path.iter().enumerate() {
+        match c {
+            b'/' => {
+                if matches!(&path[seg..i], b"." | b"..") {
+                    return false;
+                }
+                seg = i + 1;
+            }
+            b'%' if path.get(i + 1) == Some(&b'2')
+                && matches!(path.get(i + 2), Some(b'e' | b'E')) =>
+            {
+                return false
+            }
+            _ => {}
+        }
+    }
+    !matches!(&path[seg..], b"." | b"..")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::WebUrl;
+
+    fn agrees(x: &str) -> bool {
+        let Some(f) = FastUrl::parse(x) else {
+            return false;
+        };
+        let u = WebUrl::parse(x, None).unwrap();
+        assert_eq!(f.pieces(), u.pieces(), "{x}");
+        true
+    }
+
+    #[test]
+    fn plain_urls_are_accepted_and_serialized_as_ada_does() {
+        for x in [
+            "https://example.com/a/b?c=d#e",
+            "HTTP://Example.COM",
+            "http://a.example:80/x",
+            "https://a.example:443",
+            "https://a.example:8443/p",
+            "http://a.example:/p?",
+            "https://a.example?q#f",
+            "https://a.example#f?x",
+            "https://a_b.example./%41?x=%2e#%2e",
+            "http://a.example/a%2/b",
+        ] {
+            assert!(agrees(x), "not accepted: {x}");
+        }
+    }
+
+    #[test]
+    fn anything_else_goes_to_the_parser() {
+        for x in [
+            " https://a.example/",
+            "https://a.example/ b",
+            "https://a\\b/",
+            "https://u@a.example/",
+            "https://[::1]/",
+            "https://1.2.3.4/",
+            "https://a.0x1f/",
+            "https://a.123./",
+            "https://xn--nxasmq6b.example/",
+            "https://a..b/",
+            "https:///a",
+            "https:a",
+            "https://a.example:080/",
+            "https://a.example:65536/",
+            "https://a.example/./x",
+            "https://a.example/x/..",
+            "https://a.example/%2E%2e/x",
+            "https://a.example/a^b",
+            "https://a.example/?q='",
+            "https://a.example/#`",
+            "https://é.example/",
+            "ftp://a.example/",
+        ] {
+            assert!(FastUrl::parse(x).is_none(), "accepted: {x}");
+        }
+    }
+}
