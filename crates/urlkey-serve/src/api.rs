@@ -17,7 +17,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::timeout::{RequestBodyTimeoutLayer, TimeoutError};
 
-use crate::error::{json_response, to_json, ApiError};
+use crate::error::{json_or_error, json_response, to_json, ApiError};
 use crate::mapview::{self, MapRequest, Queue};
 use crate::{assets, AppState};
 
@@ -629,14 +629,7 @@ async fn key(
         })
         .await
     };
-    match work.await {
-        Ok(b) => (
-            [(header::CONTENT_TYPE, "application/json; charset=utf-8")],
-            b,
-        )
-            .into_response(),
-        Err(e) => e.into_response(),
-    }
+    json_or_error(work.await)
 }
 
 #[derive(Deserialize)]
@@ -668,14 +661,7 @@ async fn inspect(
         })
         .await
     };
-    match work.await {
-        Ok(b) => (
-            [(header::CONTENT_TYPE, "application/json; charset=utf-8")],
-            b,
-        )
-            .into_response(),
-        Err(e) => e.into_response(),
-    }
+    json_or_error(work.await)
 }
 
 #[cfg(test)]

@@ -12,15 +12,15 @@ use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Extension, State};
-use axum::http::{header, HeaderMap};
-use axum::response::{IntoResponse, Response};
+use axum::http::HeaderMap;
+use axum::response::Response;
 use serde::{Deserialize, Serialize};
 use urlkey::Policy;
 use urlkey_batch::diff::{PolicyDiff, Report};
 use urlkey_batch::input::{records_from, InputRecord, ReadOptions};
 
 use crate::api::{blocking, map_worker, read_body, BodyDone};
-use crate::error::{to_json, ApiError};
+use crate::error::{json_or_error, to_json, ApiError};
 use crate::mapview::{read_options, Queue};
 use crate::AppState;
 
@@ -144,12 +144,5 @@ pub(crate) async fn diff(
         drop(worker);
         Ok::<_, ApiError>(out)
     };
-    match work.await {
-        Ok(b) => (
-            [(header::CONTENT_TYPE, "application/json; charset=utf-8")],
-            b,
-        )
-            .into_response(),
-        Err(e) => e.into_response(),
-    }
+    json_or_error(work.await)
 }

@@ -180,6 +180,18 @@ pub fn escape_markup(bytes: Vec<u8>) -> Vec<u8> {
     out
 }
 
+/// The answer of a handler whose work gives serialized JSON (from [`to_json`]) or an error.
+pub fn json_or_error(work: Result<Vec<u8>, ApiError>) -> Response {
+    match work {
+        Ok(bytes) => (
+            [(header::CONTENT_TYPE, "application/json; charset=utf-8")],
+            bytes,
+        )
+            .into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
 /// A JSON response (serialization cannot fail for the types used; if it did, a fixed
 /// `internal` error is sent instead).
 pub fn json_response<T: serde::Serialize + ?Sized>(status: StatusCode, value: &T) -> Response {

@@ -9,13 +9,13 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::{Extension, State};
-use axum::http::{header, HeaderMap};
-use axum::response::{IntoResponse, Response};
+use axum::http::HeaderMap;
+use axum::response::Response;
 use serde::{Deserialize, Serialize};
 use urlkey::explain::Explanation;
 
 use crate::api::{blocking, map_worker, read_body, BodyDone};
-use crate::error::{to_json, ApiError};
+use crate::error::{json_or_error, to_json, ApiError};
 use crate::mapview::Queue;
 use crate::AppState;
 
@@ -99,14 +99,7 @@ pub(crate) async fn explain(
         drop(worker);
         Ok::<_, ApiError>(out)
     };
-    match work.await {
-        Ok(b) => (
-            [(header::CONTENT_TYPE, "application/json; charset=utf-8")],
-            b,
-        )
-            .into_response(),
-        Err(e) => e.into_response(),
-    }
+    json_or_error(work.await)
 }
 
 #[cfg(test)]
