@@ -1,40 +1,12 @@
 //! `clean@1`, registry 2 and the redirect wrappers through the binary (issue 18):
 //! `urlkey key --policy clean@1`, `urlkey rules --registry 2`, `urlkey rules --check`.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
-
 use urlkey::tracking::MatchKind;
 use urlkey::tracking2::{Exception, Scope, REGISTRY_2};
 use urlkey::unwrap::{PathMatch, WRAPPERS};
 
-fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_urlkey"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary starts");
-    let mut input = child.stdin.take().expect("stdin");
-    let data = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = input.write_all(&data);
-    });
-    let out = child.wait_with_output().expect("the binary finishes");
-    writer.join().expect("stdin writer");
-    out
-}
-
-fn ok(args: &[&str], stdin: &[u8]) -> String {
-    let out = run(args, stdin);
-    assert!(
-        out.status.success(),
-        "urlkey {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("UTF-8 output")
-}
+mod common;
+use common::{ok, run};
 
 /// `clean@1`'s keys of `inputs`, one process for all of them.
 fn keys(inputs: &[String]) -> Vec<String> {

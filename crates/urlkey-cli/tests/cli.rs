@@ -2,7 +2,6 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
 
 /// `\r\n` as `\n`, so that a split on `\n` and `\r` counts each line end once.
 trait ReplaceCrlf {
@@ -23,37 +22,8 @@ impl ReplaceCrlf for Vec<u8> {
     }
 }
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_urlkey"))
-}
-
-fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = bin()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary starts");
-    let mut input = child.stdin.take().expect("stdin");
-    let data = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = input.write_all(&data);
-    });
-    let out = child.wait_with_output().expect("the binary finishes");
-    writer.join().expect("stdin writer");
-    out
-}
-
-fn ok(args: &[&str], stdin: &[u8]) -> String {
-    let out = run(args, stdin);
-    assert!(
-        out.status.success(),
-        "urlkey {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("UTF-8 output")
-}
+mod common;
+use common::{ok, run};
 
 fn corpus_dir() -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
