@@ -1,9 +1,19 @@
 //! An order-keeping parallel map over batches of records. Output is byte-identical
-//! whatever the thread count: workers compute, one thread writes, in input order.
+//! whatever the thread count: every thread reads and computes, one thread writes, in
+//! input order.
+//!
+//! Why not a pool with a fork/join per batch (what this was until issue 19): on a
+//! machine whose other core is busy, a batch split across the workers waits for its
+//! slowest part, and the separate reading, dispatching and writing threads compete with
+//! the workers for the one free core. Two threads then ran 1.1-1.9x slower than one.
+//! Here each thread takes a whole batch, reads it, computes it and hands it in; the
+//! calling thread writes whatever batch is next in order and computes when there is
+//! nothing to write. No thread ever waits for another's part of a batch, and there are
+//! exactly `threads` threads: a descheduled helper delays only the batch it holds, while
+//! the others run ahead by at most [`AHEAD_PER_THREAD`] batches per thread.
 
-use std::sync::mpsc::sync_channel;
-
-use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::sync::{Condvar, Mutex, MutexGuard};
 
 use crate::input::{InputError, InputRecord, RecordSource};
 
@@ -35,15 +45,15 @@ pub enum StreamError<E> {
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum ThreadError {
-    /// The pool of worker threads could not be built.
+    /// A worker thread could not be started.
     Workers {
         /// The threads asked for.
         threads: usize,
         /// Why not.
-        source: rayon::ThreadPoolBuildError,
+        source: std::io::Error,
     },
-    /// The reading or the dispatching thread of a multi-threaded run could not start
-    /// (a one-thread run needs neither).
+    /// Another thread of a multi-threaded run could not start (a one-thread run needs
+    /// none). Kept for callers that match on it; the pipeline itself starts only workers.
     Stage(std::io::Error),
 }
 
@@ -67,9 +77,9 @@ impl std::error::Error for ThreadError {
     }
 }
 
-fn read_batch(src: &mut dyn RecordSource) -> Result<(ReadBatch, bool), InputError> {
-    let mut records = Vec::with_capacity(BATCH);
-    let more = src.next_batch(&mut records, BATCH)?;
+fn read_batch(src: &mut dyn RecordSource, max: usize) -> Result<(ReadBatch, bool), InputError> {
+    let mut records = Vec::with_capacity(max);
+    let more = src.next_batch(&mut records, max)?;
     let batch = ReadBatch {
         records,
         lines_read: src.lines_read(),
@@ -79,34 +89,35 @@ fn read_batch(src: &mut dyn RecordSource) -> Result<(ReadBatch, bool), InputErro
     Ok((batch, more))
 }
 
-/// Records per batch: large enough to amortize the fork/join, small enough to bound memory.
+/// Records per batch on one thread: large enough to amortize the per-batch work, small
+/// enough to bound memory.
 pub const BATCH: usize = 16 * 1024;
+
+/// Records per batch with more than one thread. Smaller than [`BATCH`] so that a helper
+/// the system has descheduled holds back little, and so that the first batch, which the
+/// calling thread keys alone before deciding to start helpers, is short.
+pub const PARALLEL_BATCH: usize = 4 * 1024;
+
+/// How far, in batches per thread, the threads may run ahead of the writer: bounds the
+/// memory held while one batch is late.
+pub const AHEAD_PER_THREAD: usize = 4;
 
 /// Runs a per-record function on one or more threads.
 pub struct Pipeline {
-    pool: Option<rayon::ThreadPool>,
     threads: usize,
 }
 
 impl Pipeline {
-    /// `threads` workers; 0 means every core.
+    /// `threads` workers; 0 means every core. Threads start only when a run needs them
+    /// (an input longer than one batch), so this cannot fail today; it returns a
+    /// `Result` so that a pipeline that reserves threads up front stays a compatible change.
     pub fn new(threads: usize) -> Result<Self, ThreadError> {
         let threads = if threads == 0 {
             std::thread::available_parallelism().map_or(1, |n| n.get())
         } else {
             threads
         };
-        let pool = if threads > 1 {
-            Some(
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .build()
-                    .map_err(|source| ThreadError::Workers { threads, source })?,
-            )
-        } else {
-            None
-        };
-        Ok(Pipeline { pool, threads })
+        Ok(Pipeline { threads })
     }
 
     /// The number of worker threads.
@@ -114,12 +125,12 @@ impl Pipeline {
         self.threads
     }
 
-    /// Reads `src` batch by batch, runs `work` over chunks of each batch on the workers,
-    /// and hands every batch with its results to `sink` on the calling thread, in input
-    /// order. With more than one thread the three stages overlap: a reading thread and
-    /// the workers run ahead of the sink by at most two batches each, so the serial work
-    /// (reading, counting, writing) runs beside the parallel work instead of between its
-    /// steps. With one thread everything runs in turn on the calling thread.
+    /// Reads `src` batch by batch, runs `work` over chunks of `chunk` records of each
+    /// batch, and hands every batch with its results to `sink` on the calling thread, in
+    /// input order. With one thread, or an input of one batch, everything runs in turn on
+    /// the calling thread and no thread is started. Otherwise `threads - 1` helpers start
+    /// after the first batch is read, and every thread reads, computes and hands in whole
+    /// batches while the calling thread also writes them out in order.
     pub fn stream<T: Send, E>(
         &self,
         src: &mut dyn RecordSource,
@@ -128,55 +139,409 @@ impl Pipeline {
         mut sink: impl FnMut(&ReadBatch, Vec<T>) -> Result<(), E>,
     ) -> Result<(), StreamError<E>> {
         let chunk = chunk.max(1);
-        let Some(pool) = &self.pool else {
+        let compute = |batch: &ReadBatch| batch.records.chunks(chunk).map(&work).collect();
+        if self.threads <= 1 {
             loop {
-                let (batch, more) = read_batch(src).map_err(StreamError::Input)?;
-                let out = batch.records.chunks(chunk).map(&work).collect();
+                let (batch, more) = read_batch(src, BATCH).map_err(StreamError::Input)?;
+                let out = compute(&batch);
                 sink(&batch, out).map_err(StreamError::Sink)?;
                 if !more {
                     return Ok(());
                 }
             }
+        }
+        // The first batch decides: an input that fits in it never starts a thread.
+        let (first, more) = read_batch(src, PARALLEL_BATCH).map_err(StreamError::Input)?;
+        if !more {
+            let out = compute(&first);
+            return sink(&first, out).map_err(StreamError::Sink);
+        }
+        let shared = Shared {
+            reader: Mutex::new(Reader { src, next: 1 }),
+            state: Mutex::new(State {
+                done: BTreeMap::new(),
+                written: 0,
+                batches: None,
+                stop: false,
+            }),
+            changed: Condvar::new(),
+            limit: (AHEAD_PER_THREAD * self.threads) as u64,
         };
-        type Read = Result<(ReadBatch, bool), InputError>;
         std::thread::scope(|scope| {
-            let (read_tx, read_rx) = sync_channel::<Read>(2);
-            let (done_tx, done_rx) = sync_channel::<Result<(ReadBatch, Vec<T>), InputError>>(2);
-            // A failed send means the sink stopped: every stage then ends.
-            let reader = move || loop {
-                let r = read_batch(src);
-                let last = !matches!(r, Ok((_, true)));
-                if read_tx.send(r).is_err() || last {
-                    return;
-                }
-            };
-            let work = &work;
-            let dispatch = move || {
-                for r in read_rx {
-                    let item = r.map(|(batch, _)| {
-                        let out =
-                            pool.install(|| batch.records.par_chunks(chunk).map(work).collect());
-                        (batch, out)
-                    });
-                    if done_tx.send(item).is_err() {
-                        return;
-                    }
-                }
-            };
-            // Named for profiles (bench/thread_cpu.sh).
-            let spawn = |name: &str| std::thread::Builder::new().name(name.into());
-            let failed = |e: std::io::Error| StreamError::Spawn(ThreadError::Stage(e));
-            spawn("urlkey-read")
-                .spawn_scoped(scope, reader)
-                .map_err(failed)?;
-            spawn("urlkey-work")
-                .spawn_scoped(scope, dispatch)
-                .map_err(failed)?;
-            for item in done_rx {
-                let (batch, out) = item.map_err(StreamError::Input)?;
-                sink(&batch, out).map_err(StreamError::Sink)?;
+            // Whatever ends this thread's part (a sink or input error, a helper's panic,
+            // a helper that cannot start), the helpers must stop too, or the scope would
+            // wait for them forever.
+            let _stop = StopOnDrop(&shared);
+            for i in 1..self.threads {
+                let (shared, compute) = (&shared, &compute);
+                // Named for profiles (bench/thread_cpu.sh).
+                std::thread::Builder::new()
+                    .name(format!("urlkey-work-{i}"))
+                    .spawn_scoped(scope, move || helper(shared, compute))
+                    .map_err(|source| {
+                        StreamError::Spawn(ThreadError::Workers {
+                            threads: self.threads,
+                            source,
+                        })
+                    })?;
             }
-            Ok(())
+            let out = compute(&first);
+            sink(&first, out).map_err(StreamError::Sink)?;
+            shared.wrote_one();
+            writer(&shared, &compute, &mut sink)
         })
+    }
+}
+
+/// A batch as handed in: read and computed, or the error that ended the input.
+type Done<T> = Result<(ReadBatch, Vec<T>), InputError>;
+
+/// The input, and the sequence number of its next batch: numbered under the same lock
+/// that reads, so batch numbers follow the input's order.
+struct Reader<'s> {
+    src: &'s mut dyn RecordSource,
+    next: u64,
+}
+
+struct State<T> {
+    /// Batches handed in and not yet written, by sequence number.
+    done: BTreeMap<u64, Done<T>>,
+    /// Batches written so far: the sequence number the writer waits for.
+    written: u64,
+    /// How many batches the input had, once its last one (or an error) was read.
+    batches: Option<u64>,
+    /// The run is over (the writer stopped, or a helper panicked).
+    stop: bool,
+}
+
+/// Lock order: `reader` before `state`, never the other way round.
+struct Shared<'s, T> {
+    reader: Mutex<Reader<'s>>,
+    state: Mutex<State<T>>,
+    /// Signalled when a batch is read, handed in or written, or the run stops.
+    changed: Condvar,
+    /// Batches that may be read past the one the writer waits for.
+    limit: u64,
+}
+
+impl<T> Shared<'_, T> {
+    fn lock_state(&self) -> MutexGuard<'_, State<T>> {
+        // Poisoning needs a panic while the lock is held, and no code here panics then;
+        // a panic in `work` is reported through `stop`.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn stop(&self) {
+        self.lock_state().stop = true;
+        self.changed.notify_all();
+    }
+
+    fn wrote_one(&self) {
+        self.lock_state().written += 1;
+        self.changed.notify_all();
+    }
+
+    /// Reads the next batch and computes it, and hands it in; false when there is
+    /// nothing more to read, the run stopped, or (with `wait` false) the threads are
+    /// already `limit` batches ahead of the writer.
+    fn key_next(&self, wait: bool, compute: &(dyn Fn(&ReadBatch) -> Vec<T> + Sync)) -> bool {
+        let (seq, read) = loop {
+            let mut reader = self.reader.lock().unwrap_or_else(|p| p.into_inner());
+            let state = self.lock_state();
+            if state.stop || state.batches.is_some() {
+                return false;
+            }
+            if reader.next < state.written + self.limit {
+                drop(state);
+                let seq = reader.next;
+                reader.next += 1;
+                let read = read_batch(&mut *reader.src, PARALLEL_BATCH);
+                if !matches!(read, Ok((_, true))) {
+                    self.lock_state().batches = Some(seq + 1);
+                }
+                drop(reader);
+                // The writer may be waiting to read the next batch itself.
+                self.changed.notify_all();
+                break (seq, read);
+            }
+            if !wait {
+                return false;
+            }
+            drop(reader);
+            // Too far ahead: wait until the writer catches up (the check and the wait
+            // are under one lock, so the wake-up cannot be missed).
+            drop(self.changed.wait(state).unwrap_or_else(|p| p.into_inner()));
+        };
+        let done = read.map(|(batch, _)| {
+            let out = compute(&batch);
+            (batch, out)
+        });
+        self.lock_state().done.insert(seq, done);
+        self.changed.notify_all();
+        true
+    }
+}
+
+struct StopOnDrop<'a, 's, T>(&'a Shared<'s, T>);
+
+impl<T> Drop for StopOnDrop<'_, '_, T> {
+    fn drop(&mut self) {
+        self.0.stop();
+    }
+}
+
+/// A helper thread: read a batch, compute it, hand it in, until the input ends or the
+/// run stops.
+fn helper<T: Send>(shared: &Shared<'_, T>, compute: &(dyn Fn(&ReadBatch) -> Vec<T> + Sync)) {
+    struct StopIfPanicking<'a, 's, T>(&'a Shared<'s, T>);
+    impl<T> Drop for StopIfPanicking<'_, '_, T> {
+        fn drop(&mut self) {
+            if std::thread::panicking() {
+                self.0.stop();
+            }
+        }
+    }
+    // A panic in `work` stops the run instead of leaving the writer waiting for a batch
+    // that never comes; the scope then passes the panic on.
+    let _guard = StopIfPanicking(shared);
+    while shared.key_next(true, compute) {}
+}
+
+/// The calling thread after the first batch: write every batch in order; key one itself
+/// when the next to write is not in yet.
+fn writer<T: Send, E>(
+    shared: &Shared<'_, T>,
+    compute: &(dyn Fn(&ReadBatch) -> Vec<T> + Sync),
+    sink: &mut impl FnMut(&ReadBatch, Vec<T>) -> Result<(), E>,
+) -> Result<(), StreamError<E>> {
+    loop {
+        let next = {
+            let mut state = shared.lock_state();
+            let want = state.written;
+            state.done.remove(&want)
+        };
+        if let Some(done) = next {
+            let (batch, out) = done.map_err(StreamError::Input)?;
+            sink(&batch, out).map_err(StreamError::Sink)?;
+            shared.wrote_one();
+            continue;
+        }
+        if shared.key_next(false, compute) {
+            continue;
+        }
+        let state = shared.lock_state();
+        if state.stop || state.batches == Some(state.written) {
+            // Every batch written; or a helper panicked, which the scope reports.
+            return Ok(());
+        }
+        if !state.done.contains_key(&state.written) {
+            drop(
+                shared
+                    .changed
+                    .wait(state)
+                    .unwrap_or_else(|p| p.into_inner()),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::{InputErrorKind, Skipped};
+    use std::collections::BTreeSet;
+    use std::time::Duration;
+
+    /// `n` records numbered from 0; fails with a read error at record `fail_at`.
+    struct Numbers {
+        n: u64,
+        at: u64,
+        fail_at: Option<u64>,
+    }
+
+    impl RecordSource for Numbers {
+        fn next_batch(
+            &mut self,
+            out: &mut Vec<InputRecord>,
+            max: usize,
+        ) -> Result<bool, InputError> {
+            for _ in 0..max {
+                if Some(self.at) == self.fail_at {
+                    return Err(InputError {
+                        kind: InputErrorKind::Read,
+                        message: format!("record {} is unreadable", self.at),
+                    });
+                }
+                if self.at == self.n {
+                    return Ok(false);
+                }
+                out.push(InputRecord {
+                    line: self.at + 1,
+                    observed: self.at.to_string(),
+                    ..InputRecord::default()
+                });
+                self.at += 1;
+            }
+            Ok(self.at < self.n)
+        }
+        fn skipped(&self) -> Skipped {
+            Skipped::default()
+        }
+        fn lines_read(&self) -> u64 {
+            self.at
+        }
+        fn bytes_read(&self) -> u64 {
+            self.at
+        }
+    }
+
+    fn numbers(n: u64) -> Numbers {
+        Numbers {
+            n,
+            at: 0,
+            fail_at: None,
+        }
+    }
+
+    /// Keys every record (with an uneven delay, so threads finish out of order) and
+    /// returns what the sink saw, in order, with the names of the threads that worked.
+    fn run(threads: usize, n: u64) -> (Vec<u64>, BTreeSet<String>) {
+        let names = Mutex::new(BTreeSet::new());
+        let mut seen = Vec::new();
+        let mut src = numbers(n);
+        let r: Result<(), StreamError<()>> = Pipeline::new(threads).expect("pipeline").stream(
+            &mut src,
+            100,
+            |recs| {
+                let name = std::thread::current().name().unwrap_or("?").to_string();
+                names.lock().expect("names").insert(name);
+                let first: u64 = recs[0].observed.parse().expect("number");
+                if first % 7 == 0 {
+                    std::thread::sleep(Duration::from_micros(200));
+                }
+                recs.iter()
+                    .map(|r| r.observed.parse::<u64>().expect("number") * 2)
+                    .collect::<Vec<_>>()
+            },
+            |batch, chunks| {
+                let values: Vec<u64> = chunks.into_iter().flatten().collect();
+                assert_eq!(values.len(), batch.records.len(), "one result per record");
+                seen.extend(values);
+                Ok(())
+            },
+        );
+        assert!(r.is_ok(), "the run failed");
+        (seen, names.into_inner().expect("names"))
+    }
+
+    #[test]
+    fn every_record_comes_out_once_in_input_order_whatever_the_threads() {
+        let n = 20 * PARALLEL_BATCH as u64 + 17;
+        let want: Vec<u64> = (0..n).map(|i| i * 2).collect();
+        for threads in [1, 2, 3, 4] {
+            let (seen, names) = run(threads, n);
+            assert_eq!(seen, want, "{threads} threads");
+            if threads > 1 {
+                assert!(
+                    names.iter().any(|n| n.starts_with("urlkey-work-")),
+                    "{threads} threads: no helper worked: {names:?}"
+                );
+                assert!(names.len() <= threads, "{threads} threads: {names:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_input_of_one_batch_starts_no_thread() {
+        let here = std::thread::current().name().unwrap_or("?").to_string();
+        for n in [0, 1, PARALLEL_BATCH as u64] {
+            let (seen, names) = run(4, n);
+            assert_eq!(seen.len() as u64, n);
+            let others: Vec<_> = names.iter().filter(|x| **x != here).collect();
+            assert!(others.is_empty(), "{n} records: threads {others:?} worked");
+        }
+        // One record more than a batch: the helpers start.
+        let (_, names) = run(2, PARALLEL_BATCH as u64 + 1);
+        assert!(
+            names.iter().any(|n| n.starts_with("urlkey-work-")),
+            "{names:?}"
+        );
+    }
+
+    #[test]
+    fn a_read_error_comes_after_every_batch_before_it() {
+        for threads in [1, 2, 3] {
+            let fail_at = 9 * PARALLEL_BATCH as u64 + 5;
+            let mut src = Numbers {
+                n: 100 * PARALLEL_BATCH as u64,
+                at: 0,
+                fail_at: Some(fail_at),
+            };
+            let mut written = 0u64;
+            let r: Result<(), StreamError<()>> = Pipeline::new(threads).expect("pipeline").stream(
+                &mut src,
+                64,
+                |recs| recs.len(),
+                |_, lens| {
+                    written += lens.iter().sum::<usize>() as u64;
+                    Ok(())
+                },
+            );
+            match r {
+                Err(StreamError::Input(e)) => assert!(e.message.contains("unreadable")),
+                _ => panic!("{threads} threads: the read error was lost"),
+            }
+            // Everything before the failing batch was written, nothing after it.
+            let batch = if threads == 1 { BATCH } else { PARALLEL_BATCH } as u64;
+            assert_eq!(written, fail_at / batch * batch, "{threads} threads");
+        }
+    }
+
+    #[test]
+    fn a_failing_sink_stops_every_thread() {
+        for threads in [2, 4] {
+            let mut src = numbers(1000 * PARALLEL_BATCH as u64);
+            let mut calls = 0;
+            let r = Pipeline::new(threads).expect("pipeline").stream(
+                &mut src,
+                512,
+                |recs| recs.len(),
+                |_, _| {
+                    calls += 1;
+                    if calls == 3 {
+                        Err("disk full")
+                    } else {
+                        Ok(())
+                    }
+                },
+            );
+            assert!(matches!(r, Err(StreamError::Sink("disk full"))));
+            // The run stopped early: the readers did not go on to the end of the input.
+            assert!(
+                src.at < 100 * PARALLEL_BATCH as u64,
+                "read {} records",
+                src.at
+            );
+        }
+    }
+
+    #[test]
+    fn a_panic_in_a_helper_is_passed_on_not_waited_for() {
+        let r = std::panic::catch_unwind(|| {
+            let mut src = numbers(50 * PARALLEL_BATCH as u64);
+            let _ = Pipeline::new(2).expect("pipeline").stream(
+                &mut src,
+                512,
+                |recs| {
+                    let on_helper = std::thread::current()
+                        .name()
+                        .is_some_and(|n| n.starts_with("urlkey-work-"));
+                    assert!(!on_helper, "work failed on a helper");
+                    recs.len()
+                },
+                |_, _| Ok::<(), ()>(()),
+            );
+        });
+        assert!(r.is_err(), "the helper's panic was swallowed");
     }
 }
