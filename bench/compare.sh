@@ -4,8 +4,9 @@
 # release build), Python w3lib `canonicalize_url`, Node `normalize-url`, and the urlkey
 # command again on every core (its default).
 #
-# usage: bench/compare.sh [--runs N] [--bin DIR] [--proto]
+# usage: bench/compare.sh [--runs N] [--bin DIR] [--repeat K] [--proto]
 #   --runs N   runs per tool (default 3); the median is reported
+#   --repeat K the corpus file K times over (issue 19: 11 gives 1,199,682 lines)
 #   --bin DIR  take `urlkey` from DIR instead of building it (cargo build --release)
 #   --proto    also time `urlkey-bench proto-key --policy citation@1` (the lean-path
 #              prototype of docs/benchmarks.md, whole process, same output bytes)
@@ -18,12 +19,13 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
-runs=3 bin="" proto=0
+runs=3 bin="" proto=0 repeat=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs="$2"; shift 2 ;;
     --bin) bin="$2"; shift 2 ;;
     --proto) proto=1; shift ;;
+    --repeat) repeat="$2"; shift 2 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -38,6 +40,11 @@ for f in others/kasztp.txt others/userbait.txt files/node_files.txt files/isaacs
   cat "$datasets/$f"
   if [ -n "$(tail -c1 "$datasets/$f")" ]; then echo; fi
 done >"$corpus"
+if [ "$repeat" -gt 1 ]; then
+  for _ in $(seq "$repeat"); do cat "$corpus"; done >"$tmp/repeated.txt"
+  mv "$tmp/repeated.txt" "$corpus"
+  echo "the corpus file $repeat times over"
+fi
 lines=$(wc -l <"$corpus")
 echo "corpus: $lines lines, $(wc -c <"$corpus") bytes (SOURCE.md: 109,062 lines, 6,188,328 bytes)"
 

@@ -25,14 +25,16 @@ use urlkey::{Policy, PolicySet, WebUrl};
 
 const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared");
 
-/// The builtins whose front end may take the fast path: the two of issue 19 and the two
-/// others that share their front ends (`whatwg` without scheme inference).
-const IDS: [&str; 5] = [
+/// The builtins whose front end may take the fast path: the two of issue 19, the two
+/// others that share their front ends (`whatwg` without scheme inference), and
+/// `webkey@1` (`whatwg` with scheme inference, for text that shows its scheme).
+const IDS: [&str; 6] = [
     "citation@1",
     "citation@1+keep-trailing-slash",
     "mapper@1",
     "whatwg@1",
     "clean@1",
+    "webkey@1",
 ];
 
 /// Corpus lines the fast path must take for `citation@1` and `mapper@1`: measured 58,966
@@ -308,4 +310,22 @@ proptest! {
         let bad = disagreements(std::slice::from_ref(&x), &policies);
         prop_assert!(bad.is_empty(), "{}", bad.join("\n"));
     }
+}
+
+/// Every builtin that tries the fast parse is in [`IDS`], so the differential tests above
+/// cover it, and the ones outside it do not try it.
+#[test]
+fn the_differential_tests_cover_every_builtin_with_the_fast_parse() {
+    let set = PolicySet::builtin();
+    let with: Vec<&str> = urlkey::policy::BUILTIN_IDS
+        .iter()
+        .copied()
+        .filter(|id| set.get(id).is_ok_and(|p| p.has_fast_path()))
+        .collect();
+    // `BUILTIN_IDS` names each builtin once, without its options (`+...`).
+    let mut want: Vec<&str> = IDS.iter().copied().filter(|id| !id.contains('+')).collect();
+    want.sort_unstable();
+    let mut got = with.clone();
+    got.sort_unstable();
+    assert_eq!(got, want, "builtins with the fast parse");
 }

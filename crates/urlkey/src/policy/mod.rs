@@ -523,17 +523,12 @@ impl Policy {
 
 /// True when a front end may try [`FastUrl`] before ada: it replaces the parser only,
 /// so every rule still runs. `mapper` (absolute input; path-only input is resolved against
-/// a base, which the fast parse does not do) and `whatwg` without scheme inference (the
-/// inferred `https://` text is built first, and it goes to ada). `document` runs no parser.
+/// a base, which the fast parse does not do) and `whatwg`. With scheme inference
+/// (`webkey@1`) only text that shows its scheme goes to the fast parse, as it is: text
+/// given an assumed `https://` is built first and goes to ada, and the fast parse accepts
+/// nothing without a written `http:` or `https:`. `document` runs no parser.
 pub(crate) fn fast_parse_applies(front: FrontEnd) -> bool {
-    matches!(
-        front,
-        FrontEnd::Mapper
-            | FrontEnd::Whatwg {
-                infer_scheme: false,
-                ..
-            }
-    )
+    matches!(front, FrontEnd::Mapper | FrontEnd::Whatwg { .. })
 }
 
 /// The text a front end reads, and its byte offset in `input`. Each front end trims as its
