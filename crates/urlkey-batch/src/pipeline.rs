@@ -416,7 +416,7 @@ mod tests {
                 let name = std::thread::current().name().unwrap_or("?").to_string();
                 names.lock().expect("names").insert(name);
                 let first: u64 = recs[0].observed.parse().expect("number");
-                if first % 7 == 0 {
+                if first.is_multiple_of(7) {
                     std::thread::sleep(Duration::from_micros(200));
                 }
                 recs.iter()
