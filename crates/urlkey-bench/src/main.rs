@@ -6,6 +6,7 @@
 //! urlkey-bench run --subject ID [--limit N] [--repeat R] [--set all|web|file] [--data DIR] [--allocs]
 //! urlkey-bench ladder --policy ID [--rounds N] [--set all|web|file] [--data DIR]
 //! urlkey-bench proto-key --policy citation@1|document@1 FILE
+//! urlkey-bench ada-href FILE
 //! ```
 //!
 //! See docs/benchmarks.md.
@@ -29,6 +30,7 @@ const USAGE: &str = "usage:
   urlkey-bench run --subject ID [--limit N] [--repeat R] [--set all|web|file] [--data DIR] [--allocs]
   urlkey-bench ladder --policy citation@1|mapper@1|webkey@1|document@1 [--rounds N] [--set all|web|file] [--data DIR]
   urlkey-bench proto-key --policy citation@1|document@1 FILE
+  urlkey-bench ada-href FILE   (the whole-process floor: each line parsed by ada, its href written)
 
 subjects: ada (parse + href), hash (xxh3 of each line), a policy id (citation@1, ...),\nkey_into:<policy> (the lean key path), proto-citation or proto-document (the lean-path prototypes), ladder:<policy>:<step>;\na policy subject with ~ada (key_into:citation@1~ada) runs with the fast parse off";
 
@@ -40,6 +42,7 @@ fn main() -> ExitCode {
         Some("run") => run_cmd(&args[1..]),
         Some("ladder") => ladder_cmd(&args[1..]),
         Some("proto-key") => proto_key_cmd(&args[1..]),
+        Some("ada-href") => ada_href_cmd(&args[1..]),
         Some("-h" | "--help") => {
             println!("{USAGE}");
             Ok(())
@@ -566,6 +569,33 @@ fn proto_key_cmd(args: &[String]) -> Result<(), String> {
         };
         if ok {
             out.write_all(key.as_bytes()).map_err(|e| e.to_string())?;
+        }
+        out.write_all(b"\n").map_err(|e| e.to_string())?;
+    }
+    out.flush().map_err(|e| e.to_string())
+}
+
+/// The whole-process floor of issue 19's target 3: what a program that only parses costs.
+/// Reads FILE at once, and for each line (a line end and a leading BOM removed, blank and
+/// `#` lines skipped, as `urlkey key` does) writes ada's `href`, or an empty line where ada
+/// refuses. One thread, one buffered write.
+fn ada_href_cmd(args: &[String]) -> Result<(), String> {
+    let [file] = args else {
+        return Err("ada-href needs a FILE".into());
+    };
+    let bytes = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    for line in bytes.split(|&b| b == b'\n') {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let t = line.trim_ascii();
+        if t.is_empty() || t[0] == b'#' {
+            continue;
+        }
+        if let Ok(Ok(u)) = std::str::from_utf8(line).map(|s| ada_url::Url::parse(s, None)) {
+            out.write_all(u.href().as_bytes())
+                .map_err(|e| e.to_string())?;
         }
         out.write_all(b"\n").map_err(|e| e.to_string())?;
     }
