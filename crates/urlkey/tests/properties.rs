@@ -144,24 +144,37 @@ fn idempotence_on_golden_inputs_and_the_whole_corpus() {
     );
 }
 
-/// The lean key path (`key_into`, `key_signature_into`) against the full outcome: same
-/// key or same error code, same signature. `None` when they agree.
+/// The lean key path (`key_into`, `key_signature_into`, `key_row_into`) against the full
+/// outcome: same key or same error code, same signature, same removed parameters (for
+/// `key_row_into`, which `urlkey map` writes its CSV rows from). `None` when they agree.
 fn lean_disagrees(p: &Policy, x: &str) -> Option<String> {
     let o = p.key(x);
     let (mut key, mut k2, mut sig) = (String::from("stale"), String::new(), String::new());
+    let (mut k3, mut sig3) = (String::from("stale"), String::from("stale"));
+    let mut removed = vec![String::from("stale")];
     let lean = p.key_into(x, &mut key);
     let lean2 = p.key_signature_into(x, &mut k2, &mut sig);
+    let lean3 = p.key_row_into(x, &mut k3, &mut sig3, &mut removed);
     let want = o
         .key
         .clone()
         .ok_or_else(|| o.error.as_ref().map(|e| e.code));
     let got = lean.map(|()| key.clone()).map_err(Some);
     let got2 = lean2.map(|()| k2.clone()).map_err(Some);
+    let got3 = lean3.map(|()| k3.clone()).map_err(Some);
     let sig_want = o.signature.clone().unwrap_or_default();
-    if got != want || got2 != want || sig != sig_want || (o.key.is_none() && !key.is_empty()) {
+    let row_ok =
+        got3 == want && (o.key.is_none() || (sig3 == sig_want && removed == o.removed_params));
+    if got != want
+        || got2 != want
+        || sig != sig_want
+        || (o.key.is_none() && !key.is_empty())
+        || !row_ok
+    {
         return Some(format!(
-            "{} {x:?}: outcome {want:?} / {sig_want:?}, key_into {got:?}, key_signature_into {got2:?} / {sig:?}",
-            p.id()
+            "{} {x:?}: outcome {want:?} / {sig_want:?} / {:?}, key_into {got:?}, key_signature_into {got2:?} / {sig:?}, key_row_into {got3:?} / {sig3:?} / {removed:?}",
+            p.id(),
+            o.removed_params
         ));
     }
     None

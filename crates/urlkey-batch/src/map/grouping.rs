@@ -43,6 +43,9 @@ impl Hasher for FingerprintHasher {
     fn write_u128(&mut self, v: u128) {
         self.0 = v as u64;
     }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
 }
 
 impl BuildHasher for FingerprintHasher {
@@ -52,20 +55,41 @@ impl BuildHasher for FingerprintHasher {
     }
 }
 
+/// A fingerprint as a table key: two 64-bit halves, so that a table entry is aligned to 8
+/// bytes, not 16 (a `u128` key pads a 24-byte state to 48 bytes). Hashes as its low half.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Fp(u64, u64);
+
+impl Fp {
+    #[inline]
+    fn of(f: Fingerprint) -> Self {
+        Fp(f as u64, (f >> 64) as u64)
+    }
+}
+
+impl std::hash::Hash for Fp {
+    #[inline]
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.0);
+    }
+}
+
+/// Per distinct key (40 bytes a table entry with its fingerprint).
 #[derive(Clone, Copy)]
 struct KeyState {
     count: u64,
     first: RecordRef,
-    signature: Fingerprint,
+    /// The ordinal of the signature of its first record (`Grouping::sig_states`).
+    signature: usize,
 }
 
-#[derive(Clone)]
+/// Per distinct signature, in a dense vector (24 bytes; its table entry holds the
+/// fingerprint and this ordinal, 24 bytes more).
+#[derive(Clone, Copy)]
 struct SigState {
     distinct_keys: u64,
     members: u64,
     first: RecordRef,
-    /// Only with `--groups`: the signature's text and up to five member lines.
-    detail: Option<Box<(String, Vec<u64>)>>,
 }
 
 /// How a record is classified (seed 000).
@@ -201,10 +225,40 @@ impl Counted {
     }
 }
 
+/// Reused buffers for a pass-two row on the lean path ([`Policy::key_row_into`]): the key,
+/// the signature and the removed tracking parameters, which is all a CSV or TSV row shows
+/// of a valid record.
+#[derive(Debug, Default)]
+pub struct LeanRow {
+    key: String,
+    signature: String,
+    removed: Vec<String>,
+}
+
+impl LeanRow {
+    /// Keys `r` into the buffers; false when it has no key (a reading problem or the
+    /// policy's error), whose row needs the error message: take [`super::outcome_of`].
+    pub fn key(&mut self, policy: &Policy, r: &InputRecord) -> bool {
+        r.problem.is_none()
+            && policy
+                .key_row_into(
+                    &r.observed,
+                    &mut self.key,
+                    &mut self.signature,
+                    &mut self.removed,
+                )
+                .is_ok()
+    }
+}
+
 /// The state of pass one.
 pub struct Grouping {
-    keys: HashMap<Fingerprint, KeyState, FingerprintHasher>,
-    sigs: HashMap<Fingerprint, SigState, FingerprintHasher>,
+    keys: HashMap<Fp, KeyState, FingerprintHasher>,
+    /// Signature fingerprint -> ordinal in `sig_states`.
+    sigs: HashMap<Fp, usize, FingerprintHasher>,
+    sig_states: Vec<SigState>,
+    /// Only with `--groups`: per signature ordinal, its text and up to five member lines.
+    sig_detail: Vec<(String, Vec<u64>)>,
     verify: Option<HashMap<Fingerprint, Box<str>, FingerprintHasher>>,
     keep_detail: bool,
     /// Summary counts so far.
@@ -218,6 +272,8 @@ impl Grouping {
         Grouping {
             keys: HashMap::with_hasher(FingerprintHasher(0)),
             sigs: HashMap::with_hasher(FingerprintHasher(0)),
+            sig_states: Vec::new(),
+            sig_detail: Vec::new(),
             verify: verify.then(|| HashMap::with_hasher(FingerprintHasher(0))),
             keep_detail: groups,
             summary: MapSummary {
@@ -260,25 +316,36 @@ impl Grouping {
             }
         }
         let at = c.at;
-        let sig_state = self.sigs.entry(sf).or_insert_with(|| SigState {
-            distinct_keys: 0,
-            members: 0,
-            first: at,
-            detail: c.signature.map(|s| Box::new((s.into_string(), Vec::new()))),
-        });
+        let ordinal = match self.sigs.entry(Fp::of(sf)) {
+            hashbrown::hash_map::Entry::Occupied(e) => *e.get(),
+            hashbrown::hash_map::Entry::Vacant(e) => {
+                let n = self.sig_states.len();
+                self.sig_states.push(SigState {
+                    distinct_keys: 0,
+                    members: 0,
+                    first: at,
+                });
+                if self.keep_detail {
+                    let text = c.signature.map(str::into_string).unwrap_or_default();
+                    self.sig_detail.push((text, Vec::new()));
+                }
+                *e.insert(n)
+            }
+        };
+        let sig_state = &mut self.sig_states[ordinal];
         sig_state.members += 1;
-        if let Some(d) = &mut sig_state.detail {
+        if let Some(d) = self.sig_detail.get_mut(ordinal) {
             if d.1.len() < 5 {
                 d.1.push(at.line());
             }
         }
-        match self.keys.entry(kf) {
+        match self.keys.entry(Fp::of(kf)) {
             hashbrown::hash_map::Entry::Occupied(mut e) => e.get_mut().count += 1,
             hashbrown::hash_map::Entry::Vacant(e) => {
                 e.insert(KeyState {
                     count: 1,
                     first: at,
-                    signature: sf,
+                    signature: ordinal,
                 });
                 sig_state.distinct_keys += 1;
             }
@@ -290,18 +357,15 @@ impl Grouping {
     pub fn close(&mut self) {
         self.summary.distinct_keys = self.keys.len() as u64;
         self.summary.signature_groups = self.sigs.len() as u64;
-        self.summary.review_groups =
-            self.sigs.values().filter(|s| s.distinct_keys > 1).count() as u64;
+        self.summary.review_groups = self
+            .sig_states
+            .iter()
+            .filter(|s| s.distinct_keys > 1)
+            .count() as u64;
         self.summary.duplicate_groups = self
             .keys
             .values()
-            .filter(|k| {
-                k.count > 1
-                    && self
-                        .sigs
-                        .get(&k.signature)
-                        .is_some_and(|s| s.distinct_keys == 1)
-            })
+            .filter(|k| k.count > 1 && self.sig_states[k.signature].distinct_keys == 1)
             .count() as u64;
     }
 
@@ -314,13 +378,56 @@ impl Grouping {
         with_detail: bool,
         sources: &'a [String],
     ) -> MapRow<'a> {
+        let keyed = match (o.key.as_deref(), o.signature.as_deref()) {
+            (Some(key), Some(sig)) => Some((key, sig)),
+            _ => None,
+        };
+        let mut row = self.row_of(rec, keyed, &o.removed_params, sources);
+        row.status = if o.is_valid() { "ok" } else { "invalid" };
+        row.error_code = o.error.as_ref().map(|e| e.code.as_str());
+        row.error = o.error.as_ref().map(|e| e.message.as_str());
+        if with_detail {
+            row.transformations = Some(&o.transformations[..]);
+            row.removed_params = Some(&o.removed_params[..]);
+            row.facts = Some(&o.facts[..]);
+        }
+        row
+    }
+
+    /// The row of a valid record from the lean path ([`LeanRow::key`]): the same row as
+    /// [`Grouping::row`] without the detail fields (CSV and TSV have none).
+    pub fn lean_row<'a>(
+        &self,
+        rec: &'a InputRecord,
+        lean: &'a LeanRow,
+        sources: &'a [String],
+    ) -> MapRow<'a> {
+        self.row_of(
+            rec,
+            Some((&lean.key, &lean.signature)),
+            &lean.removed,
+            sources,
+        )
+    }
+
+    /// A row with its grouping columns; valid (`ok`, no error) and without detail.
+    fn row_of<'a>(
+        &self,
+        rec: &'a InputRecord,
+        keyed: Option<(&'a str, &'a str)>,
+        removed: &[String],
+        sources: &'a [String],
+    ) -> MapRow<'a> {
         let (mut group, mut duplicate_of, mut duplicates, mut variants) = (None, None, None, None);
         let name = |r: RecordRef| sources.get(r.source() as usize).map(String::as_str);
         let (mut group_source, mut duplicate_of_source) = (None, None);
-        let classification = match (o.key.as_deref(), o.signature.as_deref()) {
-            (Some(key), Some(sig)) => {
-                let k = self.keys.get(&fingerprint(key)).copied();
-                let s = self.sigs.get(&fingerprint(sig));
+        let classification = match keyed {
+            Some((key, sig)) => {
+                let k = self.keys.get(&Fp::of(fingerprint(key))).copied();
+                let s = self
+                    .sigs
+                    .get(&Fp::of(fingerprint(sig)))
+                    .map(|&n| &self.sig_states[n]);
                 let count = k.map_or(1, |k| k.count);
                 let distinct = s.map_or(1, |s| s.distinct_keys);
                 let here = RecordRef::of(rec);
@@ -339,26 +446,26 @@ impl Grouping {
                     Classification::Unique
                 }
             }
-            _ => Classification::Invalid,
+            None => Classification::Invalid,
         };
         MapRow {
             line: rec.line,
             observed: &rec.observed,
-            status: if o.is_valid() { "ok" } else { "invalid" },
-            key: o.key.as_deref(),
-            signature: o.signature.as_deref(),
+            status: "ok",
+            key: keyed.map(|k| k.0),
+            signature: keyed.map(|k| k.1),
             group,
             duplicate_of,
             duplicates,
             variants,
             classification: classification.as_str(),
-            removed_tracking: join_names(&o.removed_params),
-            error_code: o.error.as_ref().map(|e| e.code.as_str()),
-            error: o.error.as_ref().map(|e| e.message.as_str()),
+            removed_tracking: join_names(removed),
+            error_code: None,
+            error: None,
             review: REVIEW,
-            transformations: with_detail.then_some(&o.transformations[..]),
-            removed_params: with_detail.then_some(&o.removed_params[..]),
-            facts: with_detail.then_some(&o.facts[..]),
+            transformations: None,
+            removed_params: None,
+            facts: None,
             source: sources.get(rec.source as usize).map(String::as_str),
             group_source,
             duplicate_of_source,
@@ -370,11 +477,11 @@ impl Grouping {
     /// group id; `sources` as for [`Grouping::row`].
     pub fn group_rows(&self, sources: &[String]) -> Vec<GroupRow> {
         let mut rows: Vec<(RecordRef, GroupRow)> = self
-            .sigs
-            .values()
-            .filter_map(|s| {
-                let d = s.detail.as_ref()?;
-                Some((
+            .sig_states
+            .iter()
+            .zip(&self.sig_detail)
+            .map(|(s, d)| {
+                (
                     s.first,
                     GroupRow {
                         group: s.first.line(),
@@ -392,7 +499,7 @@ impl Grouping {
                         sample_lines: d.1.clone(),
                         review: REVIEW,
                     },
-                ))
+                )
             })
             .collect();
         rows.sort_by_key(|r| r.0);
@@ -453,6 +560,71 @@ mod tests {
                     assert_eq!(fields(&lean), fields(&full), "{id} {:?}", r.observed);
                 }
             }
+        }
+    }
+    /// Pass two's lean rows ([`Grouping::lean_row`], what CSV and TSV write) equal the
+    /// `Outcome` rows without detail, field for field (tail cells included), for every
+    /// builtin policy on the corpus and the inputs above; a record the lean path refuses
+    /// takes the `Outcome` row, so only its code must agree.
+    #[test]
+    fn lean_rows_equal_outcome_rows() {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../../shared/datasets/ada-url-various-datasets/others"
+        );
+        let mut lines: Vec<String> = [
+            "https://Example.com/a/?utm_source=x&b=2&a=1&gclid=1#f",
+            "https://example.com/a/?b=3&a=1",
+            "https://example.com/a/?a=1&b=2",
+            "/path/only?x=1&fbclid=2",
+            "mailto:a@b.example",
+            "not a url",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        for f in ["kasztp.txt", "userbait.txt"] {
+            let text = std::fs::read_to_string(format!("{dir}/{f}")).expect("the corpus");
+            lines.extend(text.lines().map(str::to_string));
+        }
+        assert!(lines.len() > 50_000, "{} corpus lines", lines.len());
+        let records: Vec<InputRecord> = lines
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| InputRecord {
+                line: i as u64 + 1,
+                observed: s,
+                source: (i % 2) as u32,
+                kept: vec![format!("k{i}")],
+                ..InputRecord::default()
+            })
+            .collect();
+        let sources = ["a".to_string(), "b".to_string()];
+        let set = urlkey::PolicySet::builtin();
+        for id in urlkey::policy::builtin_variants() {
+            let p = set.get(&id).unwrap();
+            let mut g = Grouping::new(&id, false, false);
+            let mut buf = KeyBuffers::default();
+            for r in &records {
+                g.insert_counted(Counted::key(&p, r, false, false, &mut buf))
+                    .unwrap();
+            }
+            g.close();
+            let (mut lean, mut valid) = (LeanRow::default(), 0);
+            for r in &records {
+                let o = outcome_of(&p, r);
+                let full = g.row(r, &o, false, &sources);
+                if lean.key(&p, r) {
+                    valid += 1;
+                    let row = g.lean_row(r, &lean, &sources);
+                    let json = |m: &MapRow<'_>| serde_json::to_string(m).unwrap();
+                    assert_eq!(json(&row), json(&full), "{id} {:?}", r.observed);
+                    assert_eq!(row.tail(), full.tail(), "{id} {:?}", r.observed);
+                } else {
+                    assert!(o.key.is_none(), "{id} {:?}", r.observed);
+                }
+            }
+            assert!(valid > 10_000, "{id}: {valid} valid");
         }
     }
 }

@@ -4,7 +4,10 @@
 //! Pass one runs the policy on every record and counts, per 128-bit fingerprint of the
 //! key, how many records share it and where the first one was; per fingerprint of the
 //! signature, how many distinct keys share it. Pass two runs the policy again and writes
-//! each row with those counts, in input order. Records are never held in memory.
+//! each row with those counts, in input order: CSV and TSV rows from the lean path
+//! ([`LeanRow`]: key, signature, removed parameters), JSONL and Parquet rows, which carry
+//! the transformation log and the facts, from the full `Outcome`. Records are never held
+//! in memory.
 
 mod grouping;
 
@@ -223,7 +226,22 @@ impl MapRun<'_> {
                     src.as_mut(),
                     CHUNK,
                     |recs| -> Result<Rows, std::io::Error> {
-                        if fragments {
+                        if fragments && !detail {
+                            // CSV and TSV rows show the key, the signature and the removed
+                            // parameters of a valid record: the lean path gives them. An
+                            // invalid record's row needs the error message: its outcome.
+                            let mut w = RecordWriter::fragment(format, tail);
+                            let mut lean = LeanRow::default();
+                            for r in recs {
+                                if lean.key(self.policy, r) {
+                                    w.write_map(&grouping.lean_row(r, &lean, sources))?;
+                                } else {
+                                    let o = outcome_of(self.policy, r);
+                                    w.write_map(&grouping.row(r, &o, detail, sources))?;
+                                }
+                            }
+                            w.finish().map(Rows::Bytes)
+                        } else if fragments {
                             let mut w = RecordWriter::fragment(format, tail);
                             for r in recs {
                                 let o = outcome_of(self.policy, r);

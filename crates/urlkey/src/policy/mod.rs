@@ -281,6 +281,39 @@ impl Policy {
         .map_err(|e| e.code)
     }
 
+    /// [`Policy::key_signature_into`] that also gives the names of the tracking
+    /// parameters it removed (the outcome's `removed_params`, in order) in `removed`
+    /// (cleared first): what a `urlkey map` CSV row shows of a valid record, without
+    /// the canonical form, facts or transformation log. An error gives only its code:
+    /// take [`Policy::key`] for its message.
+    ///
+    /// ```
+    /// let mapper = urlkey::PolicySet::builtin().get("mapper@1").unwrap();
+    /// let (mut key, mut sig, mut removed) = (String::new(), String::new(), Vec::new());
+    /// mapper
+    ///     .key_row_into("https://example.net/a?utm_source=x&b=2", &mut key, &mut sig, &mut removed)
+    ///     .unwrap();
+    /// assert_eq!(key, "https://example.net/a?b=2");
+    /// assert_eq!(removed, ["utm_source"]);
+    /// ```
+    pub fn key_row_into(
+        &self,
+        input: &str,
+        key: &mut String,
+        signature: &mut String,
+        removed: &mut Vec<String>,
+    ) -> Result<(), ErrorCode> {
+        key.clear();
+        signature.clear();
+        removed.clear();
+        self.run(input, None, true, |parts, mut log, href| {
+            log.keep_removed = true;
+            self.lean_log(parts, &mut log, href, key, Some(signature));
+            removed.append(&mut log.removed_params);
+        })
+        .map_err(|e| e.code)
+    }
+
     /// This policy with the verified fast parse ([`crate::fast`]) turned off: every
     /// input goes through ada. For the tests that compare the two paths.
     #[doc(hidden)]
@@ -428,14 +461,26 @@ impl Policy {
     /// The lean end of [`Policy::key_into`]: the rules with a quiet log, then the key.
     fn lean(
         &self,
-        mut parts: Parts<'_>,
+        parts: Parts<'_>,
         mut log: Log,
         href: Option<&str>,
         key: &mut String,
         signature: Option<&mut String>,
     ) {
+        self.lean_log(parts, &mut log, href, key, signature);
+    }
+
+    /// [`Policy::lean`] on a log the caller reads afterwards.
+    fn lean_log(
+        &self,
+        mut parts: Parts<'_>,
+        log: &mut Log,
+        href: Option<&str>,
+        key: &mut String,
+        signature: Option<&mut String>,
+    ) {
         let psl = self.psl();
-        rules::apply_all(&self.canonical_rules, &mut parts, &mut log, psl);
+        rules::apply_all(&self.canonical_rules, &mut parts, log, psl);
         if self.def.key_form == KeyForm::Href {
             // The key is the canonical form: the href itself unless a rule changed a part.
             match href {
@@ -443,7 +488,7 @@ impl Policy {
                 _ => parts.write_url(key, true, true),
             }
         }
-        rules::apply_all(&self.key_rules, &mut parts, &mut log, psl);
+        rules::apply_all(&self.key_rules, &mut parts, log, psl);
         match self.def.key_form {
             KeyForm::Href => {}
             KeyForm::Url => parts.write_url(key, true, true),

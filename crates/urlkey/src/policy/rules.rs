@@ -663,7 +663,7 @@ fn remove_tracking(set: &TrackingSet, p: &mut Parts<'_>, log: &mut Log) {
     let (mut first, mut any_kept) = (true, false);
     for r in raw_params(q) {
         if set.matches_at(r.name, &place) {
-            if !log.quiet {
+            if !log.quiet || log.keep_removed {
                 log.removed_params.push(r.name.to_string());
             }
         } else {
