@@ -214,6 +214,81 @@ impl<'a> FastUrl<'a> {
     }
 }
 
+/// The scheme, as written, of a text that is not `http(s)` and that the basic URL parser
+/// (<https://url.spec.whatwg.org/#concept-basic-url-parser>, no base) cannot fail on, so
+/// that a policy which refuses every other scheme may refuse it without parsing: `None`
+/// for anything else (the parser decides). `text` is trimmed of C0 controls and spaces, as
+/// the parser trims it. Every byte read below decides a state transition, so none of them
+/// may be a tab or newline (the parser removes those first, and the next byte would
+/// decide instead).
+///
+/// - #scheme-start-state, #scheme-state: an ASCII letter, then letters, digits, `+`, `-`,
+///   `.`, then `:`. A special scheme other than `file` (`ws`, `wss`, `ftp`) is left to the
+///   parser: its authority may fail.
+/// - A non-special scheme then anything but `/` (or EOF) goes to #cannot-be-a-base-url-path-state,
+///   or `/` then anything but `/` to #path-state: neither state nor the query and
+///   fragment states after them ever returns failure. `scheme://` (an authority) is left
+///   to the parser.
+/// - `file:` (#file-state) then anything but `/` or `\`, or one slash (#file-slash-state)
+///   then anything but a slash, goes to #path-state. Two slashes go to #file-host-state:
+///   a host of [`HOST_OK`] bytes ended by EOF, `/`, `\`, `?` or `#` that is empty or a
+///   [`plain_domain`] (so no `%`, no Windows drive letter, no IPv4-like or `xn--` label)
+///   cannot fail the host parser; `localhost` becomes the empty host, which is no failure.
+///
+/// Seed 001's host-length limit, which `crate::WebUrl::parse` checks before the parser,
+/// is kept: long text that it refuses is left to the parser's path.
+pub fn non_web_scheme_that_parses(text: &str) -> Option<&str> {
+    let b = text.as_bytes();
+    if !b.first()?.is_ascii_alphabetic() {
+        return None;
+    }
+    let colon = 1 + b[1..]
+        .iter()
+        .position(|&c| !(c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.')))?;
+    if b[colon] != b':' {
+        return None;
+    }
+    let scheme = &text[..colon];
+    if text.len() > crate::web::MAX_NON_ASCII_HOST_UTF16
+        && crate::web::check_host_length(text).is_some()
+    {
+        return None;
+    }
+    let at = |i: usize| b.get(colon + i).copied();
+    let removed = |c: Option<u8>| matches!(c, Some(b'\t' | b'\n' | b'\r'));
+    let slash = |c: Option<u8>| matches!(c, Some(b'/' | b'\\'));
+    let (first, second) = (at(1), at(2));
+    if removed(first) {
+        return None;
+    }
+    if scheme.eq_ignore_ascii_case("file") {
+        if !slash(first) {
+            return Some(scheme);
+        }
+        if removed(second) {
+            return None;
+        }
+        if !slash(second) {
+            return Some(scheme);
+        }
+        let host_start = colon + 3;
+        let host_end = run_of(b, host_start, HOST_OK);
+        let host = &b[host_start..host_end];
+        let ends = matches!(b.get(host_end), None | Some(b'/' | b'\\' | b'?' | b'#'));
+        return (ends && (host.is_empty() || plain_domain(host))).then_some(scheme);
+    }
+    if crate::text::is_special_scheme(scheme) {
+        return None;
+    }
+    if first != Some(b'/') {
+        return Some(scheme);
+    }
+    if removed(second) || second == Some(b'/') {
+        return None;
+    }
+    Some(scheme)
+}
+
 /// A host the host parser (https://url.spec.whatwg.org/#concept-host-parser) only
 /// lowercases (its bytes are [`HOST_OK`] already): no empty label but a final one, no
 /// `xn--` label (domain to ASCII would check its Punycode: #concept-domain-to-ascii), and
@@ -281,6 +356,70 @@ fn plain_path(path: &[u8]) -> bool {
         }
     }
     !matches!(&path[seg..], b"." | b"..")
+}
+
+/// The checks of the fuzz target `fuzz/fuzz_targets/fast_path.rs` and of the replay of its
+/// corpus in `tests/fast_path.rs`, on `data` (lossily decoded, as a reader would) and on
+/// it as the path of a plain URL: whenever [`FastUrl::parse`] accepts a text, ada parses
+/// it to the same components (href included); whenever [`non_web_scheme_that_parses`]
+/// takes a text, ada parses it to a URL with that scheme, lowercased; and every builtin
+/// that takes the fast path or refuses the text before parsing gives the same outcome,
+/// lean key, code and signature as with both turned off. Panics, with the input, on the
+/// first difference.
+#[doc(hidden)]
+pub fn check_against_ada(data: &[u8]) {
+    use std::sync::OnceLock;
+    static POLICIES: OnceLock<Vec<(crate::Policy, crate::Policy)>> = OnceLock::new();
+    let policies = POLICIES.get_or_init(|| {
+        let set = crate::PolicySet::builtin();
+        crate::policy::builtin_variants()
+            .iter()
+            .filter_map(|id| set.get(id).ok())
+            .map(|p| {
+                let slow = p.without_fast_path();
+                (p, slow)
+            })
+            .collect()
+    });
+    let text = String::from_utf8_lossy(data);
+    let prefixed = format!("https://a.example/{text}");
+    for x in [&*text, prefixed.as_str()] {
+        if let Some(fast) = FastUrl::parse(x) {
+            match crate::WebUrl::parse(x, None) {
+                Ok(u) => assert_eq!(fast.pieces(), u.pieces(), "{x:?}: fast parse != ada"),
+                Err(e) => panic!("{x:?}: the fast parse accepts, ada fails with {}", e.code),
+            }
+        }
+        if let Some(s) = non_web_scheme_that_parses(x) {
+            match crate::WebUrl::parse(x, None) {
+                Ok(u) => assert_eq!(
+                    (u.is_web(), u.scheme()),
+                    (false, s.to_ascii_lowercase().as_str()),
+                    "{x:?}: refused early as {s:?}"
+                ),
+                Err(e) => panic!("{x:?}: refused early as {s:?}, ada fails with {}", e.code),
+            }
+        }
+        for (p, slow) in policies {
+            if !p.takes_fast_path(x) && !p.refuses_early(x) {
+                continue;
+            }
+            let id = p.id();
+            assert_eq!(p.key(x), slow.key(x), "{id}: {x:?}: outcome differs");
+            let (mut a, mut b, mut sa, mut sb) =
+                (String::new(), String::new(), String::new(), String::new());
+            assert_eq!(
+                (p.key_into(x, &mut a), &a),
+                (slow.key_into(x, &mut b), &b),
+                "{id}: {x:?}: key_into differs"
+            );
+            assert_eq!(
+                (p.key_signature_into(x, &mut a, &mut sa), &a, &sa),
+                (slow.key_signature_into(x, &mut b, &mut sb), &b, &sb),
+                "{id}: {x:?}: key_signature_into differs"
+            );
+        }
+    }
 }
 
 #[cfg(test)]

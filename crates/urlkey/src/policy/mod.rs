@@ -314,6 +314,26 @@ impl Policy {
         FastUrl::parse(text).is_some()
     }
 
+    /// True when the policy refuses this input before parsing it, because its scheme is
+    /// not http(s) and the parser provably cannot fail on it
+    /// ([`crate::fast::non_web_scheme_that_parses`]).
+    #[doc(hidden)]
+    pub fn refuses_early(&self, input: &str) -> bool {
+        if !self.fast_parse || input.len() > self.max_input_bytes {
+            return false;
+        }
+        match self.def.front {
+            FrontEnd::Whatwg {
+                schemes: Schemes::Web(_),
+                infer_scheme: false,
+            } => {
+                let (text, _) = trim_for(self.def.front, input);
+                crate::fast::non_web_scheme_that_parses(text).is_some()
+            }
+            _ => false,
+        }
+    }
+
     /// The front end: trims, refuses or parses, and hands the parts, the log so far and
     /// the parser's serialization (when the parts come from one) to `then`. A `quiet`
     /// run builds no log text and no error message (the code is all it returns).
@@ -349,6 +369,22 @@ impl Policy {
                 } else {
                     (Cow::Borrowed(text), false)
                 };
+                // A policy that refuses other schemes refuses them before parsing when
+                // the parser provably cannot fail on the text
+                // ([`crate::fast::non_web_scheme_that_parses`]): the same code, and the
+                // same message (the parser's scheme is the written one, lowercased).
+                if let (true, None, false, Schemes::Web(code)) =
+                    (self.fast_parse, base, assumed, schemes)
+                {
+                    if let Some(s) = crate::fast::non_web_scheme_that_parses(&to_parse) {
+                        return Err(front::refuse(code, quiet, || {
+                            format!(
+                                "the scheme {:?} is not http or https",
+                                s.to_ascii_lowercase()
+                            )
+                        }));
+                    }
+                }
                 // Plain http(s) text needs no state machine (`crate::fast`): it is
                 // accepted by either scheme list.
                 let fast = match (self.fast_parse, base, &to_parse) {
