@@ -369,12 +369,18 @@ impl Policy {
                 } else {
                     (Cow::Borrowed(text), false)
                 };
-                // A policy that refuses other schemes refuses them before parsing when
+                // Plain http(s) text needs no state machine (`crate::fast`): it is
+                // accepted by either scheme list.
+                let fast = match (self.fast_parse, base, &to_parse) {
+                    (true, None, Cow::Borrowed(t)) => FastUrl::parse(t),
+                    _ => None,
+                };
+                // Else a policy that refuses other schemes refuses them before parsing when
                 // the parser provably cannot fail on the text
                 // ([`crate::fast::non_web_scheme_that_parses`]): the same code, and the
                 // same message (the parser's scheme is the written one, lowercased).
                 if let (true, None, false, Schemes::Web(code)) =
-                    (self.fast_parse, base, assumed, schemes)
+                    (fast.is_none() && self.fast_parse, base, assumed, schemes)
                 {
                     if let Some(s) = crate::fast::non_web_scheme_that_parses(&to_parse) {
                         return Err(front::refuse(code, quiet, || {
@@ -385,12 +391,6 @@ impl Policy {
                         }));
                     }
                 }
-                // Plain http(s) text needs no state machine (`crate::fast`): it is
-                // accepted by either scheme list.
-                let fast = match (self.fast_parse, base, &to_parse) {
-                    (true, None, Cow::Borrowed(t)) => FastUrl::parse(t),
-                    _ => None,
-                };
                 let url;
                 let u = match &fast {
                     Some(f) => f.pieces(),
