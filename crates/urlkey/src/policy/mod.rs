@@ -305,12 +305,9 @@ impl Policy {
         if !self.fast_parse || input.len() > self.max_input_bytes {
             return false;
         }
-        let (text, at) = trim_for(self.def.front, input);
-        if self.def.front == FrontEnd::Mapper
-            && !matches!(front::mapper_precheck(text, at, true), Ok(None))
-        {
-            return false;
-        }
+        // `mapper` runs its precheck only when the fast parse declines (`Policy::run`): the
+        // comparison with the fast path off checks that the precheck accepts the rest.
+        let (text, _) = trim_for(self.def.front, input);
         FastUrl::parse(text).is_some()
     }
 
@@ -423,13 +420,19 @@ impl Policy {
                 Ok(then(parts, log, Some(u.href)))
             }
             FrontEnd::Mapper => {
-                let base = front::mapper_precheck(text, trimmed_at, quiet)?;
-                let path_only = base.is_some();
-                let fast = if self.fast_parse && !path_only {
+                // Text the fast parse takes is printable ASCII that starts with `http://`
+                // or `https://` (in any case): the precheck finds no white space or
+                // control in it and accepts its scheme (`Ok(None)`), so it is not run.
+                let fast = if self.fast_parse {
                     FastUrl::parse(text)
                 } else {
                     None
                 };
+                let base = match fast {
+                    Some(_) => None,
+                    None => front::mapper_precheck(text, trimmed_at, quiet)?,
+                };
+                let path_only = base.is_some();
                 let url;
                 let u = match &fast {
                     Some(f) => f.pieces(),
