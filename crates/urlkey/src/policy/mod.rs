@@ -381,10 +381,12 @@ impl Policy {
                 {
                     if let Some(s) = crate::fast::non_web_scheme_that_parses(&to_parse) {
                         return Err(front::refuse(code, quiet, || {
-                            format!(
-                                "the scheme {:?} is not http or https",
-                                s.to_ascii_lowercase()
-                            )
+                            let s: Cow<'_, str> = if s.bytes().any(|c| c.is_ascii_uppercase()) {
+                                Cow::Owned(s.to_ascii_lowercase())
+                            } else {
+                                Cow::Borrowed(s)
+                            };
+                            format!("the scheme {s:?} is not http or https")
                         }));
                     }
                 }
