@@ -390,3 +390,22 @@ proptest! {
         prop_assert!(bad.is_empty(), "{}", bad.join("\n"));
     }
 }
+
+/// The fuzz target's minimized corpus (`fuzz/replay/fast_path/`, made with
+/// `cargo +nightly fuzz cmin fast_path`; see fuzz/RUNS.md), replayed with the target's own
+/// assertions ([`urlkey::fast::check_against_ada`]): the fuzzing runs in CI as this test.
+/// A missing or empty folder fails.
+#[test]
+fn fuzz_corpus_replays_clean() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/replay/fast_path");
+    let entries = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e} (the committed fuzz corpus)", dir.display()));
+    let mut n = 0;
+    for entry in entries {
+        let path = entry.unwrap().path();
+        let data = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        urlkey::fast::check_against_ada(&data);
+        n += 1;
+    }
+    assert!(n >= 100, "{}: {n} files", dir.display());
+}
