@@ -1,12 +1,13 @@
-//! The verified fast parse (`urlkey::fast`, issue 19 target 3) against ada on arbitrary
-//! bytes: whenever `FastUrl::parse` accepts a text, ada parses it to the same components
-//! (href included), and every builtin that takes the fast path gives the same outcome,
-//! lean key, code and signature with the fast path off. The same checks as
-//! `crates/urlkey/tests/fast_path.rs`, which runs them on fixed and generated inputs.
+//! The verified fast parse and the early refusal of other schemes (`urlkey::fast`, issue
+//! 19) against ada on arbitrary bytes: whenever `FastUrl::parse` accepts a text, ada parses
+//! it to the same components (href included); whenever `non_web_scheme_that_parses` takes
+//! it, ada parses it with that scheme; and every builtin that takes either gives the same
+//! outcome, lean key, code and signature with both off. The assertions are
+//! `urlkey::fast::check_against_ada`, which `crates/urlkey/tests/fast_path.rs` also runs on
+//! every file of the committed minimized corpus `fuzz/replay/fast_path/`.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let x = urlkey_fuzz::text(data);
-    urlkey_fuzz::check_fast_path(&x);
+    urlkey_fuzz::check_fast_path(data);
 });

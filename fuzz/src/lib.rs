@@ -231,39 +231,10 @@ pub fn check_offsets(input: &str, o: &Offsets) {
     }
 }
 
-/// The fast parse against ada (`fuzz_targets/fast_path.rs`): on acceptance the same
-/// pieces; for every builtin that takes the fast path on `x` (also with a plain
-/// `https://a.example/` prefix, so that the fuzzer reaches the path, query and fragment
-/// checks from any bytes), the same `Outcome`, `key_into` and `key_signature_into` as
-/// with the fast path off.
-pub fn check_fast_path(x: &str) {
-    let prefixed = format!("https://a.example/{x}");
-    for x in [x, prefixed.as_str()] {
-        if let Some(fast) = urlkey::fast::FastUrl::parse(x) {
-            match urlkey::WebUrl::parse(x, None) {
-                Ok(u) => assert_eq!(fast.pieces(), u.pieces(), "{x:?}: fast parse != ada"),
-                Err(e) => panic!("{x:?}: the fast parse accepts, ada fails with {}", e.code),
-            }
-        }
-        for p in &builtins().1 {
-            if !p.takes_fast_path(x) {
-                continue;
-            }
-            let slow = p.without_fast_path();
-            let id = p.id();
-            assert_eq!(p.key(x), slow.key(x), "{id}: {x:?}: outcome differs");
-            let (mut a, mut b, mut sa, mut sb) =
-                (String::new(), String::new(), String::new(), String::new());
-            assert_eq!(
-                (p.key_into(x, &mut a), &a),
-                (slow.key_into(x, &mut b), &b),
-                "{id}: {x:?}: key_into differs"
-            );
-            assert_eq!(
-                (p.key_signature_into(x, &mut a, &mut sa), &a, &sa),
-                (slow.key_signature_into(x, &mut b, &mut sb), &b, &sb),
-                "{id}: {x:?}: key_signature_into differs"
-            );
-        }
-    }
+/// The fast parse and the early refusal against ada (`fuzz_targets/fast_path.rs`): the
+/// checks live in the library, [`urlkey::fast::check_against_ada`], so that
+/// `crates/urlkey/tests/fast_path.rs` replays the committed corpus
+/// (`fuzz/replay/fast_path/`) with the very same assertions in `cargo test`.
+pub fn check_fast_path(data: &[u8]) {
+    urlkey::fast::check_against_ada(data);
 }

@@ -38,6 +38,13 @@ pub fn is_js_white_space(c: char) -> bool {
 /// seed 000, "The pipeline"). C0 controls other than TAB, LF, VT, FF and CR stay, so that
 /// `mapper@1` can refuse them. Returns the trimmed text and its byte offset in `input`.
 pub fn trim_js(input: &str) -> (&str, usize) {
+    // The white space is ASCII at or below U+0020, or not ASCII: text that starts and ends
+    // with another ASCII byte (nearly every line) has nothing to trim.
+    if let (Some(&first), Some(&last)) = (input.as_bytes().first(), input.as_bytes().last()) {
+        if (0x21..0x80).contains(&first) && (0x21..0x80).contains(&last) {
+            return (input, 0);
+        }
+    }
     let start = input.trim_start_matches(is_js_white_space);
     let lo = input.len() - start.len();
     (start.trim_end_matches(is_js_white_space), lo)

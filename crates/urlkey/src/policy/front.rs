@@ -38,27 +38,6 @@ pub enum FrontEnd {
 pub const PLACEHOLDER_BASE: &str = "https://path-only.urlkey.invalid/";
 const PLACEHOLDER_HOST: &str = "path-only.urlkey.invalid";
 
-/// The first character matching `pred`. `ascii` must agree with `pred` on ASCII: bytes are
-/// scanned while the text is ASCII (nearly always), characters after the first other byte.
-fn find_char(
-    text: &str,
-    ascii: impl Fn(u8) -> bool,
-    pred: impl Fn(char) -> bool,
-) -> Option<(usize, char)> {
-    for (i, &b) in text.as_bytes().iter().enumerate() {
-        if b >= 0x80 {
-            return text[i..]
-                .char_indices()
-                .find(|&(_, c)| pred(c))
-                .map(|(j, c)| (i + j, c));
-        }
-        if ascii(b) {
-            return Some((i, char::from(b)));
-        }
-    }
-    None
-}
-
 /// What the WHATWG front end with scheme inference needs to parse: the text (maybe with
 /// `https://` prepended) and whether the scheme was assumed. Kept apart so the caller owns
 /// the [`WebUrl`] the parts borrow from.
@@ -126,11 +105,17 @@ pub fn mapper_precheck(
     quiet: bool,
 ) -> Result<Option<&'static str>, KeyError> {
     let white = |c: char| c.is_whitespace() || c == '\u{feff}';
-    if let Some((i, c)) = find_char(
-        text,
-        |b| b <= 0x20 || b == 0x7f,
-        |c| white(c) || c.is_control(),
-    ) {
+    // The first C0 control, space or DEL while the text is ASCII (eight bytes at a time);
+    // from the first other byte on, characters.
+    let found = match first_control_space_or_non_ascii(text.as_bytes()) {
+        Some(i) if text.as_bytes()[i] < 0x80 => Some((i, char::from(text.as_bytes()[i]))),
+        Some(i) => text[i..]
+            .char_indices()
+            .find(|&(_, c)| white(c) || c.is_control())
+            .map(|(j, c)| (i + j, c)),
+        None => None,
+    };
+    if let Some((i, c)) = found {
         let i = at + i;
         // U+0085 is both: white space, as it was reported before.
         if white(c) {
@@ -153,6 +138,10 @@ pub fn mapper_precheck(
     if text.starts_with('/') {
         return Ok(Some(PLACEHOLDER_BASE));
     }
+    // What nearly every line starts with, in the case nearly every line writes it.
+    if text.starts_with("https:") || text.starts_with("http:") {
+        return Ok(None);
+    }
     match text::leading_scheme(text) {
         Some(s) if text::is_web_scheme(s) => Ok(None),
         Some(s) => Err(refuse(ErrorCode::MapperUnsupportedScheme, quiet, || {
@@ -165,6 +154,7 @@ pub fn mapper_precheck(
 }
 
 /// The parts of a parsed URL, borrowed from it.
+#[inline]
 pub fn parts_from_url<'u>(
     u: &Pieces<'u>,
     path_only: bool,
@@ -354,6 +344,37 @@ pub(crate) fn first_unusual_byte(b: &[u8]) -> Option<usize> {
         .map(|i| at + i)
 }
 
+/// The first byte that is a C0 control, a space, DEL or not ASCII: where `mapper@1`'s
+/// check for white space and controls must look. Eight bytes at a time, with the word
+/// tricks of [`first_unusual_byte`]: a borrow only runs from a matching byte to the
+/// bytes above it, so the lowest flagged byte of a word is the first match.
+pub(crate) fn first_control_space_or_non_ascii(b: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut chunks = b.chunks_exact(8);
+    let mut at = 0;
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(word);
+        let below_21 = w.wrapping_sub(ONES * 0x21) & !w;
+        let eq_7f = {
+            let x = w ^ (ONES * 0x7f);
+            x.wrapping_sub(ONES) & !x
+        };
+        let m = (below_21 | eq_7f | w) & HIGH;
+        if m != 0 {
+            return Some(at + (m.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&c| c <= 0x20 || c >= 0x7f)
+        .map(|i| at + i)
+}
+
 /// Splits `host[:port]` for `document@1`: a bracketed host ends at its first `]`, which
 /// must be followed by nothing or `:port` (else the whole text is returned as the host,
 /// and fails as one); any other host ends at the first `:`, so `a:1:2` has the port `1:2`.
@@ -380,4 +401,37 @@ fn bad_port(p: &str, quiet: bool) -> KeyError {
     refuse(ErrorCode::DocumentInvalidPort, quiet, || {
         format!("the port {p:?} is not ASCII digits with a value from 0 to 65535")
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each byte value at each position of words and tails: the word scan finds the same
+    /// first byte as a byte loop, also with a second match after it.
+    #[test]
+    fn word_scan_finds_the_first_control_space_or_non_ascii_byte() {
+        let slow = |b: &[u8]| b.iter().position(|&c| c <= 0x20 || c >= 0x7f);
+        for len in [0usize, 1, 7, 8, 9, 16, 23] {
+            for at in 0..len {
+                for v in 0..=255u8 {
+                    let mut b = vec![b'a'; len];
+                    b[at] = v;
+                    assert_eq!(
+                        first_control_space_or_non_ascii(&b),
+                        slow(&b),
+                        "{len} {at} {v}"
+                    );
+                    if at + 1 < len {
+                        b[at + 1] = 0x00;
+                        assert_eq!(
+                            first_control_space_or_non_ascii(&b),
+                            slow(&b),
+                            "{len} {at} {v}+0"
+                        );
+                    }
+                }
+            }
+        }
+    }
 }

@@ -338,13 +338,30 @@ impl Policy {
         if !self.fast_parse || input.len() > self.max_input_bytes {
             return false;
         }
-        let (text, at) = trim_for(self.def.front, input);
-        if self.def.front == FrontEnd::Mapper
-            && !matches!(front::mapper_precheck(text, at, true), Ok(None))
-        {
+        // `mapper` runs its precheck only when the fast parse declines (`Policy::run`): the
+        // comparison with the fast path off checks that the precheck accepts the rest.
+        let (text, _) = trim_for(self.def.front, input);
+        FastUrl::parse(text).is_some()
+    }
+
+    /// True when the policy refuses this input before parsing it, because its scheme is
+    /// not http(s) and the parser provably cannot fail on it
+    /// ([`crate::fast::non_web_scheme_that_parses`]).
+    #[doc(hidden)]
+    pub fn refuses_early(&self, input: &str) -> bool {
+        if !self.fast_parse || input.len() > self.max_input_bytes {
             return false;
         }
-        FastUrl::parse(text).is_some()
+        match self.def.front {
+            FrontEnd::Whatwg {
+                schemes: Schemes::Web(_),
+                infer_scheme: false,
+            } => {
+                let (text, _) = trim_for(self.def.front, input);
+                crate::fast::non_web_scheme_that_parses(text).is_some()
+            }
+            _ => false,
+        }
     }
 
     /// The front end: trims, refuses or parses, and hands the parts, the log so far and
@@ -388,6 +405,24 @@ impl Policy {
                     (true, None, Cow::Borrowed(t)) => FastUrl::parse(t),
                     _ => None,
                 };
+                // Else a policy that refuses other schemes refuses them before parsing when
+                // the parser provably cannot fail on the text
+                // ([`crate::fast::non_web_scheme_that_parses`]): the same code, and the
+                // same message (the parser's scheme is the written one, lowercased).
+                if let (true, None, false, Schemes::Web(code)) =
+                    (fast.is_none() && self.fast_parse, base, assumed, schemes)
+                {
+                    if let Some(s) = crate::fast::non_web_scheme_that_parses(&to_parse) {
+                        return Err(front::refuse(code, quiet, || {
+                            let s: Cow<'_, str> = if s.bytes().any(|c| c.is_ascii_uppercase()) {
+                                Cow::Owned(s.to_ascii_lowercase())
+                            } else {
+                                Cow::Borrowed(s)
+                            };
+                            format!("the scheme {s:?} is not http or https")
+                        }));
+                    }
+                }
                 let url;
                 let u = match &fast {
                     Some(f) => f.pieces(),
@@ -420,13 +455,19 @@ impl Policy {
                 Ok(then(parts, log, Some(u.href)))
             }
             FrontEnd::Mapper => {
-                let base = front::mapper_precheck(text, trimmed_at, quiet)?;
-                let path_only = base.is_some();
-                let fast = if self.fast_parse && !path_only {
+                // Text the fast parse takes is printable ASCII that starts with `http://`
+                // or `https://` (in any case): the precheck finds no white space or
+                // control in it and accepts its scheme (`Ok(None)`), so it is not run.
+                let fast = if self.fast_parse {
                     FastUrl::parse(text)
                 } else {
                     None
                 };
+                let base = match fast {
+                    Some(_) => None,
+                    None => front::mapper_precheck(text, trimmed_at, quiet)?,
+                };
+                let path_only = base.is_some();
                 let url;
                 let u = match &fast {
                     Some(f) => f.pieces(),
