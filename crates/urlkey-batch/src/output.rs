@@ -552,7 +552,11 @@ mod tests {
             state
         };
         for format in [OutputFormat::Csv, OutputFormat::Tsv] {
-            let delimiter = if format == OutputFormat::Tsv { b'\t' } else { b',' };
+            let delimiter = if format == OutputFormat::Tsv {
+                b'\t'
+            } else {
+                b','
+            };
             for _ in 0..3000 {
                 let len = (next() % 8) as usize;
                 let field: String = (0..len)
