@@ -308,61 +308,39 @@ pub fn document_parts(text: &str, quiet: bool) -> Result<Parts<'_>, KeyError> {
 }
 
 /// The first byte that is a C0 control, a space, DEL, a backslash or not ASCII: the bytes
-/// `document@1` refuses, and where Unicode white space may start. Eight bytes at a time
-/// (the classic "has a byte less than n / equal to v" word tricks, which are exact about
-/// whether a word holds such a byte), then byte by byte inside the word that does.
+/// `document@1` refuses, and where Unicode white space may start.
 pub(crate) fn first_unusual_byte(b: &[u8]) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let unusual = |c: u8| c <= 0x20 || c >= 0x7f || c == b'\\';
-    let mut chunks = b.chunks_exact(8);
-    let mut at = 0;
-    for chunk in &mut chunks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let w = u64::from_le_bytes(word);
-        let below_21 = w.wrapping_sub(ONES * 0x21) & !w;
-        let eq_7f = {
-            let x = w ^ (ONES * 0x7f);
-            x.wrapping_sub(ONES) & !x
-        };
-        let eq_5c = {
-            let x = w ^ (ONES * 0x5c);
-            x.wrapping_sub(ONES) & !x
-        };
-        if (below_21 | eq_7f | eq_5c | w) & HIGH != 0 {
-            if let Some(i) = chunk.iter().position(|&c| unusual(c)) {
-                return Some(at + i);
-            }
-        }
-        at += 8;
-    }
-    chunks
-        .remainder()
-        .iter()
-        .position(|&c| unusual(c))
-        .map(|i| at + i)
+    first_flagged::<true>(b)
 }
 
 /// The first byte that is a C0 control, a space, DEL or not ASCII: where `mapper@1`'s
-/// check for white space and controls must look. Eight bytes at a time, with the word
-/// tricks of [`first_unusual_byte`]: a borrow only runs from a matching byte to the
-/// bytes above it, so the lowest flagged byte of a word is the first match.
+/// check for white space and controls must look.
 pub(crate) fn first_control_space_or_non_ascii(b: &[u8]) -> Option<usize> {
+    first_flagged::<false>(b)
+}
+
+/// The first byte below 0x21, DEL, not ASCII or (with `BACKSLASH`) a backslash. Eight
+/// bytes at a time, with the classic "has a byte less than n / equal to v" word tricks: a
+/// borrow only runs from a matching byte to the bytes above it, so the lowest flagged byte
+/// of a word is the first match; then byte by byte in the tail.
+fn first_flagged<const BACKSLASH: bool>(b: &[u8]) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
+    let equal = |w: u64, v: u8| {
+        let x = w ^ (ONES * u64::from(v));
+        x.wrapping_sub(ONES) & !x
+    };
     let mut chunks = b.chunks_exact(8);
     let mut at = 0;
     for chunk in &mut chunks {
         let mut word = [0u8; 8];
         word.copy_from_slice(chunk);
         let w = u64::from_le_bytes(word);
-        let below_21 = w.wrapping_sub(ONES * 0x21) & !w;
-        let eq_7f = {
-            let x = w ^ (ONES * 0x7f);
-            x.wrapping_sub(ONES) & !x
-        };
-        let m = (below_21 | eq_7f | w) & HIGH;
+        let mut m = (w.wrapping_sub(ONES * 0x21) & !w) | equal(w, 0x7f) | w;
+        if BACKSLASH {
+            m |= equal(w, b'\\');
+        }
+        let m = m & HIGH;
         if m != 0 {
             return Some(at + (m.trailing_zeros() / 8) as usize);
         }
@@ -371,7 +349,7 @@ pub(crate) fn first_control_space_or_non_ascii(b: &[u8]) -> Option<usize> {
     chunks
         .remainder()
         .iter()
-        .position(|&c| c <= 0x20 || c >= 0x7f)
+        .position(|&c| c <= 0x20 || c >= 0x7f || (BACKSLASH && c == b'\\'))
         .map(|i| at + i)
 }
 
@@ -412,6 +390,7 @@ mod tests {
     #[test]
     fn word_scan_finds_the_first_control_space_or_non_ascii_byte() {
         let slow = |b: &[u8]| b.iter().position(|&c| c <= 0x20 || c >= 0x7f);
+        let slow_unusual = |b: &[u8]| b.iter().position(|&c| c <= 0x20 || c >= 0x7f || c == b'\\');
         for len in [0usize, 1, 7, 8, 9, 16, 23] {
             for at in 0..len {
                 for v in 0..=255u8 {
@@ -422,7 +401,14 @@ mod tests {
                         slow(&b),
                         "{len} {at} {v}"
                     );
+                    assert_eq!(first_unusual_byte(&b), slow_unusual(&b), "{len} {at} {v}");
                     if at + 1 < len {
+                        b[at + 1] = b'\\';
+                        assert_eq!(
+                            first_unusual_byte(&b),
+                            slow_unusual(&b),
+                            "{len} {at} {v}+\\\\"
+                        );
                         b[at + 1] = 0x00;
                         assert_eq!(
                             first_control_space_or_non_ascii(&b),
