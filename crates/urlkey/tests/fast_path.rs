@@ -14,7 +14,7 @@
 //! near-misses: accepted URLs with one tricky character inserted or substituted at every
 //! position (exhaustive) and several at random places (proptest).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
@@ -52,7 +52,7 @@ fn corpus() -> &'static [String] {
             dir.display()
         );
         let mut files = Vec::new();
-        collect_txt(&dir, &mut files);
+        common::collect_txt(&dir, &mut files);
         files.sort();
         let mut out = Vec::new();
         for f in files {
@@ -67,17 +67,6 @@ fn corpus() -> &'static [String] {
         assert_eq!(out.len(), 109_062, "the corpus changed");
         out
     })
-}
-
-fn collect_txt(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let p = entry.unwrap().path();
-        if p.is_dir() {
-            collect_txt(&p, out);
-        } else if p.extension().is_some_and(|e| e == "txt") {
-            out.push(p);
-        }
-    }
 }
 
 fn wpt_inputs() -> Vec<String> {

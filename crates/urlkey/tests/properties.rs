@@ -12,7 +12,7 @@
 //! - The serialization of parts equals ada's `href` on every WPT success case.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
@@ -49,7 +49,7 @@ fn corpus() -> &'static [(String, String)] {
             dir.display()
         );
         let mut files = Vec::new();
-        collect_txt(&dir, &mut files);
+        common::collect_txt(&dir, &mut files);
         files.sort();
         assert!(!files.is_empty(), "no *.txt file under {}", dir.display());
         let mut out = Vec::new();
@@ -66,17 +66,6 @@ fn corpus() -> &'static [(String, String)] {
         }
         out
     })
-}
-
-fn collect_txt(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let p = entry.unwrap().path();
-        if p.is_dir() {
-            collect_txt(&p, out);
-        } else if p.extension().is_some_and(|e| e == "txt") {
-            out.push(p);
-        }
-    }
 }
 
 /// Runs `f` over `items` on two threads (the CI machine has two cores).

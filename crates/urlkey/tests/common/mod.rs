@@ -1,5 +1,6 @@
 //! Helpers shared by the integration tests of this crate: the golden fixtures
-//! (`tests/golden/<id>.tsv`) and their escapes, and the hostile catalogue's escapes. Each test binary uses a part of them.
+//! (`tests/golden/<id>.tsv`) and their escapes, the hostile catalogue's escapes, and the
+//! corpus files. Each test binary uses a part of them.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -151,4 +152,16 @@ pub fn expand(s: &str) -> Vec<u8> {
     }
     out.extend_from_slice(rest.as_bytes());
     out
+}
+
+/// Every `*.txt` file under `dir`, at any depth (the corpus folder).
+pub fn collect_txt(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let p = entry.unwrap().path();
+        if p.is_dir() {
+            collect_txt(&p, out);
+        } else if p.extension().is_some_and(|e| e == "txt") {
+            out.push(p);
+        }
+    }
 }
