@@ -19,6 +19,7 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
+. "$root/bench/lib.sh"
 runs=3 bin="" proto=0 repeat=1
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -36,10 +37,7 @@ datasets="${URLKEY_DATASETS:-$root/../shared/datasets/ada-url-various-datasets}"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 corpus="$tmp/corpus_all.txt"
-for f in others/kasztp.txt others/userbait.txt files/node_files.txt files/isaacs_files.txt; do
-  cat "$datasets/$f"
-  if [ -n "$(tail -c1 "$datasets/$f")" ]; then echo; fi
-done >"$corpus"
+corpus_file "$corpus"
 if [ "$repeat" -gt 1 ]; then
   for _ in $(seq "$repeat"); do cat "$corpus"; done >"$tmp/repeated.txt"
   mv "$tmp/repeated.txt" "$corpus"
@@ -122,8 +120,7 @@ else
     done
   done
   for i in "${!cmds[@]}"; do
-    med[$i]=$(echo "${all[$i]}" | tr ' ' '\n' | grep -v '^$' | sort -n |
-      awk '{a[NR]=$1} END {m=(NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2); printf "%.6f", m/1e6}')
+    med[$i]=$(median_seconds "${all[$i]}")
   done
 fi
 

@@ -8,6 +8,7 @@
 #   (default policies: citation@1 mapper@1 webkey@1)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+. "$root/bench/lib.sh"
 runs=9 bin="" set=web policies=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -25,17 +26,10 @@ if [ -z "$bin" ]; then
 fi
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-files=(others/kasztp.txt others/userbait.txt)
 times=20
-if [ "$set" = all ]; then
-  files+=(files/node_files.txt files/isaacs_files.txt)
-  times=11
-fi
-for f in "${files[@]}"; do
-  # kasztp.txt starts with a BOM: dropped, so that every repetition reads the same.
-  sed '1s/^\xEF\xBB\xBF//' "$datasets/$f"
-  if [ -n "$(tail -c1 "$datasets/$f")" ]; then echo; fi
-done >"$tmp/one.txt"
+[ "$set" = all ] && times=11
+# kasztp.txt starts with a BOM: dropped, so that every repetition reads the same.
+corpus_file "$tmp/one.txt" "$set" nobom
 for _ in $(seq "$times"); do cat "$tmp/one.txt"; done >"$tmp/in.txt"
 echo "input: $(wc -l <"$tmp/in.txt") lines (--set $set), $(wc -c <"$tmp/in.txt") bytes"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -57,8 +51,7 @@ for _ in $(seq "$runs"); do
 done
 med=()
 for i in "${!cmds[@]}"; do
-  med[$i]=$(echo "${all[$i]}" | tr ' ' '\n' | grep -v '^$' | sort -n |
-    awk '{a[NR]=$1} END {m=(NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2); printf "%.4f", m/1e6}')
+  med[$i]=$(median_seconds "${all[$i]}")
 done
 echo
 echo "| command ($runs runs, interleaved) | median s | ratio to ada-href |"

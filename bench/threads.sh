@@ -15,6 +15,7 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
+. "$root/bench/lib.sh"
 runs=7 bin="" old="" policy=citation@1 format=key busy=both
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -41,10 +42,7 @@ cleanup() {
 }
 trap cleanup EXIT
 small="$tmp/corpus_all.txt" large="$tmp/corpus_x11.txt"
-for f in others/kasztp.txt others/userbait.txt files/node_files.txt files/isaacs_files.txt; do
-  cat "$datasets/$f"
-  if [ -n "$(tail -c1 "$datasets/$f")" ]; then echo; fi
-done >"$small"
+corpus_file "$small"
 for _ in $(seq 11); do cat "$small"; done >"$large"
 echo "inputs: $(wc -l <"$small") and $(wc -l <"$large") lines; policy $policy, --format $format"
 echo "cores: $(nproc); load before: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -75,8 +73,7 @@ measure() {
   done
   local med=()
   for i in "${!cmds[@]}"; do
-    med[$i]=$(echo "${all[$i]}" | tr ' ' '\n' | grep -v '^$' | sort -n |
-      awk '{a[NR]=$1} END {m=(NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2); printf "%.4f", m/1e6}')
+    med[$i]=$(median_seconds "${all[$i]}")
   done
   for ((i = 0; i < ${#cmds[@]}; i += 2)); do
     awk -v l="$label" -v n="${names[$i]% default}" -v d="${med[$i]}" -v o="${med[$((i+1))]}" \
