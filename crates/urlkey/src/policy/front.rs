@@ -82,11 +82,17 @@ pub(crate) fn refuse(code: ErrorCode, quiet: bool, message: impl FnOnce() -> Str
 pub fn check_scheme(url: &WebUrl, schemes: Schemes, quiet: bool) -> Result<(), KeyError> {
     match schemes {
         Schemes::Any => Ok(()),
-        Schemes::Web(code) if !url.is_web() => Err(refuse(code, quiet, || {
-            format!("the scheme {:?} is not http or https", url.scheme())
-        })),
+        Schemes::Web(code) if !url.is_web() => Err(unsupported_scheme(code, url.scheme(), quiet)),
         Schemes::Web(_) => Ok(()),
     }
+}
+
+/// The refusal of a scheme that is not http(s), as the parser spells it (lowercase): one
+/// message whether the text was parsed first or refused before parsing.
+pub(crate) fn unsupported_scheme(code: ErrorCode, scheme: &str, quiet: bool) -> KeyError {
+    refuse(code, quiet, || {
+        format!("the scheme {scheme:?} is not http or https")
+    })
 }
 
 /// Seed 000's checks before parsing ("Reject whitespace and non-HTTP schemes before

@@ -413,14 +413,13 @@ impl Policy {
                     (fast.is_none() && self.fast_parse, base, assumed, schemes)
                 {
                     if let Some(s) = crate::fast::non_web_scheme_that_parses(&to_parse) {
-                        return Err(front::refuse(code, quiet, || {
-                            let s: Cow<'_, str> = if s.bytes().any(|c| c.is_ascii_uppercase()) {
-                                Cow::Owned(s.to_ascii_lowercase())
-                            } else {
-                                Cow::Borrowed(s)
-                            };
-                            format!("the scheme {s:?} is not http or https")
-                        }));
+                        let s: Cow<'_, str> = if quiet || !s.bytes().any(|c| c.is_ascii_uppercase())
+                        {
+                            Cow::Borrowed(s)
+                        } else {
+                            Cow::Owned(s.to_ascii_lowercase())
+                        };
+                        return Err(front::unsupported_scheme(code, &s, quiet));
                     }
                 }
                 let url;
