@@ -31,6 +31,16 @@ pub struct FastUrl<'a> {
     fragment_at: Option<usize>,
 }
 
+/// A serialization that is not the input itself was built in a buffer from the thread's
+/// spares (`crate::scratch`): it goes back there.
+impl Drop for FastUrl<'_> {
+    fn drop(&mut self) {
+        if let Cow::Owned(s) = &mut self.href {
+            crate::scratch::give(std::mem::take(s));
+        }
+    }
+}
+
 /// Byte classes of [`CLASS`]: what each component's plain form allows.
 const HOST_OK: u8 = 1;
 const PATH_OK: u8 = 2;
@@ -169,7 +179,7 @@ impl<'a> FastUrl<'a> {
         } else {
             // #url-serializing: lowercase scheme and host, the kept port, `/` for an
             // empty path of a special URL (#path-start-state), then query and fragment.
-            let mut s = String::with_capacity(text.len() + 1);
+            let mut s = crate::scratch::string(text.len() + 1);
             s.push_str(&text[..host_end]);
             s.make_ascii_lowercase();
             if let Some(p) = port {

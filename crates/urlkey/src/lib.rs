@@ -7,7 +7,8 @@
 //!
 //! Parsing is the WHATWG URL Standard (through ada). The library is pure: no I/O, no
 //! network, no global mutable state (the embedded Public Suffix List is parsed once and
-//! never changes).
+//! never changes; each thread keeps a few spare text buffers for the key path, which no
+//! result depends on).
 //!
 //! ## Quick start
 //!
@@ -48,6 +49,7 @@ pub mod profile;
 pub mod psl;
 pub mod query;
 pub mod risk;
+mod scratch;
 pub mod text;
 pub mod tracking;
 pub mod tracking2;

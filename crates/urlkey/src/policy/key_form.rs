@@ -82,7 +82,7 @@ pub(super) fn write_signature(p: &Parts<'_>, s: &mut String) {
     s.push_str(&p.path);
     if let Some(q) = &p.query {
         // Most queries have few parameters: sort their names on the stack.
-        let mut small: [&str; 16] = [""; 16];
+        let mut small: [&str; 64] = [""; 64];
         let mut large: Vec<&str> = Vec::new();
         let mut n = 0;
         for r in crate::query::raw_params(q).filter(|r| !r.piece.is_empty()) {

@@ -537,6 +537,7 @@ impl Policy {
         if let Some(s) = signature {
             write_signature(&parts, s);
         }
+        parts.recycle();
     }
 
     fn finish(&self, mut parts: Parts<'_>, mut log: Log, href: Option<&str>) -> Outcome {

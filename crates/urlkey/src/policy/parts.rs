@@ -57,6 +57,19 @@ impl Parts<'_> {
         }
     }
 
+    /// Hands the buffers of the components a rule rewrote back to the thread's spares
+    /// (`crate::scratch`): the lean key path's last step, once the key is written.
+    pub(crate) fn recycle(self) {
+        use crate::scratch::give_cow;
+        give_cow(self.scheme);
+        give_cow(self.userinfo);
+        give_cow(self.port);
+        give_cow(self.path);
+        for c in [self.host, self.query, self.fragment].into_iter().flatten() {
+            give_cow(c);
+        }
+    }
+
     /// The same parts, owning their text: a rule that replaces the whole URL
     /// (`unwrap-redirect`) builds them from a URL it parsed itself.
     pub fn into_owned<'b>(self) -> Parts<'b> {

@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use crate::outcome::Component;
 use crate::psl::PublicSuffixList;
 use crate::query::{hex, raw_params, RawParam};
+use crate::scratch;
 use crate::tracking::TrackingSet;
 use crate::tracking2::Place;
 use crate::unwrap::{target_of, Found, MAX_DEPTH};
@@ -377,7 +378,7 @@ impl Rule {
             }
             Rule::CollapseSlashes => {
                 if !p.opaque_path && p.path.contains("//") {
-                    let mut out = String::with_capacity(p.path.len());
+                    let mut out = scratch::string(p.path.len());
                     let mut prev_slash = false;
                     for c in p.path.chars() {
                         if c == '/' && prev_slash {
@@ -399,7 +400,7 @@ impl Rule {
             Rule::DropEmptyParameters => {
                 if let Some(q) = &p.query {
                     if q.split('&').any(str::is_empty) && !q.is_empty() {
-                        let mut joined = String::with_capacity(q.len());
+                        let mut joined = scratch::string(q.len());
                         for piece in q.split('&').filter(|s| !s.is_empty()) {
                             if !joined.is_empty() {
                                 joined.push('&');
@@ -407,6 +408,7 @@ impl Rule {
                             joined.push_str(piece);
                         }
                         let new = if joined.is_empty() {
+                            scratch::give(joined);
                             None
                         } else {
                             Some(Cow::Owned(joined))
@@ -492,7 +494,7 @@ impl Rule {
                 // 6 and 7).
                 if p.opaque_path {
                     if p.path.bytes().any(|b| b.is_ascii_uppercase()) {
-                        let new = p.path.to_ascii_lowercase();
+                        let new = scratch::lowercase(&p.path);
                         replace(&mut p.path, Cow::Owned(new), name, Component::Path, log);
                     }
                     return;
@@ -501,7 +503,7 @@ impl Rule {
                     return;
                 }
                 if !p.path.as_bytes().contains(&b'%') {
-                    let new = p.path.to_ascii_lowercase();
+                    let new = scratch::lowercase(&p.path);
                     replace(&mut p.path, Cow::Owned(new), name, Component::Path, log);
                     return;
                 }
@@ -528,14 +530,14 @@ impl Rule {
             }
             Rule::LowercaseScheme => {
                 if p.scheme.bytes().any(|b| b.is_ascii_uppercase()) {
-                    let new = p.scheme.to_ascii_lowercase();
+                    let new = scratch::lowercase(&p.scheme);
                     replace(&mut p.scheme, Cow::Owned(new), name, Component::Scheme, log);
                 }
             }
             Rule::LowercaseHost => {
                 if let Some(h) = &p.host {
                     if h.bytes().any(|b| b.is_ascii_uppercase()) {
-                        let new = h.to_ascii_lowercase();
+                        let new = scratch::lowercase(h);
                         replace_host(p, Cow::Owned(new), name, log);
                     }
                 }
@@ -604,7 +606,11 @@ fn cut<'a>(s: &Cow<'a, str>, range: std::ops::Range<usize>) -> Cow<'a, str> {
             let b: &'a str = b;
             Cow::Borrowed(&b[range])
         }
-        Cow::Owned(o) => Cow::Owned(o[range].to_string()),
+        Cow::Owned(o) => {
+            let mut s = scratch::string(range.len());
+            s.push_str(&o[range]);
+            Cow::Owned(s)
+        }
     }
 }
 
@@ -617,6 +623,7 @@ fn replace<'a>(
 ) {
     let before = std::mem::replace(slot, new);
     log.change(rule, c, &before, slot);
+    scratch::give_cow(before);
 }
 
 fn replace_host<'a>(p: &mut Parts<'a>, new: Cow<'a, str>, rule: &'static str, log: &mut Log) {
@@ -627,6 +634,9 @@ fn replace_host<'a>(p: &mut Parts<'a>, new: Cow<'a, str>, rule: &'static str, lo
         before.as_deref().unwrap_or(""),
         p.host.as_deref().unwrap_or(""),
     );
+    if let Some(b) = before {
+        scratch::give_cow(b);
+    }
 }
 
 fn replace_query<'a>(
@@ -639,7 +649,9 @@ fn replace_query<'a>(
         if p.query.as_deref() != new.as_deref() {
             log.changes += 1;
         }
-        p.query = new;
+        if let Some(before) = std::mem::replace(&mut p.query, new) {
+            scratch::give_cow(before);
+        }
         return;
     }
     let before = p.component_text(Component::Query);
@@ -659,7 +671,7 @@ fn remove_tracking(set: &TrackingSet, p: &mut Parts<'_>, log: &mut Log) {
     if set.is_empty() || !raw_params(q).any(|r| set.matches_at(r.name, &place)) {
         return;
     }
-    let mut kept = String::with_capacity(q.len());
+    let mut kept = scratch::string(q.len());
     let (mut first, mut any_kept) = (true, false);
     for r in raw_params(q) {
         if set.matches_at(r.name, &place) {
@@ -676,7 +688,12 @@ fn remove_tracking(set: &TrackingSet, p: &mut Parts<'_>, log: &mut Log) {
         }
     }
     // A query that becomes empty disappears with its `?` (docs/policies.md#the-rule-catalogue, remove-tracking-parameters).
-    let new = any_kept.then_some(Cow::Owned(kept));
+    let new = if any_kept {
+        Some(Cow::Owned(kept))
+    } else {
+        scratch::give(kept);
+        None
+    };
     replace_query(p, new, "remove-tracking-parameters", log);
 }
 
@@ -736,30 +753,86 @@ fn unwrap_redirect(p: &mut Parts<'_>, log: &mut Log) {
     }
 }
 
-/// The sorted query, or `None` when it is already in order.
-fn sort_query(q: &str, order: SortOrder) -> Option<String> {
-    let mut params: Vec<RawParam<'_>> = raw_params(q).collect();
-    let in_order = |a: &RawParam<'_>, b: &RawParam<'_>| match order {
-        SortOrder::NameValue => {
-            (a.name.as_bytes(), a.value.as_bytes()) <= (b.name.as_bytes(), b.value.as_bytes())
+/// How many parameters [`sort_query`] sorts in a table on the stack; a longer query's
+/// table is allocated.
+const SORTED_ON_STACK: usize = 64;
+
+/// One parameter of a query being sorted: its piece `start..end` in the query, the end of
+/// its name (`end` when it has no `=`) and its place in the query.
+#[derive(Debug, Clone, Copy, Default)]
+struct Span {
+    start: usize,
+    end: usize,
+    name_end: usize,
+    place: usize,
+}
+
+impl Span {
+    fn param<'q>(&self, q: &'q str) -> RawParam<'q> {
+        RawParam {
+            piece: &q[self.start..self.end],
+            name: &q[self.start..self.name_end],
+            value: q.get(self.name_end + 1..self.end).unwrap_or(""),
         }
-        SortOrder::Ordinal => a.piece.as_bytes() <= b.piece.as_bytes(),
-    };
-    if params.windows(2).all(|w| in_order(&w[0], &w[1])) {
+    }
+}
+
+/// The order of two parameters (the first `=` splits name and value).
+fn param_order(a: &RawParam<'_>, b: &RawParam<'_>, order: SortOrder) -> std::cmp::Ordering {
+    match order {
+        SortOrder::NameValue => {
+            (a.name.as_bytes(), a.value.as_bytes()).cmp(&(b.name.as_bytes(), b.value.as_bytes()))
+        }
+        SortOrder::Ordinal => a.piece.as_bytes().cmp(b.piece.as_bytes()),
+    }
+}
+
+/// The sorted query, or `None` when it is already in order. A stable sort: parameters
+/// that compare equal keep their order (the table sorts in place, with each parameter's
+/// place as the last key, so no buffer is allocated for the sort).
+fn sort_query(q: &str, order: SortOrder) -> Option<String> {
+    let mut count = 0;
+    let mut in_order = true;
+    let mut prev: Option<RawParam<'_>> = None;
+    for r in raw_params(q) {
+        if let Some(p) = &prev {
+            in_order &= param_order(p, &r, order).is_le();
+        }
+        prev = Some(r);
+        count += 1;
+    }
+    if in_order {
         return None;
     }
-    match order {
-        SortOrder::NameValue => params.sort_by(|a, b| {
-            (a.name.as_bytes(), a.value.as_bytes()).cmp(&(b.name.as_bytes(), b.value.as_bytes()))
-        }),
-        SortOrder::Ordinal => params.sort_by(|a, b| a.piece.as_bytes().cmp(b.piece.as_bytes())),
+    let mut on_stack = [Span::default(); SORTED_ON_STACK];
+    let mut on_heap = Vec::new();
+    let table: &mut [Span] = if count <= SORTED_ON_STACK {
+        &mut on_stack[..count]
+    } else {
+        on_heap.resize(count, Span::default());
+        &mut on_heap
+    };
+    let mut start = 0;
+    for (place, piece) in q.split('&').enumerate() {
+        let end = start + piece.len();
+        let name_end = piece.find('=').map_or(end, |i| start + i);
+        table[place] = Span {
+            start,
+            end,
+            name_end,
+            place,
+        };
+        start = end + 1;
     }
-    let mut out = String::with_capacity(q.len());
-    for (i, r) in params.iter().enumerate() {
+    table.sort_unstable_by(|a, b| {
+        param_order(&a.param(q), &b.param(q), order).then(a.place.cmp(&b.place))
+    });
+    let mut out = scratch::string(q.len());
+    for (i, span) in table.iter().enumerate() {
         if i > 0 {
             out.push('&');
         }
-        out.push_str(r.piece);
+        out.push_str(&q[span.start..span.end]);
     }
     Some(out)
 }
@@ -792,7 +865,7 @@ fn decode_unreserved(path: &str) -> Option<String> {
     if !changed {
         return None;
     }
-    let mut out = String::with_capacity(path.len());
+    let mut out = scratch::string(path.len());
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'%' && i + 2 < b.len() {
@@ -846,19 +919,25 @@ fn lowercase_outside_escapes(path: &str) -> Option<String> {
     if !needs {
         return None;
     }
-    let mut out = Vec::with_capacity(b.len());
+    let mut out = scratch::string(b.len());
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'%' && i + 2 < b.len() && hex(b[i + 1]).is_some() && hex(b[i + 2]).is_some() {
-            out.extend_from_slice(&b[i..i + 3]);
+            out.push_str(&path[i..i + 3]);
             i += 3;
             continue;
         }
-        out.push(b[i].to_ascii_lowercase());
-        i += 1;
+        // Only ASCII letters change: a non-ASCII character is copied whole.
+        let ch_len = utf8_len(b[i]);
+        let ch = &path[i..i + ch_len];
+        if ch_len == 1 {
+            out.push(b[i].to_ascii_lowercase() as char);
+        } else {
+            out.push_str(ch);
+        }
+        i += ch_len;
     }
-    // Only ASCII bytes changed, so the bytes are still UTF-8.
-    String::from_utf8(out).ok()
+    Some(out)
 }
 
 #[cfg(test)]
@@ -897,6 +976,51 @@ mod tests {
             sort_query("x=2&x=1&x", SortOrder::NameValue),
             Some("x&x=1&x=2".into())
         );
+    }
+
+    /// The sort as it was written before it sorted a table in place: a stable sort of
+    /// the parsed pieces.
+    fn stable_sort_reference(q: &str, order: SortOrder) -> String {
+        let mut params: Vec<RawParam<'_>> = raw_params(q).collect();
+        params.sort_by(|a, b| param_order(a, b, order));
+        params.iter().map(|r| r.piece).collect::<Vec<_>>().join("&")
+    }
+
+    #[test]
+    fn sorting_in_place_equals_a_stable_sort() {
+        // Ties under name-value order ("a" and "a=" are both name "a", value ""), empty
+        // pieces, and queries longer than the table on the stack.
+        let mut queries = vec![
+            "a=&a&b=1&a".to_string(),
+            "b&&a=&a&".to_string(),
+            "x=1&x&x=&x=1&y=2&x=0".to_string(),
+        ];
+        for n in [
+            SORTED_ON_STACK - 1,
+            SORTED_ON_STACK,
+            SORTED_ON_STACK + 1,
+            200,
+        ] {
+            let q: Vec<String> = (0..n)
+                .map(|i| match i % 4 {
+                    0 => format!("p{}", (i * 7919) % 13),
+                    1 => format!("p{}=", (i * 31) % 13),
+                    2 => String::new(),
+                    _ => format!("p{}={}", (i * 17) % 13, i % 3),
+                })
+                .collect();
+            queries.push(q.join("&"));
+        }
+        for q in &queries {
+            for order in [SortOrder::NameValue, SortOrder::Ordinal] {
+                let expected = stable_sort_reference(q, order);
+                let got = sort_query(q, order);
+                match got {
+                    Some(sorted) => assert_eq!(sorted, expected, "{q:?} {order:?}"),
+                    None => assert_eq!(*q, expected, "{q:?} {order:?}: said to be in order"),
+                }
+            }
+        }
     }
 
     #[test]
