@@ -57,8 +57,9 @@ pub(crate) fn lowercase(s: &str) -> String {
     out
 }
 
-/// Hands a buffer back for the next [`string`].
-#[inline]
+/// Hands a buffer back for the next [`string`]. Not inlined: only a URL that a rule
+/// rewrote has a buffer to give, and the key path's callers test for one inline.
+#[inline(never)]
 pub(crate) fn give(mut s: String) {
     if s.capacity() == 0 || s.capacity() > KEEP_CAPACITY {
         return;

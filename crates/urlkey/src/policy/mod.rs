@@ -537,7 +537,9 @@ impl Policy {
         if let Some(s) = signature {
             write_signature(&parts, s);
         }
-        parts.recycle();
+        if log.changed_by_rules() {
+            parts.recycle();
+        }
     }
 
     fn finish(&self, mut parts: Parts<'_>, mut log: Log, href: Option<&str>) -> Outcome {

@@ -58,15 +58,25 @@ impl Parts<'_> {
     }
 
     /// Hands the buffers of the components a rule rewrote back to the thread's spares
-    /// (`crate::scratch`): the lean key path's last step, once the key is written.
-    pub(crate) fn recycle(self) {
-        use crate::scratch::give_cow;
-        give_cow(self.scheme);
-        give_cow(self.userinfo);
-        give_cow(self.port);
-        give_cow(self.path);
-        for c in [self.host, self.query, self.fragment].into_iter().flatten() {
-            give_cow(c);
+    /// (`crate::scratch`): the lean key path's last step, once the key is written, and
+    /// only when a rule changed something (else every component is the parse's).
+    pub(crate) fn recycle(&mut self) {
+        use crate::scratch::give;
+        use std::mem::take;
+        for c in [
+            &mut self.scheme,
+            &mut self.userinfo,
+            &mut self.port,
+            &mut self.path,
+        ] {
+            if let Cow::Owned(s) = c {
+                give(take(s));
+            }
+        }
+        for c in [&mut self.host, &mut self.query, &mut self.fragment] {
+            if let Some(Cow::Owned(s)) = c {
+                give(take(s));
+            }
         }
     }
 
