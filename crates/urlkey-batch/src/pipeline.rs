@@ -460,11 +460,36 @@ mod tests {
             let others: Vec<_> = names.iter().filter(|x| **x != here).collect();
             assert!(others.is_empty(), "{n} records: threads {others:?} worked");
         }
-        // One record more than a batch: the helpers start.
-        let (_, names) = run(2, PARALLEL_BATCH as u64 + 1);
+        // One record more than a batch: the helpers start. The calling thread keys the
+        // first batch; it waits there (up to a generous bound) until a helper has keyed
+        // something, so that on a loaded machine it cannot take the second batch too
+        // before the helper is scheduled. Without helpers the wait runs out and the
+        // assertion fails.
+        let helper_worked = std::sync::atomic::AtomicBool::new(false);
+        let mut src = numbers(PARALLEL_BATCH as u64 + 1);
+        let r: Result<(), StreamError<()>> = Pipeline::new(2).expect("pipeline").stream(
+            &mut src,
+            100,
+            |recs| {
+                let me = std::thread::current().name().unwrap_or("?").to_string();
+                if me.starts_with("urlkey-work-") {
+                    helper_worked.store(true, std::sync::atomic::Ordering::SeqCst);
+                } else if recs[0].observed == "0" {
+                    let give_up = std::time::Instant::now() + Duration::from_secs(30);
+                    while !helper_worked.load(std::sync::atomic::Ordering::SeqCst)
+                        && std::time::Instant::now() < give_up
+                    {
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                }
+                recs.len()
+            },
+            |_, _| Ok(()),
+        );
+        assert!(r.is_ok(), "the run failed");
         assert!(
-            names.iter().any(|n| n.starts_with("urlkey-work-")),
-            "{names:?}"
+            helper_worked.load(std::sync::atomic::Ordering::SeqCst),
+            "no helper thread keyed a batch"
         );
     }
 
