@@ -552,6 +552,10 @@ mod tests {
 
     #[test]
     fn a_panic_in_a_helper_is_passed_on_not_waited_for() {
+        // The calling thread waits in its first batch (bounded) until the helper has
+        // started one, so that on a loaded machine it cannot key all 50 batches before the
+        // helper is scheduled.
+        let helper_started = std::sync::atomic::AtomicBool::new(false);
         let r = std::panic::catch_unwind(|| {
             let mut src = numbers(50 * PARALLEL_BATCH as u64);
             let _ = Pipeline::new(2).expect("pipeline").stream(
@@ -561,6 +565,16 @@ mod tests {
                     let on_helper = std::thread::current()
                         .name()
                         .is_some_and(|n| n.starts_with("urlkey-work-"));
+                    if on_helper {
+                        helper_started.store(true, std::sync::atomic::Ordering::SeqCst);
+                    } else if recs[0].observed == "0" {
+                        let give_up = std::time::Instant::now() + Duration::from_secs(30);
+                        while !helper_started.load(std::sync::atomic::Ordering::SeqCst)
+                            && std::time::Instant::now() < give_up
+                        {
+                            std::thread::sleep(Duration::from_millis(1));
+                        }
+                    }
                     assert!(!on_helper, "work failed on a helper");
                     recs.len()
                 },
