@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::hash::{BuildHasher, Hasher};
 
-use hashbrown::HashMap;
+use hashbrown::{HashMap, HashTable};
 use urlkey::{ErrorCode, Outcome, Policy};
 
 use crate::input::{InputRecord, RecordRef, Skipped};
@@ -55,8 +55,8 @@ impl BuildHasher for FingerprintHasher {
     }
 }
 
-/// A fingerprint as a table key: two 64-bit halves, so that a table entry is aligned to 8
-/// bytes, not 16 (a `u128` key pads a 24-byte state to 48 bytes). Hashes as its low half.
+/// A fingerprint in a state: two 64-bit halves, so that a state is aligned to 8 bytes,
+/// not 16 (a `u128` padded a 24-byte state to 48 bytes). The tables hash by its low half.
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Fp(u64, u64);
 
@@ -67,29 +67,106 @@ impl Fp {
     }
 }
 
-impl std::hash::Hash for Fp {
-    #[inline]
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        state.write_u64(self.0);
-    }
-}
-
-/// Per distinct key (40 bytes a table entry with its fingerprint).
+/// Per distinct key, in a dense vector (`Grouping::key_states`, 40 bytes) that the key
+/// table indexes (8 bytes a bucket).
 #[derive(Clone, Copy)]
 struct KeyState {
+    fp: Fp,
     count: u64,
     first: RecordRef,
     /// The ordinal of the signature of its first record (`Grouping::sig_states`).
     signature: usize,
 }
 
-/// Per distinct signature, in a dense vector (24 bytes; its table entry holds the
-/// fingerprint and this ordinal, 24 bytes more).
+/// Per distinct signature, in a dense vector (40 bytes) that the signature table indexes.
 #[derive(Clone, Copy)]
 struct SigState {
+    fp: Fp,
     distinct_keys: u64,
     members: u64,
     first: RecordRef,
+}
+
+/// The ordinal in `states` of the one whose fingerprint is `fp`. The tables hold
+/// ordinals, not states, so that pass one can note where each record's states are
+/// ([`Places`]) and pass two read them there.
+fn find<S>(
+    table: &HashTable<usize>,
+    states: &[S],
+    fp_of: impl Fn(&S) -> Fp,
+    fp: Fp,
+) -> Option<usize> {
+    table
+        .find(fp.0, |&i| states.get(i).is_some_and(|s| fp_of(s) == fp))
+        .copied()
+}
+
+/// An unused place in [`Places`].
+const UNPLACED: u32 = u32::MAX;
+
+/// Where pass one left each record's key and signature states (their ordinals), by
+/// source and line. Pass two reads a record's states there instead of hashing its way
+/// through both tables again: at 10M records those probes were random reads into
+/// ~0.5 GB, the cost that made `map` memory-bound. Only a hint: pass two takes the
+/// states found here when they hold the record's own fingerprints, and probes the tables
+/// otherwise, so a line number seen twice or an input that changed between the passes
+/// still gets the probed row. 8 bytes a line.
+#[derive(Default)]
+struct Places {
+    by_source: Vec<Vec<[u32; 2]>>,
+    /// Places held, used or not.
+    held: usize,
+    records: usize,
+    /// Given up (an ordinal past `u32`, or far more line numbers than records): pass two
+    /// probes every record.
+    off: bool,
+}
+
+impl Places {
+    fn note(&mut self, at: RecordRef, key: usize, sig: usize) {
+        if self.off {
+            return;
+        }
+        self.records += 1;
+        let (Ok(k), Ok(s), Ok(line)) = (
+            u32::try_from(key),
+            u32::try_from(sig),
+            usize::try_from(at.line()),
+        ) else {
+            return self.give_up();
+        };
+        if k == UNPLACED || s == UNPLACED {
+            return self.give_up();
+        }
+        let source = at.source() as usize;
+        if source >= self.by_source.len() {
+            self.by_source.resize_with(source + 1, Vec::new);
+        }
+        let places = &mut self.by_source[source];
+        if line >= places.len() {
+            let more = line + 1 - places.len();
+            // Line numbers count skipped lines too; an input of mostly blank lines is not
+            // worth 8 bytes a line.
+            if self.held + more > 2 * self.records + 4096 {
+                return self.give_up();
+            }
+            self.held += more;
+            places.resize(line + 1, [UNPLACED; 2]);
+        }
+        places[line] = [k, s];
+    }
+
+    fn give_up(&mut self) {
+        self.off = true;
+        self.by_source = Vec::new();
+    }
+
+    /// The key and signature ordinals noted at `at`.
+    fn get(&self, at: RecordRef) -> Option<(usize, usize)> {
+        let line = usize::try_from(at.line()).ok()?;
+        let [k, s] = *self.by_source.get(at.source() as usize)?.get(line)?;
+        (k != UNPLACED).then_some((k as usize, s as usize))
+    }
 }
 
 /// How a record is classified (seed 000).
@@ -253,10 +330,13 @@ impl LeanRow {
 
 /// The state of pass one.
 pub struct Grouping {
-    keys: HashMap<Fp, KeyState, FingerprintHasher>,
-    /// Signature fingerprint -> ordinal in `sig_states`.
-    sigs: HashMap<Fp, usize, FingerprintHasher>,
+    /// Ordinals in `key_states`, hashed by the low half of the key's fingerprint.
+    keys: HashTable<usize>,
+    key_states: Vec<KeyState>,
+    /// Ordinals in `sig_states`, hashed by the low half of the signature's fingerprint.
+    sigs: HashTable<usize>,
     sig_states: Vec<SigState>,
+    places: Places,
     /// Only with `--groups`: per signature ordinal, its text and up to five member lines.
     sig_detail: Vec<(String, Vec<u64>)>,
     verify: Option<HashMap<Fingerprint, Box<str>, FingerprintHasher>>,
@@ -270,9 +350,11 @@ impl Grouping {
     /// `groups` keeps signature texts and sample lines for `--groups`.
     pub fn new(policy: &str, verify: bool, groups: bool) -> Self {
         Grouping {
-            keys: HashMap::with_hasher(FingerprintHasher(0)),
-            sigs: HashMap::with_hasher(FingerprintHasher(0)),
+            keys: HashTable::new(),
+            key_states: Vec::new(),
+            sigs: HashTable::new(),
             sig_states: Vec::new(),
+            places: Places::default(),
             sig_detail: Vec::new(),
             verify: verify.then(|| HashMap::with_hasher(FingerprintHasher(0))),
             keep_detail: groups,
@@ -315,56 +397,96 @@ impl Grouping {
                 });
             }
         }
-        let at = c.at;
-        let ordinal = match self.sigs.entry(Fp::of(sf)) {
-            hashbrown::hash_map::Entry::Occupied(e) => *e.get(),
-            hashbrown::hash_map::Entry::Vacant(e) => {
+        let (at, kf, sf) = (c.at, Fp::of(kf), Fp::of(sf));
+        let key = find(&self.keys, &self.key_states, |k| k.fp, kf);
+        // A known key's first record found its signature already; when this record has
+        // the same one (it always has, in practice), the probe would give that ordinal.
+        let known_sig = key
+            .map(|k| self.key_states[k].signature)
+            .filter(|&s| self.sig_states.get(s).is_some_and(|s| s.fp == sf));
+        let sig = match known_sig.or_else(|| find(&self.sigs, &self.sig_states, |s| s.fp, sf)) {
+            Some(s) => s,
+            None => {
                 let n = self.sig_states.len();
                 self.sig_states.push(SigState {
+                    fp: sf,
                     distinct_keys: 0,
                     members: 0,
                     first: at,
                 });
+                let states = &self.sig_states;
+                self.sigs.insert_unique(sf.0, n, |&i| states[i].fp.0);
                 if self.keep_detail {
                     let text = c.signature.map(str::into_string).unwrap_or_default();
                     self.sig_detail.push((text, Vec::new()));
                 }
-                *e.insert(n)
+                n
             }
         };
-        let sig_state = &mut self.sig_states[ordinal];
+        let sig_state = &mut self.sig_states[sig];
         sig_state.members += 1;
-        if let Some(d) = self.sig_detail.get_mut(ordinal) {
+        if let Some(d) = self.sig_detail.get_mut(sig) {
             if d.1.len() < 5 {
                 d.1.push(at.line());
             }
         }
-        match self.keys.entry(Fp::of(kf)) {
-            hashbrown::hash_map::Entry::Occupied(mut e) => e.get_mut().count += 1,
-            hashbrown::hash_map::Entry::Vacant(e) => {
-                e.insert(KeyState {
+        let key = match key {
+            Some(k) => {
+                self.key_states[k].count += 1;
+                k
+            }
+            None => {
+                sig_state.distinct_keys += 1;
+                let n = self.key_states.len();
+                self.key_states.push(KeyState {
+                    fp: kf,
                     count: 1,
                     first: at,
-                    signature: ordinal,
+                    signature: sig,
                 });
-                sig_state.distinct_keys += 1;
+                let states = &self.key_states;
+                self.keys.insert_unique(kf.0, n, |&i| states[i].fp.0);
+                n
             }
-        }
+        };
+        self.places.note(at, key, sig);
         Ok(())
+    }
+
+    /// The states of a valid record's key and signature: where pass one noted them
+    /// ([`Places`]) when they are its own, else from the tables.
+    fn states_of(
+        &self,
+        at: RecordRef,
+        key: &str,
+        sig: &str,
+    ) -> (Option<&KeyState>, Option<&SigState>) {
+        let (kf, sf) = (Fp::of(fingerprint(key)), Fp::of(fingerprint(sig)));
+        let placed = self
+            .places
+            .get(at)
+            .and_then(|(k, s)| Some((self.key_states.get(k)?, self.sig_states.get(s)?)));
+        match placed {
+            Some((k, s)) if k.fp == kf && s.fp == sf => (Some(k), Some(s)),
+            _ => (
+                find(&self.keys, &self.key_states, |k| k.fp, kf).map(|k| &self.key_states[k]),
+                find(&self.sigs, &self.sig_states, |s| s.fp, sf).map(|s| &self.sig_states[s]),
+            ),
+        }
     }
 
     /// Fills in the group counts of the summary; call after pass one.
     pub fn close(&mut self) {
-        self.summary.distinct_keys = self.keys.len() as u64;
-        self.summary.signature_groups = self.sigs.len() as u64;
+        self.summary.distinct_keys = self.key_states.len() as u64;
+        self.summary.signature_groups = self.sig_states.len() as u64;
         self.summary.review_groups = self
             .sig_states
             .iter()
             .filter(|s| s.distinct_keys > 1)
             .count() as u64;
         self.summary.duplicate_groups = self
-            .keys
-            .values()
+            .key_states
+            .iter()
             .filter(|k| k.count > 1 && self.sig_states[k.signature].distinct_keys == 1)
             .count() as u64;
     }
@@ -423,11 +545,7 @@ impl Grouping {
         let (mut group_source, mut duplicate_of_source) = (None, None);
         let classification = match keyed {
             Some((key, sig)) => {
-                let k = self.keys.get(&Fp::of(fingerprint(key))).copied();
-                let s = self
-                    .sigs
-                    .get(&Fp::of(fingerprint(sig)))
-                    .map(|&n| &self.sig_states[n]);
+                let (k, s) = self.states_of(RecordRef::of(rec), key, sig);
                 let count = k.map_or(1, |k| k.count);
                 let distinct = s.map_or(1, |s| s.distinct_keys);
                 let here = RecordRef::of(rec);
@@ -562,6 +680,96 @@ mod tests {
             }
         }
     }
+    /// Pass two's rows from the places pass one noted ([`Places`]) equal the rows from
+    /// probing the tables, also when a line number comes twice in one source (two records,
+    /// one place) and when records changed between the passes (their places hold other
+    /// keys' states); and pass two does read most rows from their places.
+    #[test]
+    fn placed_rows_equal_probed_rows() {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../../shared/datasets/ada-url-various-datasets/others"
+        );
+        let text = std::fs::read_to_string(format!("{dir}/kasztp.txt")).expect("the corpus");
+        let mut records: Vec<InputRecord> = text
+            .lines()
+            .enumerate()
+            .map(|(i, s)| InputRecord {
+                line: i as u64 / 2 + 1,
+                observed: s.to_string(),
+                source: (i % 2) as u32,
+                ..InputRecord::default()
+            })
+            .collect();
+        // A third of the records once more (duplicates), after each source's lines.
+        let n = records.len();
+        for i in 0..n / 3 {
+            let mut r = records[i * 3].clone();
+            r.line += n as u64 / 2 + 1;
+            records.push(r);
+        }
+        // One place for two records with different keys.
+        let mut twice = records[11].clone();
+        twice.observed = "https://twice.example/a?b=1".into();
+        records.push(twice);
+        let sources = ["a".to_string(), "b".to_string()];
+        let p = urlkey::PolicySet::builtin().get("mapper@1").unwrap();
+        let count = |r: &[InputRecord]| {
+            let mut g = Grouping::new("mapper@1", false, false);
+            let mut buf = KeyBuffers::default();
+            for r in r {
+                g.insert_counted(Counted::key(&p, r, false, false, &mut buf))
+                    .unwrap();
+            }
+            g.close();
+            g
+        };
+        let placed = count(&records);
+        assert!(!placed.places.off);
+        let mut probed = count(&records);
+        probed.places.give_up();
+        let mut second = records.clone();
+        for r in second.iter_mut().step_by(97) {
+            r.observed = format!("https://changed.example/{}", r.line);
+        }
+        let json = |m: &MapRow<'_>| serde_json::to_string(m).unwrap();
+        let (mut valid, mut from_places) = (0, 0);
+        for r in &second {
+            let o = outcome_of(&p, r);
+            let (a, b) = (
+                placed.row(r, &o, false, &sources),
+                probed.row(r, &o, false, &sources),
+            );
+            assert_eq!(json(&a), json(&b), "{:?}", r.observed);
+            if let (Some(key), Some(sig)) = (o.key.as_deref(), o.signature.as_deref()) {
+                valid += 1;
+                let (kf, sf) = (Fp::of(fingerprint(key)), Fp::of(fingerprint(sig)));
+                let at = RecordRef::of(r);
+                from_places += usize::from(placed.places.get(at).is_some_and(|(k, s)| {
+                    placed.key_states[k].fp == kf && placed.sig_states[s].fp == sf
+                }));
+            }
+        }
+        assert!(from_places * 10 > valid * 9, "{from_places} of {valid}");
+        assert!(from_places < valid, "no record fell back to the tables");
+    }
+
+    /// Places are given up, not grown without bound, for line numbers far past the
+    /// records (an input of mostly skipped lines); rows then come from the tables.
+    #[test]
+    fn places_give_up_on_sparse_lines() {
+        let mut places = Places::default();
+        places.note(RecordRef::new(0, 1), 0, 0);
+        places.note(RecordRef::new(1, 3), 1, 0);
+        assert_eq!(places.get(RecordRef::new(1, 3)), Some((1, 0)));
+        assert_eq!(places.get(RecordRef::new(1, 2)), None);
+        assert_eq!(places.get(RecordRef::new(2, 1)), None);
+        places.note(RecordRef::new(0, 10_000_000), 2, 1);
+        assert!(places.off);
+        assert_eq!(places.get(RecordRef::new(0, 1)), None);
+        assert!(places.by_source.is_empty());
+    }
+
     /// Pass two's lean rows ([`Grouping::lean_row`], what CSV and TSV write) equal the
     /// `Outcome` rows without detail, field for field (tail cells included), for every
     /// builtin policy on the corpus and the inputs above; a record the lean path refuses

@@ -240,14 +240,14 @@ impl MapRun<'_> {
                                     w.write_map(&grouping.row(r, &o, detail, sources))?;
                                 }
                             }
-                            w.finish().map(Rows::Bytes)
+                            w.into_bytes().map(Rows::Bytes)
                         } else if fragments {
                             let mut w = RecordWriter::fragment(format, tail);
                             for r in recs {
                                 let o = outcome_of(self.policy, r);
                                 w.write_map(&grouping.row(r, &o, detail, sources))?;
                             }
-                            w.finish().map(Rows::Bytes)
+                            w.into_bytes().map(Rows::Bytes)
                         } else {
                             Ok(Rows::Outcomes(
                                 recs.iter().map(|r| outcome_of(self.policy, r)).collect(),

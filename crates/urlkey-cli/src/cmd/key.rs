@@ -105,7 +105,7 @@ pub fn run(a: KeyArgs) -> Result<(), Failure> {
                 bad += u64::from(!o.is_valid());
                 w.write_key(&record(r, &o, id, labels))?;
             }
-            w.finish().map(|bytes| Chunk::Bytes(bytes, bad))
+            w.into_bytes().map(|bytes| Chunk::Bytes(bytes, bad))
         } else {
             Ok(Chunk::Outcomes(recs.iter().map(run).collect()))
         }
