@@ -388,3 +388,170 @@ fn overflow_only_when_every_column_is_kept() {
     let (recs, _) = read_all(text, &csv("url"));
     assert!(recs[0].overflow.is_empty());
 }
+
+/// A record with every field set, as one written before might be.
+fn dirty_record(capacity: usize) -> InputRecord {
+    let mut observed = String::with_capacity(capacity);
+    observed.push_str("https://old.example/earlier");
+    InputRecord {
+        source: 7,
+        line: 999,
+        observed,
+        problem: Some(KeyError::new(ErrorCode::InputInvalidJson, "earlier")),
+        kept: vec!["kept".into()],
+        fields: 5,
+        overflow: vec!["over".into()],
+    }
+}
+
+#[test]
+fn recycled_records_carry_nothing_over_from_their_earlier_use() {
+    let text = b"\xEF\xBB\xBFa\r\n\n  # c\nb\xFFc\n0123456789ABCDEF\rhttps://a.example/x\r\nlast";
+    let opts = ReadOptions {
+        max_line_bytes: 12,
+        ..ReadOptions::default()
+    };
+    let (want, want_skipped) = read_all(text, &opts);
+    for batch in [1, 2, 100] {
+        let mut src =
+            records_from(Box::new(io::Cursor::new(text.to_vec())), "t".into(), &opts).unwrap();
+        let mut got = Vec::new();
+        loop {
+            let mut spent: Vec<InputRecord> = (0..batch).map(|_| dirty_record(64)).collect();
+            src.recycle(&mut spent);
+            assert!(spent.is_empty(), "the records were not taken");
+            let mut out = Vec::new();
+            let more = src.next_batch(&mut out, batch).unwrap();
+            got.append(&mut out);
+            if !more {
+                break;
+            }
+        }
+        assert_eq!(got, want, "batches of {batch}");
+        assert_eq!(src.skipped(), want_skipped, "batches of {batch}");
+    }
+}
+
+#[test]
+fn recycled_records_reuse_their_text_memory_but_not_a_huge_one() {
+    let mut src = records_from(
+        Box::new(io::Cursor::new(b"https://a.example/\nb\n".to_vec())),
+        "t".into(),
+        &ReadOptions::default(),
+    )
+    .unwrap();
+    let small = dirty_record(64);
+    let kept_at = small.observed.as_ptr();
+    // Taken last first: `small` is filled first.
+    src.recycle(&mut vec![dirty_record(RECYCLED_TEXT_CAPACITY + 1), small]);
+    let mut out = Vec::new();
+    src.next_batch(&mut out, 2).unwrap();
+    assert_eq!(lines_of(&out), [(1, "https://a.example/"), (2, "b")]);
+    assert_eq!(
+        out[0].observed.as_ptr(),
+        kept_at,
+        "the small buffer was not reused"
+    );
+    assert!(
+        out[1].observed.capacity() <= RECYCLED_TEXT_CAPACITY,
+        "a huge buffer was kept: {}",
+        out[1].observed.capacity()
+    );
+}
+
+/// The plain-line reader as it was before lines were lent from the buffer: one physical
+/// line at a time, gathered into a buffer, then classified and decoded.
+fn gathered_lines(text: &[u8], max: usize) -> (Vec<InputRecord>, Skipped, u64) {
+    let mut lines = PhysicalLines::new(text);
+    let (mut buf, mut out, mut skipped, mut line) = (Vec::new(), Vec::new(), Skipped::default(), 0);
+    while let Some(full) = lines.next_line(&mut buf, max + 1).unwrap() {
+        line += 1;
+        if full <= buf.len() {
+            match urlkey::text::line_kind(&buf) {
+                urlkey::text::LineKind::Blank => {
+                    skipped.blank += 1;
+                    continue;
+                }
+                urlkey::text::LineKind::Comment => {
+                    skipped.comment += 1;
+                    continue;
+                }
+                urlkey::text::LineKind::Record => {}
+            }
+        }
+        out.push(decode_record(line, &buf, full, max));
+    }
+    (out, skipped, line)
+}
+
+/// Bytes from pieces that matter to the reader: line ends of every kind, white space,
+/// `#`, multi-byte and invalid UTF-8, plain text.
+fn tricky_text(seed: u64, len: usize) -> Vec<u8> {
+    const PIECES: [&[u8]; 13] = [
+        b"a",
+        b"https://a.example/p?q=1",
+        b"/",
+        b" ",
+        b"\t",
+        b"#",
+        b"\n",
+        b"\r",
+        b"\r\n",
+        "\u{e9}\u{3000}".as_bytes(),
+        b"\xFF",
+        b"\xE3\x80",
+        b"",
+    ];
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut out = Vec::new();
+    while out.len() < len {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        out.extend_from_slice(PIECES[(x % PIECES.len() as u64) as usize]);
+    }
+    out
+}
+
+#[test]
+fn lent_lines_read_as_gathered_lines_for_any_bytes_buffer_and_batch() {
+    let mut texts: Vec<Vec<u8>> = (0..400)
+        .map(|s| tricky_text(s, (s as usize * 7) % 300))
+        .collect();
+    // Lines longer than a block, and a block boundary inside a line end.
+    let long = lines::TEXT_BLOCK + 100;
+    texts.push(
+        [
+            &b"x".repeat(long)[..],
+            b"\nshort\r\n",
+            &b"y".repeat(long)[..],
+        ]
+        .concat(),
+    );
+    texts.push([&b"z".repeat(lines::TEXT_BLOCK - 1)[..], b"\r\nnext\n"].concat());
+    for text in &texts {
+        for max in [3, 12, DEFAULT_MAX_LINE_BYTES] {
+            let (want, want_skipped, want_lines) = gathered_lines(text, max);
+            for capacity in [1, 2, 7, 64, 64 * 1024] {
+                for batch in [1, 5, 10_000] {
+                    let buffered = io::BufReader::with_capacity(capacity, &text[..]);
+                    let mut src = LineReader::new(buffered, "t".into(), max, Arc::default());
+                    let mut got = Vec::new();
+                    loop {
+                        let mut spent: Vec<InputRecord> =
+                            (0..batch.min(3)).map(|_| dirty_record(8)).collect();
+                        src.recycle(&mut spent);
+                        let more = src.next_batch(&mut got, batch).unwrap();
+                        if !more {
+                            break;
+                        }
+                    }
+                    let case = format!("{text:?}, limit {max}, buffer {capacity}, batch {batch}");
+                    assert_eq!(got, want, "{case}");
+                    assert_eq!(src.skipped(), want_skipped, "{case}");
+                    assert_eq!(src.lines_read(), want_lines, "{case}");
+                }
+            }
+        }
+    }
+}
