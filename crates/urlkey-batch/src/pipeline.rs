@@ -77,23 +77,8 @@ impl std::error::Error for ThreadError {
     }
 }
 
-/// Reads the next batch, first giving the reader the records of a batch already written
-/// (`spent`), which it may fill again instead of allocating new ones; the emptied `spent`
-/// holds the new batch.
-fn read_batch(
-    src: &mut dyn RecordSource,
-    max: usize,
-    spent: Option<Vec<InputRecord>>,
-) -> Result<(ReadBatch, bool), InputError> {
-    let mut records = match spent {
-        Some(mut spent) => {
-            src.recycle(&mut spent);
-            spent.clear();
-            spent.reserve(max);
-            spent
-        }
-        None => Vec::with_capacity(max),
-    };
+fn read_batch(src: &mut dyn RecordSource, max: usize) -> Result<(ReadBatch, bool), InputError> {
+    let mut records = Vec::with_capacity(max);
     let more = src.next_batch(&mut records, max)?;
     let batch = ReadBatch {
         records,
@@ -156,19 +141,17 @@ impl Pipeline {
         let chunk = chunk.max(1);
         let compute = |batch: &ReadBatch| batch.records.chunks(chunk).map(&work).collect();
         if self.threads <= 1 {
-            let mut spent = None;
             loop {
-                let (batch, more) = read_batch(src, BATCH, spent).map_err(StreamError::Input)?;
+                let (batch, more) = read_batch(src, BATCH).map_err(StreamError::Input)?;
                 let out = compute(&batch);
                 sink(&batch, out).map_err(StreamError::Sink)?;
                 if !more {
                     return Ok(());
                 }
-                spent = Some(batch.records);
             }
         }
         // The first batch decides: an input that fits in it never starts a thread.
-        let (first, more) = read_batch(src, PARALLEL_BATCH, None).map_err(StreamError::Input)?;
+        let (first, more) = read_batch(src, PARALLEL_BATCH).map_err(StreamError::Input)?;
         if !more {
             let out = compute(&first);
             return sink(&first, out).map_err(StreamError::Sink);
@@ -180,7 +163,6 @@ impl Pipeline {
                 written: 0,
                 batches: None,
                 stop: false,
-                spent: Vec::new(),
             }),
             changed: Condvar::new(),
             limit: (AHEAD_PER_THREAD * self.threads) as u64,
@@ -205,7 +187,7 @@ impl Pipeline {
             }
             let out = compute(&first);
             sink(&first, out).map_err(StreamError::Sink)?;
-            shared.wrote_one(first.records);
+            shared.wrote_one();
             writer(&shared, &compute, &mut sink)
         })
     }
@@ -230,9 +212,6 @@ struct State<T> {
     batches: Option<u64>,
     /// The run is over (the writer stopped, or a helper panicked).
     stop: bool,
-    /// Records of written batches, for the next reads to fill again: no more than the
-    /// batches the threads may run ahead of the writer, as each read takes one.
-    spent: Vec<Vec<InputRecord>>,
 }
 
 /// Lock order: `reader` before `state`, never the other way round.
@@ -257,12 +236,8 @@ impl<T> Shared<'_, T> {
         self.changed.notify_all();
     }
 
-    /// One more batch written; its records go back for a later read to fill.
-    fn wrote_one(&self, records: Vec<InputRecord>) {
-        let mut state = self.lock_state();
-        state.written += 1;
-        state.spent.push(records);
-        drop(state);
+    fn wrote_one(&self) {
+        self.lock_state().written += 1;
         self.changed.notify_all();
     }
 
@@ -272,16 +247,15 @@ impl<T> Shared<'_, T> {
     fn key_next(&self, wait: bool, compute: &(dyn Fn(&ReadBatch) -> Vec<T> + Sync)) -> bool {
         let (seq, read) = loop {
             let mut reader = self.reader.lock().unwrap_or_else(|p| p.into_inner());
-            let mut state = self.lock_state();
+            let state = self.lock_state();
             if state.stop || state.batches.is_some() {
                 return false;
             }
             if reader.next < state.written + self.limit {
-                let spent = state.spent.pop();
                 drop(state);
                 let seq = reader.next;
                 reader.next += 1;
-                let read = read_batch(&mut *reader.src, PARALLEL_BATCH, spent);
+                let read = read_batch(&mut *reader.src, PARALLEL_BATCH);
                 if !matches!(read, Ok((_, true))) {
                     self.lock_state().batches = Some(seq + 1);
                 }
@@ -349,7 +323,7 @@ fn writer<T: Send, E>(
         if let Some(done) = next {
             let (batch, out) = done.map_err(StreamError::Input)?;
             sink(&batch, out).map_err(StreamError::Sink)?;
-            shared.wrote_one(batch.records);
+            shared.wrote_one();
             continue;
         }
         if shared.key_next(false, compute) {
@@ -383,8 +357,6 @@ mod tests {
         n: u64,
         at: u64,
         fail_at: Option<u64>,
-        /// The records given back, as they came.
-        recycled: Vec<InputRecord>,
     }
 
     impl RecordSource for Numbers {
@@ -421,9 +393,6 @@ mod tests {
         fn bytes_read(&self) -> u64 {
             self.at
         }
-        fn recycle(&mut self, spent: &mut Vec<InputRecord>) {
-            self.recycled.append(spent);
-        }
     }
 
     fn numbers(n: u64) -> Numbers {
@@ -431,7 +400,6 @@ mod tests {
             n,
             at: 0,
             fail_at: None,
-            recycled: Vec::new(),
         }
     }
 
@@ -508,7 +476,6 @@ mod tests {
                 n: 100 * PARALLEL_BATCH as u64,
                 at: 0,
                 fail_at: Some(fail_at),
-                recycled: Vec::new(),
             };
             let mut written = 0u64;
             let r: Result<(), StreamError<()>> = Pipeline::new(threads).expect("pipeline").stream(
@@ -527,41 +494,6 @@ mod tests {
             // Everything before the failing batch was written, nothing after it.
             let batch = if threads == 1 { BATCH } else { PARALLEL_BATCH } as u64;
             assert_eq!(written, fail_at / batch * batch, "{threads} threads");
-        }
-    }
-
-    #[test]
-    fn written_batches_go_back_to_the_reader_and_only_once_written() {
-        for threads in [1, 2, 3] {
-            let n = 6 * BATCH as u64 + 3;
-            let mut src = numbers(n);
-            let mut written = BTreeSet::new();
-            let r: Result<(), StreamError<()>> = Pipeline::new(threads).expect("pipeline").stream(
-                &mut src,
-                256,
-                |recs| recs.len(),
-                |batch, _| {
-                    written.extend(batch.records.iter().map(|r| r.line));
-                    Ok(())
-                },
-            );
-            assert!(r.is_ok(), "{threads} threads");
-            // Every record given back had been written, none twice; all but the batches
-            // still in flight at the end came back.
-            let back: Vec<u64> = src.recycled.iter().map(|r| r.line).collect();
-            let distinct: BTreeSet<u64> = back.iter().copied().collect();
-            assert_eq!(distinct.len(), back.len(), "{threads} threads: twice");
-            assert!(distinct.is_subset(&written), "{threads} threads");
-            let in_flight = if threads == 1 {
-                BATCH as u64
-            } else {
-                (AHEAD_PER_THREAD * threads + 1) as u64 * PARALLEL_BATCH as u64
-            };
-            assert!(
-                back.len() as u64 + in_flight >= n,
-                "{threads} threads: {} of {n} came back",
-                back.len()
-            );
         }
     }
 

@@ -72,7 +72,7 @@ pub const TEXT_BLOCK: usize = 8 * 1024;
 impl<R: BufRead> PhysicalLines<R> {
     /// Lends the complete lines at the front of the reader's buffer to `each`, one at a
     /// time and without their line ends, until `each` returns false; returns how many it
-    /// lent. The lines are validated as UTF-8 a block at a time ([`TEXT_BLOCK`]): one pass
+    /// lent. The lines are validated as UTF-8 a block at a time (8 KiB, `TEXT_BLOCK`): one pass
     /// over the bytes instead of one per line, and no copy. 0 lines when the front of the
     /// buffer holds no complete valid line (the end of the input, a line that spans a
     /// refill or is longer than a block, invalid UTF-8): [`PhysicalLines::with_next_line`]

@@ -409,103 +409,46 @@ impl Source {
 /// Escapes invalid UTF-8 as `\xNN` so the record shows exactly which bytes were there.
 pub fn escape_invalid_utf8(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len() + 8);
-    escape_invalid_utf8_into(bytes, &mut out);
-    out
-}
-
-/// [`escape_invalid_utf8`], appended to `out`.
-fn escape_invalid_utf8_into(bytes: &[u8], out: &mut String) {
-    use std::fmt::Write;
     for chunk in bytes.utf8_chunks() {
         out.push_str(chunk.valid());
         for b in chunk.invalid() {
-            // Writing to a String cannot fail.
-            let _ = write!(out, "\\x{b:02X}");
+            out.push_str(&format!("\\x{b:02X}"));
         }
     }
+    out
 }
 
 /// Turns bytes into a record: too long (`full_len` is the length before any cut), invalid
 /// UTF-8, or text.
 fn decode_record(line: u64, bytes: &[u8], full_len: usize, max: usize) -> InputRecord {
-    let mut rec = InputRecord::default();
-    decode_into(&mut rec, line, bytes, full_len, max);
-    rec
-}
-
-/// A recycled record's `observed` keeps its memory up to this many bytes; a larger one
-/// (from an over-long line or a huge cell) is let go, so that a batch of recycled records
-/// holds no more than the lines now in it need, whatever passed through it before.
-pub const RECYCLED_TEXT_CAPACITY: usize = 4 * 1024;
-
-/// [`decode_record`] into `rec`, whatever `rec` held before: every field is set anew, and
-/// only the memory of `rec.observed` is reused (below [`RECYCLED_TEXT_CAPACITY`]).
-fn decode_into(rec: &mut InputRecord, line: u64, bytes: &[u8], full_len: usize, max: usize) {
-    let observed = reset(rec, line);
-    let problem = if full_len > max {
+    if full_len > max {
         let keep = &bytes[..TOO_LONG_KEEP.min(bytes.len())];
-        escape_invalid_utf8_into(keep, observed);
-        observed.push('…');
-        KeyError::new(
-            ErrorCode::InputTooLong,
-            format!("the line is {full_len} bytes; the limit is {max} bytes"),
-        )
-    } else {
-        match std::str::from_utf8(bytes) {
-            Ok(text) => return set_text(observed, text),
-            Err(e) => {
-                escape_invalid_utf8_into(bytes, observed);
-                KeyError::new(
-                    ErrorCode::InputInvalidUtf8,
-                    format!("invalid UTF-8 at byte {}", e.valid_up_to()),
-                )
-            }
-        }
-    };
-    rec.problem = Some(problem);
-}
-
-/// [`decode_into`] for a line already known to be valid UTF-8 and within the limit.
-fn text_into(rec: &mut InputRecord, line: u64, text: &str) {
-    set_text(reset(rec, line), text);
-}
-
-/// Makes `rec` a record of line `line` with nothing in it, as a new one is, whatever it
-/// held before; returns its empty `observed`, which keeps its memory unless that is over
-/// [`RECYCLED_TEXT_CAPACITY`].
-fn reset(rec: &mut InputRecord, line: u64) -> &mut String {
-    // Named field by field, so that a field added to `InputRecord` does not compile here
-    // until it is reset too: a recycled record must carry nothing over.
-    let InputRecord {
-        source,
-        line: at,
-        observed,
-        problem,
-        kept,
-        fields,
-        overflow,
-    } = rec;
-    *source = 0;
-    *at = line;
-    *problem = None;
-    kept.clear();
-    *fields = 0;
-    overflow.clear();
-    if observed.capacity() > RECYCLED_TEXT_CAPACITY {
-        *observed = String::new();
+        return InputRecord {
+            line,
+            observed: format!("{}…", escape_invalid_utf8(keep)),
+            problem: Some(KeyError::new(
+                ErrorCode::InputTooLong,
+                format!("the line is {full_len} bytes; the limit is {max} bytes"),
+            )),
+            ..InputRecord::default()
+        };
     }
-    observed.clear();
-    observed
-}
-
-/// Makes the empty `observed` hold `text`.
-fn set_text(observed: &mut String, text: &str) {
-    if observed.capacity() < text.len() {
-        // A fresh buffer, not a grown one (growing copies the old bytes), with room to
-        // spare so that the lines this record holds next mostly fit without either.
-        *observed = String::with_capacity(text.len().next_power_of_two().max(64));
+    match std::str::from_utf8(bytes) {
+        Ok(s) => InputRecord {
+            line,
+            observed: s.to_string(),
+            ..InputRecord::default()
+        },
+        Err(e) => InputRecord {
+            line,
+            observed: escape_invalid_utf8(bytes),
+            problem: Some(KeyError::new(
+                ErrorCode::InputInvalidUtf8,
+                format!("invalid UTF-8 at byte {}", e.valid_up_to()),
+            )),
+            ..InputRecord::default()
+        },
     }
-    observed.push_str(text);
 }
 
 /// Reads records one batch at a time, so the caller keeps memory bounded.
@@ -535,14 +478,6 @@ pub trait RecordSource: Send {
     /// The name of the sheet read (spreadsheets; `None` otherwise).
     fn sheet_name(&self) -> Option<&str> {
         None
-    }
-    /// Takes back the records of `spent`, which were read and are done with (already
-    /// written), so that a reader that can fills later batches into them and reuses their
-    /// memory instead of allocating a string per record; `spent` is left empty, its own
-    /// memory for the caller to reuse. What a recycled record held before never shows:
-    /// every field of a record handed out is set anew. The default drops them.
-    fn recycle(&mut self, spent: &mut Vec<InputRecord>) {
-        spent.clear();
     }
 }
 
@@ -602,9 +537,6 @@ impl RecordSource for WithNotices {
     }
     fn sheet_name(&self) -> Option<&str> {
         self.inner.sheet_name()
-    }
-    fn recycle(&mut self, spent: &mut Vec<InputRecord>) {
-        self.inner.recycle(spent);
     }
 }
 
@@ -912,12 +844,6 @@ impl RecordSource for ChainSource {
     }
     fn sheet_name(&self) -> Option<&str> {
         self.current.as_ref().and_then(|c| c.sheet_name())
-    }
-    fn recycle(&mut self, spent: &mut Vec<InputRecord>) {
-        match self.current.as_mut() {
-            Some(c) => c.recycle(spent),
-            None => spent.clear(),
-        }
     }
     fn take_notices(&mut self) -> Vec<String> {
         let mut n = std::mem::take(&mut self.notices);

@@ -389,76 +389,6 @@ fn overflow_only_when_every_column_is_kept() {
     assert!(recs[0].overflow.is_empty());
 }
 
-/// A record with every field set, as one written before might be.
-fn dirty_record(capacity: usize) -> InputRecord {
-    let mut observed = String::with_capacity(capacity);
-    observed.push_str("https://old.example/earlier");
-    InputRecord {
-        source: 7,
-        line: 999,
-        observed,
-        problem: Some(KeyError::new(ErrorCode::InputInvalidJson, "earlier")),
-        kept: vec!["kept".into()],
-        fields: 5,
-        overflow: vec!["over".into()],
-    }
-}
-
-#[test]
-fn recycled_records_carry_nothing_over_from_their_earlier_use() {
-    let text = b"\xEF\xBB\xBFa\r\n\n  # c\nb\xFFc\n0123456789ABCDEF\rhttps://a.example/x\r\nlast";
-    let opts = ReadOptions {
-        max_line_bytes: 12,
-        ..ReadOptions::default()
-    };
-    let (want, want_skipped) = read_all(text, &opts);
-    for batch in [1, 2, 100] {
-        let mut src =
-            records_from(Box::new(io::Cursor::new(text.to_vec())), "t".into(), &opts).unwrap();
-        let mut got = Vec::new();
-        loop {
-            let mut spent: Vec<InputRecord> = (0..batch).map(|_| dirty_record(64)).collect();
-            src.recycle(&mut spent);
-            assert!(spent.is_empty(), "the records were not taken");
-            let mut out = Vec::new();
-            let more = src.next_batch(&mut out, batch).unwrap();
-            got.append(&mut out);
-            if !more {
-                break;
-            }
-        }
-        assert_eq!(got, want, "batches of {batch}");
-        assert_eq!(src.skipped(), want_skipped, "batches of {batch}");
-    }
-}
-
-#[test]
-fn recycled_records_reuse_their_text_memory_but_not_a_huge_one() {
-    let mut src = records_from(
-        Box::new(io::Cursor::new(b"https://a.example/\nb\n".to_vec())),
-        "t".into(),
-        &ReadOptions::default(),
-    )
-    .unwrap();
-    let small = dirty_record(64);
-    let kept_at = small.observed.as_ptr();
-    // Taken last first: `small` is filled first.
-    src.recycle(&mut vec![dirty_record(RECYCLED_TEXT_CAPACITY + 1), small]);
-    let mut out = Vec::new();
-    src.next_batch(&mut out, 2).unwrap();
-    assert_eq!(lines_of(&out), [(1, "https://a.example/"), (2, "b")]);
-    assert_eq!(
-        out[0].observed.as_ptr(),
-        kept_at,
-        "the small buffer was not reused"
-    );
-    assert!(
-        out[1].observed.capacity() <= RECYCLED_TEXT_CAPACITY,
-        "a huge buffer was kept: {}",
-        out[1].observed.capacity()
-    );
-}
-
 /// The plain-line reader as it was before lines were lent from the buffer: one physical
 /// line at a time, gathered into a buffer, then classified and decoded.
 fn gathered_lines(text: &[u8], max: usize) -> (Vec<InputRecord>, Skipped, u64) {
@@ -537,15 +467,7 @@ fn lent_lines_read_as_gathered_lines_for_any_bytes_buffer_and_batch() {
                     let buffered = io::BufReader::with_capacity(capacity, &text[..]);
                     let mut src = LineReader::new(buffered, "t".into(), max, Arc::default());
                     let mut got = Vec::new();
-                    loop {
-                        let mut spent: Vec<InputRecord> =
-                            (0..batch.min(3)).map(|_| dirty_record(8)).collect();
-                        src.recycle(&mut spent);
-                        let more = src.next_batch(&mut got, batch).unwrap();
-                        if !more {
-                            break;
-                        }
-                    }
+                    while src.next_batch(&mut got, batch).unwrap() {}
                     let case = format!("{text:?}, limit {max}, buffer {capacity}, batch {batch}");
                     assert_eq!(got, want, "{case}");
                     assert_eq!(src.skipped(), want_skipped, "{case}");

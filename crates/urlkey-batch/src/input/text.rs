@@ -8,19 +8,18 @@ use urlkey::{ErrorCode, KeyError};
 
 use super::lines::PhysicalLines;
 use super::{
-    decode_into, text_into, InputError, InputErrorKind, InputRecord, KeepColumns, ReadOptions,
-    RecordSource, Skipped,
+    decode_record, InputError, InputErrorKind, InputRecord, KeepColumns, ReadOptions, RecordSource,
+    Skipped,
 };
 
 /// Where plain lines go: blank and `#` lines are skipped and counted, the rest become
-/// records, filled into `spare`'s records while there are any.
+/// records.
 struct LineSink<'a> {
     /// The line limit.
     max: usize,
     /// Lines so far: the number of the line being read once it is counted.
     line: &'a mut u64,
     skipped: &'a mut Skipped,
-    spare: &'a mut Vec<InputRecord>,
     out: &'a mut Vec<InputRecord>,
 }
 
@@ -31,10 +30,8 @@ impl LineSink<'_> {
         if full_len <= bytes.len() && self.skips(bytes) {
             return;
         }
-        self.out.push(self.spare.pop().unwrap_or_default());
-        if let Some(rec) = self.out.last_mut() {
-            decode_into(rec, *self.line, bytes, full_len, self.max);
-        }
+        let rec = decode_record(*self.line, bytes, full_len, self.max);
+        self.out.push(rec);
     }
 
     /// A whole line already known to be UTF-8.
@@ -48,10 +45,11 @@ impl LineSink<'_> {
         if self.skips(text.as_bytes()) {
             return;
         }
-        self.out.push(self.spare.pop().unwrap_or_default());
-        if let Some(rec) = self.out.last_mut() {
-            text_into(rec, *self.line, text);
-        }
+        self.out.push(InputRecord {
+            line: *self.line,
+            observed: text.to_owned(),
+            ..InputRecord::default()
+        });
     }
 
     /// Counts a blank or comment line; false for a line that is a record.
@@ -79,8 +77,6 @@ pub struct LineReader<R> {
     count: Arc<AtomicU64>,
     skipped: Skipped,
     done: bool,
-    /// Records given back ([`RecordSource::recycle`]), filled again before any new one.
-    spare: Vec<InputRecord>,
 }
 
 impl<R: BufRead + Send> LineReader<R> {
@@ -95,7 +91,6 @@ impl<R: BufRead + Send> LineReader<R> {
             count,
             skipped: Skipped::default(),
             done: false,
-            spare: Vec::new(),
         }
     }
 
@@ -116,7 +111,6 @@ impl<R: BufRead + Send> RecordSource for LineReader<R> {
                 max: self.max,
                 line: &mut self.line,
                 skipped: &mut self.skipped,
-                spare: &mut self.spare,
                 out,
             };
             // Nearly every line: whole lines straight from the reader's buffer.
@@ -134,7 +128,6 @@ impl<R: BufRead + Send> RecordSource for LineReader<R> {
                 max: self.max,
                 line: &mut self.line,
                 skipped: &mut self.skipped,
-                spare: &mut self.spare,
                 out,
             };
             let read =
@@ -156,11 +149,6 @@ impl<R: BufRead + Send> RecordSource for LineReader<R> {
     }
     fn bytes_read(&self) -> u64 {
         self.count.load(Ordering::Relaxed)
-    }
-    fn recycle(&mut self, spent: &mut Vec<InputRecord>) {
-        // About one batch waits here: the pipeline gives back one batch before each batch
-        // it reads, and every batch but the last is full.
-        self.spare.append(spent);
     }
 }
 
