@@ -171,12 +171,17 @@ impl<W: Write> RecordWriter<W> {
     /// Writes bytes that a [`RecordWriter::fragment`] of the same format produced.
     pub fn write_raw(&mut self, bytes: &[u8]) -> io::Result<()> {
         self.drain_csv()?;
-        if self.keep_all || self.buf.len() + bytes.len() < FLUSH_BYTES {
+        if self.keep_all {
             self.buf.extend_from_slice(bytes);
             return Ok(());
         }
-        // A large piece (a chunk's rows) goes straight to the output after what is
-        // buffered, not through `buf`: one copy of every output byte fewer.
+        // Nothing waits to go before these bytes, or they are a large piece (a chunk's
+        // rows): straight to the writer (buffered by the caller) after what is buffered,
+        // not through `buf`, which would copy every output byte once more.
+        if !self.buf.is_empty() && self.buf.len() + bytes.len() < FLUSH_BYTES {
+            self.buf.extend_from_slice(bytes);
+            return Ok(());
+        }
         self.flush_buf(true)?;
         match &mut self.raw {
             Some(w) => w.write_all(bytes),
@@ -785,5 +790,26 @@ mod tests {
         assert_eq!(spreadsheet_safe("@SUM"), "'@SUM");
         assert_eq!(spreadsheet_safe("-2"), "'-2");
         assert_eq!(spreadsheet_safe("https://a/"), "https://a/");
+    }
+
+    #[test]
+    fn raw_bytes_come_out_after_everything_written_before_them() {
+        // A header in the buffer, a fragment past the flush size, then one written
+        // straight through: in that order, each once.
+        let mut w = RecordWriter::new(OutputFormat::Csv, Vec::new());
+        w.start_key().unwrap();
+        let big = "https://a.example/\r\n".repeat(4000);
+        w.write_raw(big.as_bytes()).unwrap();
+        w.write_raw(b"last\r\n").unwrap();
+        let out = String::from_utf8(w.finish().unwrap()).unwrap();
+        let (header, rest) = out.split_once("\r\n").unwrap();
+        assert!(header.starts_with("line,"), "{header}");
+        assert_eq!(rest, format!("{big}last\r\n"));
+        // No header: every fragment straight through, in order.
+        let mut w = RecordWriter::new(OutputFormat::Key, Vec::new());
+        for k in ["a\n", "b\n", "c\n"] {
+            w.write_raw(k.as_bytes()).unwrap();
+        }
+        assert_eq!(w.finish().unwrap(), b"a\nb\nc\n");
     }
 }

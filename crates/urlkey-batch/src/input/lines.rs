@@ -64,6 +64,112 @@ impl<R: BufRead> PhysicalLines<R> {
     }
 }
 
+/// How many bytes of the reader's buffer [`PhysicalLines::lend_text_lines`] validates at
+/// a time: enough to spread the validation's setup over a hundred-odd URLs, little enough
+/// that stopping part way (a batch is full) leaves little to validate again.
+pub const TEXT_BLOCK: usize = 8 * 1024;
+
+impl<R: BufRead> PhysicalLines<R> {
+    /// Lends the complete lines at the front of the reader's buffer to `each`, one at a
+    /// time and without their line ends, until `each` returns false; returns how many it
+    /// lent. The lines are validated as UTF-8 a block at a time (8 KiB, `TEXT_BLOCK`): one pass
+    /// over the bytes instead of one per line, and no copy. 0 lines when the front of the
+    /// buffer holds no complete valid line (the end of the input, a line that spans a
+    /// refill or is longer than a block, invalid UTF-8): [`PhysicalLines::with_next_line`]
+    /// reads that one.
+    pub fn lend_text_lines(&mut self, mut each: impl FnMut(&str) -> bool) -> io::Result<usize> {
+        let avail = loop {
+            match self.inner.fill_buf() {
+                Ok(a) => break a,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        };
+        if avail.is_empty() {
+            return Ok(0);
+        }
+        // A `\n` that completes the last line's `\r\n` belongs to that line.
+        let skip = usize::from(std::mem::take(&mut self.pending_cr) && avail[0] == b'\n');
+        let window = &avail[skip..avail.len().min(skip + TEXT_BLOCK)];
+        let text = whole_text_lines(window);
+        let bytes = text.as_bytes();
+        let (mut pos, mut lent, mut pending_cr) = (0, 0, false);
+        while let Some(i) = memchr::memchr2(b'\n', b'\r', &bytes[pos..]) {
+            let end = pos + i;
+            let line = &text[pos..end];
+            pos = end + 1;
+            if bytes[end] == b'\r' {
+                match bytes.get(pos) {
+                    Some(b'\n') => pos += 1,
+                    Some(_) => {}
+                    // The block ends at this `\r`: a `\n` may follow it in the input.
+                    None => pending_cr = true,
+                }
+            }
+            lent += 1;
+            if !each(line) {
+                break;
+            }
+        }
+        let used = skip + pos;
+        self.inner.consume(used);
+        self.bytes += used as u64;
+        self.pending_cr = pending_cr;
+        Ok(lent)
+    }
+
+    /// The next line handed to `read` as `(bytes, full length)`, as [`PhysicalLines::next_line`]
+    /// gives it; `Ok(None)` at the end. A line whose end is already in the reader's buffer
+    /// (nearly every line) is lent straight from that buffer, so it is never copied; only
+    /// a line that spans a refill is gathered in `buf`.
+    pub fn with_next_line<T>(
+        &mut self,
+        buf: &mut Vec<u8>,
+        keep: usize,
+        read: impl FnOnce(&[u8], usize) -> T,
+    ) -> io::Result<Option<T>> {
+        loop {
+            let avail = match self.inner.fill_buf() {
+                Ok(a) => a,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if self.pending_cr && avail.first() == Some(&b'\n') {
+                self.pending_cr = false;
+                self.inner.consume(1);
+                self.bytes += 1;
+                continue;
+            }
+            let Some(end) = memchr::memchr2(b'\n', b'\r', avail) else {
+                // The end (or the line's end) is past this buffer: the gathering path.
+                break;
+            };
+            self.pending_cr = avail[end] == b'\r';
+            let out = read(&avail[..end.min(keep)], end);
+            self.inner.consume(end + 1);
+            self.bytes += end as u64 + 1;
+            return Ok(Some(out));
+        }
+        Ok(self.next_line(buf, keep)?.map(|n| read(buf, n)))
+    }
+}
+
+/// The longest front of `window` that is valid UTF-8 and ends just after a line end (`\n`
+/// or `\r`); empty when there is none.
+fn whole_text_lines(window: &[u8]) -> &str {
+    let valid = match std::str::from_utf8(window) {
+        Ok(text) => text,
+        // The valid front again as text (it is valid: this cannot fail, and costs a second
+        // pass only on the rare block with invalid bytes).
+        Err(e) => std::str::from_utf8(&window[..e.valid_up_to()]).unwrap_or_default(),
+    };
+    match memchr::memrchr2(b'\n', b'\r', valid.as_bytes()) {
+        // A line end is one byte, so slicing after it stays on a character boundary.
+        Some(last) => &valid[..=last],
+        None => "",
+    }
+}
+
 /// A reader that passes bytes through and remembers where each physical line starts, so
 /// that a CSV record's byte offset can be turned into its line number.
 pub struct LineTracker<R> {
@@ -235,6 +341,36 @@ mod tests {
             .map(|(s, n)| (s.to_string(), *n))
             .collect();
             assert_eq!(got, want, "buffer {chunk}");
+        }
+    }
+
+    #[test]
+    fn lent_lines_are_the_gathered_lines_whatever_the_buffer_size() {
+        let texts: [&[u8]; 5] = [
+            b"a\r\nbb\ncc\rdddddd\r\r\n\nlast",
+            b"\r\n\r\n\r",
+            b"no end",
+            b"x\ry\n\rz\r\n",
+            b"",
+        ];
+        for text in texts {
+            for chunk in [1, 2, 3, 5, 64] {
+                let mut lent = PhysicalLines::new(io::BufReader::with_capacity(chunk, text));
+                let (mut buf, mut got) = (Vec::new(), Vec::new());
+                while let Some(line) = lent
+                    .with_next_line(&mut buf, 4, |b, n| (b.to_vec(), n))
+                    .unwrap()
+                {
+                    got.push(line);
+                }
+                let mut gathered = PhysicalLines::new(io::BufReader::with_capacity(chunk, text));
+                let mut want = Vec::new();
+                while let Some(n) = gathered.next_line(&mut buf, 4).unwrap() {
+                    want.push((buf.clone(), n));
+                }
+                assert_eq!(got, want, "{text:?}, buffer {chunk}");
+                assert_eq!(lent.bytes, text.len() as u64, "{text:?}, buffer {chunk}");
+            }
         }
     }
 

@@ -388,3 +388,92 @@ fn overflow_only_when_every_column_is_kept() {
     let (recs, _) = read_all(text, &csv("url"));
     assert!(recs[0].overflow.is_empty());
 }
+
+/// The plain-line reader as it was before lines were lent from the buffer: one physical
+/// line at a time, gathered into a buffer, then classified and decoded.
+fn gathered_lines(text: &[u8], max: usize) -> (Vec<InputRecord>, Skipped, u64) {
+    let mut lines = PhysicalLines::new(text);
+    let (mut buf, mut out, mut skipped, mut line) = (Vec::new(), Vec::new(), Skipped::default(), 0);
+    while let Some(full) = lines.next_line(&mut buf, max + 1).unwrap() {
+        line += 1;
+        if full <= buf.len() {
+            match urlkey::text::line_kind(&buf) {
+                urlkey::text::LineKind::Blank => {
+                    skipped.blank += 1;
+                    continue;
+                }
+                urlkey::text::LineKind::Comment => {
+                    skipped.comment += 1;
+                    continue;
+                }
+                urlkey::text::LineKind::Record => {}
+            }
+        }
+        out.push(decode_record(line, &buf, full, max));
+    }
+    (out, skipped, line)
+}
+
+/// Bytes from pieces that matter to the reader: line ends of every kind, white space,
+/// `#`, multi-byte and invalid UTF-8, plain text.
+fn tricky_text(seed: u64, len: usize) -> Vec<u8> {
+    const PIECES: [&[u8]; 13] = [
+        b"a",
+        b"https://a.example/p?q=1",
+        b"/",
+        b" ",
+        b"\t",
+        b"#",
+        b"\n",
+        b"\r",
+        b"\r\n",
+        "\u{e9}\u{3000}".as_bytes(),
+        b"\xFF",
+        b"\xE3\x80",
+        b"",
+    ];
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut out = Vec::new();
+    while out.len() < len {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        out.extend_from_slice(PIECES[(x % PIECES.len() as u64) as usize]);
+    }
+    out
+}
+
+#[test]
+fn lent_lines_read_as_gathered_lines_for_any_bytes_buffer_and_batch() {
+    let mut texts: Vec<Vec<u8>> = (0..400)
+        .map(|s| tricky_text(s, (s as usize * 7) % 300))
+        .collect();
+    // Lines longer than a block, and a block boundary inside a line end.
+    let long = lines::TEXT_BLOCK + 100;
+    texts.push(
+        [
+            &b"x".repeat(long)[..],
+            b"\nshort\r\n",
+            &b"y".repeat(long)[..],
+        ]
+        .concat(),
+    );
+    texts.push([&b"z".repeat(lines::TEXT_BLOCK - 1)[..], b"\r\nnext\n"].concat());
+    for text in &texts {
+        for max in [3, 12, DEFAULT_MAX_LINE_BYTES] {
+            let (want, want_skipped, want_lines) = gathered_lines(text, max);
+            for capacity in [1, 2, 7, 64, 64 * 1024] {
+                for batch in [1, 5, 10_000] {
+                    let buffered = io::BufReader::with_capacity(capacity, &text[..]);
+                    let mut src = LineReader::new(buffered, "t".into(), max, Arc::default());
+                    let mut got = Vec::new();
+                    while src.next_batch(&mut got, batch).unwrap() {}
+                    let case = format!("{text:?}, limit {max}, buffer {capacity}, batch {batch}");
+                    assert_eq!(got, want, "{case}");
+                    assert_eq!(src.skipped(), want_skipped, "{case}");
+                    assert_eq!(src.lines_read(), want_lines, "{case}");
+                }
+            }
+        }
+    }
+}

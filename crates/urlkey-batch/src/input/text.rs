@@ -12,26 +12,59 @@ use super::{
     Skipped,
 };
 
-/// A plain line: blank and `#` lines are skipped and counted, the rest decoded.
-fn line_record(
-    line: u64,
-    bytes: &[u8],
-    full_len: usize,
+/// Where plain lines go: blank and `#` lines are skipped and counted, the rest become
+/// records.
+struct LineSink<'a> {
+    /// The line limit.
     max: usize,
-    skipped: &mut Skipped,
-) -> Option<InputRecord> {
-    // Seed 000 ("The pipeline"): blank and comment lines after the tool's trim; the library
-    // decides (urlkey::text::line_kind), so every reader and policy agree. A line cut at the
-    // limit is never blank: it had more than the limit's worth of bytes.
-    if full_len > bytes.len() {
-        return Some(decode_record(line, bytes, full_len, max));
+    /// Lines so far: the number of the line being read once it is counted.
+    line: &'a mut u64,
+    skipped: &'a mut Skipped,
+    out: &'a mut Vec<InputRecord>,
+}
+
+impl LineSink<'_> {
+    /// A line as read: `bytes` (cut one byte past the limit) of a line of `full_len` bytes.
+    fn bytes_line(&mut self, bytes: &[u8], full_len: usize) {
+        *self.line += 1;
+        if full_len <= bytes.len() && self.skips(bytes) {
+            return;
+        }
+        let rec = decode_record(*self.line, bytes, full_len, self.max);
+        self.out.push(rec);
     }
-    match urlkey::text::line_kind(bytes) {
-        urlkey::text::LineKind::Blank => skipped.blank += 1,
-        urlkey::text::LineKind::Comment => skipped.comment += 1,
-        urlkey::text::LineKind::Record => return Some(decode_record(line, bytes, full_len, max)),
+
+    /// A whole line already known to be UTF-8.
+    fn text_line(&mut self, text: &str) {
+        if text.len() > self.max {
+            // Too long: as read, it would have been cut one byte past the limit.
+            let cut = text.len().min(self.max.saturating_add(1));
+            return self.bytes_line(&text.as_bytes()[..cut], text.len());
+        }
+        *self.line += 1;
+        if self.skips(text.as_bytes()) {
+            return;
+        }
+        self.out.push(InputRecord {
+            line: *self.line,
+            observed: text.to_owned(),
+            ..InputRecord::default()
+        });
     }
-    None
+
+    /// Counts a blank or comment line; false for a line that is a record.
+    fn skips(&mut self, bytes: &[u8]) -> bool {
+        // Seed 000 ("The pipeline"): blank and comment lines after the tool's trim; the
+        // library decides (urlkey::text::line_kind), so every reader and policy agree. A
+        // line cut at the limit is never blank (the callers do not ask): it had more than
+        // the limit's worth of bytes.
+        match urlkey::text::line_kind(bytes) {
+            urlkey::text::LineKind::Blank => self.skipped.blank += 1,
+            urlkey::text::LineKind::Comment => self.skipped.comment += 1,
+            urlkey::text::LineKind::Record => return false,
+        }
+        true
+    }
 }
 
 /// Plain lines.
@@ -61,36 +94,49 @@ impl<R: BufRead + Send> LineReader<R> {
         }
     }
 
-    /// The next physical line and its full length, or `None` at the end.
-    fn next_line(&mut self) -> Result<Option<usize>, InputError> {
-        // Keep one byte past the limit: a line longer than the limit is cut, and known as such.
-        let n = self
-            .inner
-            .next_line(&mut self.buf, self.max.saturating_add(1))
-            .map_err(|e| {
-                InputError::new(
-                    InputErrorKind::Read,
-                    &self.name,
-                    format!("read error after line {}: {e}", self.line),
-                )
-            })?;
-        if n.is_some() {
-            self.line += 1;
-        }
-        Ok(n)
+    fn read_error(&self, e: std::io::Error) -> InputError {
+        InputError::new(
+            InputErrorKind::Read,
+            &self.name,
+            format!("read error after line {}: {e}", self.line),
+        )
     }
 }
 
 impl<R: BufRead + Send> RecordSource for LineReader<R> {
     fn next_batch(&mut self, out: &mut Vec<InputRecord>, max: usize) -> Result<bool, InputError> {
-        let start = out.len();
-        while !self.done && out.len() - start < max {
-            let Some(full) = self.next_line()? else {
-                self.done = true;
-                break;
+        let full = out.len().saturating_add(max);
+        while !self.done && out.len() < full {
+            let mut sink = LineSink {
+                max: self.max,
+                line: &mut self.line,
+                skipped: &mut self.skipped,
+                out,
             };
-            if let Some(r) = line_record(self.line, &self.buf, full, self.max, &mut self.skipped) {
-                out.push(r);
+            // Nearly every line: whole lines straight from the reader's buffer.
+            let lent = self.inner.lend_text_lines(|text| {
+                sink.text_line(text);
+                sink.out.len() < full
+            });
+            if lent.map_err(|e| self.read_error(e))? > 0 {
+                continue;
+            }
+            // The rest (a line that spans a refill, invalid UTF-8, the end): gathered.
+            // Keep one byte past the limit: a line longer than the limit is cut, and
+            // known as such.
+            let mut sink = LineSink {
+                max: self.max,
+                line: &mut self.line,
+                skipped: &mut self.skipped,
+                out,
+            };
+            let read =
+                self.inner
+                    .with_next_line(&mut self.buf, self.max.saturating_add(1), |bytes, n| {
+                        sink.bytes_line(bytes, n)
+                    });
+            if read.map_err(|e| self.read_error(e))?.is_none() {
+                self.done = true;
             }
         }
         Ok(!self.done)
