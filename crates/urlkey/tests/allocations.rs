@@ -8,7 +8,6 @@
 //! with ada and keeps owned parts of it.
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
-use std::path::Path;
 
 mod common;
 
@@ -61,29 +60,13 @@ fn allocations(f: impl FnOnce()) -> u64 {
     CALLS.with(Cell::get)
 }
 
-const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared");
-
 /// The corpus lines the fast parse takes.
 fn fast_corpus_lines() -> Vec<String> {
-    let dir = Path::new(SHARED).join("datasets/ada-url-various-datasets");
-    assert!(
-        dir.is_dir(),
-        "the corpus folder {} is missing",
-        dir.display()
-    );
-    let mut files = Vec::new();
-    common::collect_txt(&dir, &mut files);
-    files.sort();
-    let mut out = Vec::new();
-    for f in files {
-        let bytes = std::fs::read(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-        for line in String::from_utf8_lossy(&bytes).split('\n') {
-            let line = line.strip_suffix('\r').unwrap_or(line);
-            if urlkey::fast::FastUrl::parse(line).is_some() {
-                out.push(line.to_string());
-            }
-        }
-    }
+    let out: Vec<String> = common::corpus_lines()
+        .into_iter()
+        .map(|(_, line)| line)
+        .filter(|line| urlkey::fast::FastUrl::parse(line).is_some())
+        .collect();
     // 58,966 when this test was written: a fast parse that stops accepting fails here.
     assert!(out.len() > 58_000, "{} fast-parsed corpus lines", out.len());
     out

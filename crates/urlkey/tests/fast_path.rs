@@ -45,25 +45,10 @@ const MIN_CORPUS_ACCEPTED: usize = 58_000;
 fn corpus() -> &'static [String] {
     static LINES: OnceLock<Vec<String>> = OnceLock::new();
     LINES.get_or_init(|| {
-        let dir = Path::new(SHARED).join("datasets/ada-url-various-datasets");
-        assert!(
-            dir.is_dir(),
-            "the corpus folder {} is missing: this test reads every *.txt file under it",
-            dir.display()
-        );
-        let mut files = Vec::new();
-        common::collect_txt(&dir, &mut files);
-        files.sort();
-        let mut out = Vec::new();
-        for f in files {
-            let bytes = std::fs::read(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-            for line in String::from_utf8_lossy(&bytes).split('\n') {
-                let line = line.strip_suffix('\r').unwrap_or(line);
-                if !line.is_empty() {
-                    out.push(line.to_string());
-                }
-            }
-        }
+        let out: Vec<String> = common::corpus_lines()
+            .into_iter()
+            .map(|(_, line)| line)
+            .collect();
         assert_eq!(out.len(), 109_062, "the corpus changed");
         out
     })

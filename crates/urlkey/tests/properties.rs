@@ -40,32 +40,7 @@ const FRONT_END_RECORDS: [&str; 2] = ["whatwg-parse", "assume-https"];
 /// The corpus: every line of every `*.txt` file under the datasets folder, in file order.
 fn corpus() -> &'static [(String, String)] {
     static LINES: OnceLock<Vec<(String, String)>> = OnceLock::new();
-    LINES.get_or_init(|| {
-        let dir = Path::new(SHARED).join("datasets/ada-url-various-datasets");
-        assert!(
-            dir.is_dir(),
-            "the corpus folder {} is missing: the property tests read every *.txt file under it \
-             (it is always present in CI at <repository>/../shared)",
-            dir.display()
-        );
-        let mut files = Vec::new();
-        common::collect_txt(&dir, &mut files);
-        files.sort();
-        assert!(!files.is_empty(), "no *.txt file under {}", dir.display());
-        let mut out = Vec::new();
-        for f in files {
-            let bytes = std::fs::read(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-            let text = String::from_utf8_lossy(&bytes);
-            let name = f.strip_prefix(&dir).unwrap().display().to_string();
-            for line in text.split('\n') {
-                let line = line.strip_suffix('\r').unwrap_or(line);
-                if !line.is_empty() {
-                    out.push((name.clone(), line.to_string()));
-                }
-            }
-        }
-        out
-    })
+    LINES.get_or_init(common::corpus_lines)
 }
 
 /// Runs `f` over `items` on two threads (the CI machine has two cores).

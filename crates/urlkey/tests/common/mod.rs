@@ -154,6 +154,39 @@ pub fn expand(s: &str) -> Vec<u8> {
     out
 }
 
+/// The corpus folder, `../shared/datasets/ada-url-various-datasets`, read at test time.
+pub fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets/ada-url-various-datasets")
+}
+
+/// Every non-empty line of every `*.txt` file under [`corpus_dir`], in file order, with
+/// its file's path under the folder; a missing or empty folder fails the test that reads it.
+pub fn corpus_lines() -> Vec<(String, String)> {
+    let dir = corpus_dir();
+    assert!(
+        dir.is_dir(),
+        "the corpus folder {} is missing: these tests read every *.txt file under it \
+         (it is always present in CI at <repository>/../shared)",
+        dir.display()
+    );
+    let mut files = Vec::new();
+    collect_txt(&dir, &mut files);
+    files.sort();
+    assert!(!files.is_empty(), "no *.txt file under {}", dir.display());
+    let mut out = Vec::new();
+    for f in files {
+        let bytes = std::fs::read(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let name = f.strip_prefix(&dir).unwrap_or(&f).display().to_string();
+        for line in String::from_utf8_lossy(&bytes).split('\n') {
+            let line = line.strip_suffix('\r').unwrap_or(line);
+            if !line.is_empty() {
+                out.push((name.clone(), line.to_string()));
+            }
+        }
+    }
+    out
+}
+
 /// Every `*.txt` file under `dir`, at any depth (the corpus folder).
 pub fn collect_txt(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
