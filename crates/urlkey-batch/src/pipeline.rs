@@ -403,6 +403,17 @@ mod tests {
         }
     }
 
+    /// Waits until `flag` is set, or 30 s: the calling thread holds its first batch until
+    /// a helper has started one, so that on a loaded machine it cannot key every batch
+    /// before the helper is scheduled (without helpers the wait runs out).
+    fn wait_for(flag: &std::sync::atomic::AtomicBool) {
+        let give_up = std::time::Instant::now() + Duration::from_secs(30);
+        while !flag.load(std::sync::atomic::Ordering::SeqCst) && std::time::Instant::now() < give_up
+        {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
     /// Keys every record (with an uneven delay, so threads finish out of order) and
     /// returns what the sink saw, in order, with the names of the threads that worked.
     fn run(threads: usize, n: u64) -> (Vec<u64>, BTreeSet<String>) {
@@ -475,12 +486,7 @@ mod tests {
                 if me.starts_with("urlkey-work-") {
                     helper_worked.store(true, std::sync::atomic::Ordering::SeqCst);
                 } else if recs[0].observed == "0" {
-                    let give_up = std::time::Instant::now() + Duration::from_secs(30);
-                    while !helper_worked.load(std::sync::atomic::Ordering::SeqCst)
-                        && std::time::Instant::now() < give_up
-                    {
-                        std::thread::sleep(Duration::from_millis(1));
-                    }
+                    wait_for(&helper_worked);
                 }
                 recs.len()
             },
@@ -568,12 +574,7 @@ mod tests {
                     if on_helper {
                         helper_started.store(true, std::sync::atomic::Ordering::SeqCst);
                     } else if recs[0].observed == "0" {
-                        let give_up = std::time::Instant::now() + Duration::from_secs(30);
-                        while !helper_started.load(std::sync::atomic::Ordering::SeqCst)
-                            && std::time::Instant::now() < give_up
-                        {
-                            std::thread::sleep(Duration::from_millis(1));
-                        }
+                        wait_for(&helper_started);
                     }
                     assert!(!on_helper, "work failed on a helper");
                     recs.len()
