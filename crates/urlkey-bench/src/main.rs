@@ -465,7 +465,7 @@ fn run_cmd(args: &[String]) -> Result<(), String> {
     if flags.has("--allocs") {
         let (_, c) = alloc::measure(|| subject.pass(&lines));
         eprintln!(
-            "run: {:.2} Rust allocs/URL, {:.1} Rust bytes/URL ({} allocation calls in the pass)",
+            "run: {:.2} Rust allocs/URL, {:.1} Rust bytes/URL (allocation calls in the pass: {})",
             c.calls as f64 / lines.len() as f64,
             c.bytes as f64 / lines.len() as f64,
             c.calls
