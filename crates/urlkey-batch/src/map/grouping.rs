@@ -11,6 +11,7 @@ use std::hash::{BuildHasher, Hasher};
 use hashbrown::{HashMap, HashTable};
 use urlkey::{ErrorCode, Outcome, Policy};
 
+use super::dense::Dense;
 use crate::input::{InputRecord, RecordRef, Skipped};
 use crate::output::join_names;
 pub use crate::rows::GroupRow;
@@ -92,13 +93,28 @@ struct SigState {
 /// ([`Places`]) and pass two read them there.
 fn find<S>(
     table: &HashTable<usize>,
-    states: &[S],
+    states: &Dense<S>,
     fp_of: impl Fn(&S) -> Fp,
     fp: Fp,
 ) -> Option<usize> {
     table
         .find(fp.0, |&i| states.get(i).is_some_and(|s| fp_of(s) == fp))
         .copied()
+}
+
+/// The ordinals of a record's key and signature states, where the tables have them.
+#[derive(Clone, Copy, Default)]
+struct Found {
+    key: Option<usize>,
+    sig: Option<usize>,
+}
+
+/// A valid record's key and signature fingerprints.
+fn valid_fps(c: &Counted) -> Option<(Fp, Fp)> {
+    c.fingerprints
+        .as_ref()
+        .ok()
+        .map(|&(k, s)| (Fp::of(k), Fp::of(s)))
 }
 
 /// An unused place in [`Places`].
@@ -113,7 +129,7 @@ const UNPLACED: u32 = u32::MAX;
 /// still gets the probed row. 8 bytes a line.
 #[derive(Default)]
 struct Places {
-    by_source: Vec<Vec<[u32; 2]>>,
+    by_source: Vec<Dense<[u32; 2]>>,
     /// Places held, used or not.
     held: usize,
     records: usize,
@@ -140,7 +156,7 @@ impl Places {
         }
         let source = at.source() as usize;
         if source >= self.by_source.len() {
-            self.by_source.resize_with(source + 1, Vec::new);
+            self.by_source.resize_with(source + 1, Dense::default);
         }
         let places = &mut self.by_source[source];
         if line >= places.len() {
@@ -151,7 +167,7 @@ impl Places {
                 return self.give_up();
             }
             self.held += more;
-            places.resize(line + 1, [UNPLACED; 2]);
+            places.grow_to(line + 1, [UNPLACED; 2]);
         }
         places[line] = [k, s];
     }
@@ -332,11 +348,13 @@ impl LeanRow {
 pub struct Grouping {
     /// Ordinals in `key_states`, hashed by the low half of the key's fingerprint.
     keys: HashTable<usize>,
-    key_states: Vec<KeyState>,
+    key_states: Dense<KeyState>,
     /// Ordinals in `sig_states`, hashed by the low half of the signature's fingerprint.
     sigs: HashTable<usize>,
-    sig_states: Vec<SigState>,
+    sig_states: Dense<SigState>,
     places: Places,
+    /// [`Grouping::insert_chunk`]'s buffer.
+    found: Vec<Found>,
     /// Only with `--groups`: per signature ordinal, its text and up to five member lines.
     sig_detail: Vec<(String, Vec<u64>)>,
     verify: Option<HashMap<Fingerprint, Box<str>, FingerprintHasher>>,
@@ -351,10 +369,11 @@ impl Grouping {
     pub fn new(policy: &str, verify: bool, groups: bool) -> Self {
         Grouping {
             keys: HashTable::new(),
-            key_states: Vec::new(),
+            key_states: Dense::default(),
             sigs: HashTable::new(),
-            sig_states: Vec::new(),
+            sig_states: Dense::default(),
             places: Places::default(),
+            found: Vec::new(),
             sig_detail: Vec::new(),
             verify: verify.then(|| HashMap::with_hasher(FingerprintHasher(0))),
             keep_detail: groups,
@@ -373,6 +392,54 @@ impl Grouping {
 
     /// Counts one record whose fingerprints a worker computed ([`Counted::of`]).
     pub fn insert_counted(&mut self, c: Counted) -> Result<(), FingerprintCollision> {
+        self.insert_found(c, Found::default())
+    }
+
+    /// Counts a worker's chunk of records, in order: [`Grouping::insert_counted`] for each,
+    /// with the tables probed for the whole chunk before any of its records is inserted.
+    /// At millions of distinct keys each probe is a few cache misses; one record's probe
+    /// after another's insert waits for them in turn, while a run of probes that depend on
+    /// nothing but their own fingerprints has them in flight together.
+    pub fn insert_chunk(&mut self, chunk: Vec<Counted>) -> Result<(), FingerprintCollision> {
+        let mut found = std::mem::take(&mut self.found);
+        found.clear();
+        // Keys first, then signatures: a signature's probe starts from its key's state,
+        // which the first loop has brought in by then.
+        found.extend(chunk.iter().map(|c| Found {
+            key: valid_fps(c).and_then(|(kf, _)| self.find_key(kf)),
+            sig: None,
+        }));
+        for (f, c) in found.iter_mut().zip(&chunk) {
+            if let Some((_, sf)) = valid_fps(c) {
+                f.sig = self.find_signature(f.key, sf);
+            }
+        }
+        let result = chunk
+            .into_iter()
+            .zip(found.iter())
+            .try_for_each(|(c, &f)| self.insert_found(c, f));
+        self.found = found;
+        result
+    }
+
+    /// The key's ordinal, where the key table has it. Found before the records ahead of
+    /// it in a chunk are inserted, a `None` may since have turned into an ordinal; an
+    /// ordinal stays right, since states are never removed or moved.
+    fn find_key(&self, kf: Fp) -> Option<usize> {
+        find(&self.keys, &self.key_states, |k| k.fp, kf)
+    }
+
+    /// The signature's ordinal: a known key's first record found it already (when this
+    /// record has the same one, as it always has in practice), else the signature table.
+    fn find_signature(&self, key: Option<usize>, sf: Fp) -> Option<usize> {
+        key.map(|k| self.key_states[k].signature)
+            .filter(|&s| self.sig_states.get(s).is_some_and(|s| s.fp == sf))
+            .or_else(|| find(&self.sigs, &self.sig_states, |s| s.fp, sf))
+    }
+
+    /// [`Grouping::insert_counted`] with what [`Grouping::insert_chunk`] found before the
+    /// records ahead of it in its run were inserted.
+    fn insert_found(&mut self, c: Counted, found: Found) -> Result<(), FingerprintCollision> {
         self.summary.records += 1;
         let (kf, sf) = match c.fingerprints {
             Ok(f) => f,
@@ -398,13 +465,9 @@ impl Grouping {
             }
         }
         let (at, kf, sf) = (c.at, Fp::of(kf), Fp::of(sf));
-        let key = find(&self.keys, &self.key_states, |k| k.fp, kf);
-        // A known key's first record found its signature already; when this record has
-        // the same one (it always has, in practice), the probe would give that ordinal.
-        let known_sig = key
-            .map(|k| self.key_states[k].signature)
-            .filter(|&s| self.sig_states.get(s).is_some_and(|s| s.fp == sf));
-        let sig = match known_sig.or_else(|| find(&self.sigs, &self.sig_states, |s| s.fp, sf)) {
+        let key = found.key.or_else(|| self.find_key(kf));
+        let sig = found.sig.or_else(|| self.find_signature(key, sf));
+        let sig = match sig {
             Some(s) => s,
             None => {
                 let n = self.sig_states.len();
@@ -473,6 +536,21 @@ impl Grouping {
                 find(&self.sigs, &self.sig_states, |s| s.fp, sf).map(|s| &self.sig_states[s]),
             ),
         }
+    }
+
+    /// Reads the states pass one placed for `recs` ([`Places`]), before their rows are
+    /// made: one record's row after another's waits for its two cache misses in turn,
+    /// while this loop has them in flight together. Returns what it read, which means
+    /// nothing, so that the reads are not optimized away.
+    pub fn warm(&self, recs: &[InputRecord]) -> u64 {
+        let mut read = 0;
+        for r in recs {
+            if let Some((k, s)) = self.places.get(RecordRef::of(r)) {
+                read ^= self.key_states.get(k).map_or(0, |k| k.count);
+                read ^= self.sig_states.get(s).map_or(0, |s| s.distinct_keys);
+            }
+        }
+        std::hint::black_box(read)
     }
 
     /// Fills in the group counts of the summary; call after pass one.

@@ -9,6 +9,7 @@
 //! the transformation log and the facts, from the full `Outcome`. Records are never held
 //! in memory.
 
+mod dense;
 mod grouping;
 
 use std::io::Write;
@@ -185,8 +186,8 @@ impl MapRun<'_> {
                         .collect::<Vec<_>>()
                 },
                 |batch, counted| {
-                    for c in counted.into_iter().flatten() {
-                        grouping.insert_counted(c).map_err(MapError::Collision)?;
+                    for chunk in counted {
+                        grouping.insert_chunk(chunk).map_err(MapError::Collision)?;
                     }
                     if let Some(p) = self.progress {
                         p(Pass::Counting, batch.lines_read, batch.bytes_read);
@@ -230,6 +231,7 @@ impl MapRun<'_> {
                             // CSV and TSV rows show the key, the signature and the removed
                             // parameters of a valid record: the lean path gives them. An
                             // invalid record's row needs the error message: its outcome.
+                            grouping.warm(recs);
                             let mut w = RecordWriter::fragment(format, tail);
                             let mut lean = LeanRow::default();
                             for r in recs {
