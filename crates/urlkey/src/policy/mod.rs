@@ -528,7 +528,11 @@ impl Policy {
                 _ => parts.write_url(key, true, true),
             }
         }
-        rules::apply_all(&self.key_rules, &mut parts, log, psl);
+        if self.fused == fused::Fused::WebKey {
+            fused::webkey_key_rules(&mut parts, log, psl);
+        } else {
+            rules::apply_all(&self.key_rules, &mut parts, log, psl);
+        }
         match self.def.key_form {
             KeyForm::Href => {}
             KeyForm::Url => parts.write_url(key, true, true),

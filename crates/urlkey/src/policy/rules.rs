@@ -454,26 +454,7 @@ impl Rule {
                     }
                 }
             }
-            Rule::RegistrableDomain => {
-                if p.host_kind != HostKind::Domain {
-                    return;
-                }
-                log.used_psl = true;
-                let Some(psl) = psl else { return };
-                if let Some(h) = &p.host {
-                    if let Some(rd) = psl.registrable_domain(h) {
-                        if rd.len() != h.len() {
-                            // The registrable domain is the host's tail.
-                            let rd = if h.ends_with(rd) {
-                                cut(h, h.len() - rd.len()..h.len())
-                            } else {
-                                Cow::Owned(rd.to_string())
-                            };
-                            replace_host(p, rd, name, log);
-                        }
-                    }
-                }
-            }
+            Rule::RegistrableDomain => registrable_domain(p, log, psl),
             Rule::DecodeUnreserved => {
                 // An opaque path (`mailto:`) is only lowercased (docs/policies.md#webkey1--comparison-key-v1-seed-001).
                 if p.opaque_path {
@@ -589,9 +570,34 @@ pub(crate) fn apply_all<'a>(
     }
 }
 
+/// `registrable-domain`: a domain host reduced to its registrable domain, the host's
+/// tail, so it stays borrowed. Out of [`Rule::apply`]'s match so that `webkey@1`'s fused
+/// rules ([`super::fused::webkey_key_rules`]) run it without the dispatch.
+#[inline]
+pub(super) fn registrable_domain(p: &mut Parts<'_>, log: &mut Log, psl: Option<&PublicSuffixList>) {
+    if p.host_kind != HostKind::Domain {
+        return;
+    }
+    log.used_psl = true;
+    let Some(psl) = psl else { return };
+    if let Some(h) = &p.host {
+        if let Some(rd) = psl.registrable_domain(h) {
+            if rd.len() != h.len() {
+                // The registrable domain is the host's tail.
+                let rd = if h.ends_with(rd) {
+                    cut(h, h.len() - rd.len()..h.len())
+                } else {
+                    Cow::Owned(rd.to_string())
+                };
+                replace_host(p, rd, "registrable-domain", log);
+            }
+        }
+    }
+}
+
 /// A default document segment, case-insensitively. Filters on the length and first
 /// letter before comparing: nearly every segment fails the first test.
-fn is_default_document(seg: &str) -> bool {
+pub(super) fn is_default_document(seg: &str) -> bool {
     matches!(seg.len(), 9..=12)
         && matches!(seg.as_bytes()[0], b'i' | b'I' | b'd' | b'D')
         && DEFAULT_DOCUMENTS
