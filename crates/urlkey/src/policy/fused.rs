@@ -184,15 +184,20 @@ pub(crate) fn webkey_key_rules(p: &mut Parts<'_>, log: &mut Log, psl: Option<&Pu
         .then(|| scan_path(p.path.as_bytes()))
         .flatten()
     {
-        // No escape, no ASCII capital and no "//": decode-unreserved, lowercase-path and
-        // collapse-slashes leave a hierarchical path alone, so the path is as parsed
-        // when drop-default-document and remove-trailing-slash read it.
-        Some(last_segment) => {
-            if rules::is_default_document(&p.path[last_segment..]) {
+        // No escape and no "//": decode-unreserved and collapse-slashes leave a
+        // hierarchical path alone, before lowercase-path and after it (which changes
+        // only ASCII capitals, in place), and the last segment starts where it did when
+        // drop-default-document and remove-trailing-slash read it.
+        Some(plain) => {
+            if plain.capitals {
+                rules::lowercase_whole_path(p, log);
+            }
+            if rules::is_default_document(&p.path[plain.last_segment..]) {
                 Rule::DropDefaultDocument.apply(p, log, psl);
             }
+            // remove-trailing-slash in its `All` mode: any final '/' goes.
             if p.path.ends_with('/') {
-                Rule::RemoveTrailingSlash(TrailingSlash::All).apply(p, log, psl);
+                rules::drop_final_slash(p, log);
             }
         }
         None => apply_all(&WEBKEY_PATH_RULES, p, log, psl),
@@ -222,12 +227,20 @@ fn ascii_capitals(w: u64) -> u64 {
     (y.wrapping_add(0x3f * ONES) & !y.wrapping_add(0x25 * ONES)) & !w & !LOW7
 }
 
-/// Where the last segment of a path starts (after its last `/`, or 0), when the path
-/// has no `%`, no ASCII capital and no two `/` in a row; `None` otherwise. Eight bytes
-/// at a time (the last eight overlap the ones before; a path under eight bytes is
+/// What [`scan_path`] found in a path with no `%` and no two `/` in a row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct PlainPath {
+    /// Where the last segment starts: after the last `/`, or 0.
+    last_segment: usize,
+    /// The path has an ASCII capital.
+    capitals: bool,
+}
+
+/// The path's [`PlainPath`], or `None` when it has a `%` or two `/` in a row. Eight
+/// bytes at a time (the last eight overlap the ones before; a path under eight bytes is
 /// padded with zeros, which are none of these).
 #[inline]
-fn scan_path(b: &[u8]) -> Option<usize> {
+fn scan_path(b: &[u8]) -> Option<PlainPath> {
     let n = b.len();
     let word = |at: usize| {
         let mut w = [0u8; 8];
@@ -237,34 +250,46 @@ fn scan_path(b: &[u8]) -> Option<usize> {
         }
         u64::from_le_bytes(w)
     };
-    // `prev`: the high bit of the byte before the word, set when it is a '/'.
-    let check = |w: u64, prev: u64, at: usize, last: &mut usize| -> bool {
+    // The word's '/' bits; `prev`: the high bit of the byte before the word, set when it
+    // is a '/'. `None` for a '%' or a "//".
+    let check = |w: u64, prev: u64| -> Option<u64> {
         let slash = bytes_equal(w, b'/');
-        if (bytes_equal(w, b'%') | ascii_capitals(w) | (slash & (slash << 8 | prev))) != 0 {
-            return false;
-        }
-        if slash != 0 {
-            *last = at + (63 - slash.leading_zeros() as usize) / 8 + 1;
-        }
-        true
+        (bytes_equal(w, b'%') | (slash & (slash << 8 | prev)) == 0).then_some(slash)
     };
-    let mut last = 0;
-    if n <= 8 {
-        return check(word(0), 0, 0, &mut last).then_some(last);
-    }
+    // The word with the last '/' so far, and its '/' bits.
+    let (mut last_at, mut last_slash) = (0, 0);
+    let mut capitals = 0;
     let mut at = 0;
-    let mut prev = 0;
-    while at + 8 < n {
-        let w = word(at);
-        if !check(w, prev, at, &mut last) {
-            return None;
+    if n > 8 {
+        let mut prev = 0;
+        while at + 8 < n {
+            let w = word(at);
+            let slash = check(w, prev)?;
+            capitals |= ascii_capitals(w);
+            if slash != 0 {
+                (last_at, last_slash) = (at, slash);
+            }
+            prev = (slash >> 56) & 0x80;
+            at += 8;
         }
-        prev = (bytes_equal(w, b'/') >> 56) & 0x80;
-        at += 8;
+        at = n - 8;
     }
-    let at = n - 8;
-    let prev = if b[at - 1] == b'/' { 0x80 } else { 0 };
-    check(word(at), prev, at, &mut last).then_some(last)
+    let prev = if at > 0 && b[at - 1] == b'/' { 0x80 } else { 0 };
+    let w = word(at);
+    let slash = check(w, prev)?;
+    capitals |= ascii_capitals(w);
+    if slash != 0 {
+        (last_at, last_slash) = (at, slash);
+    }
+    let last_segment = if last_slash == 0 {
+        0
+    } else {
+        last_at + (63 - last_slash.leading_zeros() as usize) / 8 + 1
+    };
+    Some(PlainPath {
+        last_segment,
+        capitals: capitals != 0,
+    })
 }
 
 #[cfg(test)]
@@ -273,11 +298,11 @@ mod tests {
     use crate::PolicySet;
 
     /// `scan_path` by the rules' own tests, byte by byte.
-    fn scan_path_reference(path: &str) -> Option<usize> {
-        let plain = !path.contains('%')
-            && !path.bytes().any(|b| b.is_ascii_uppercase())
-            && !path.contains("//");
-        plain.then(|| path.rfind('/').map_or(0, |i| i + 1))
+    fn scan_path_reference(path: &str) -> Option<PlainPath> {
+        (!path.contains('%') && !path.contains("//")).then(|| PlainPath {
+            last_segment: path.rfind('/').map_or(0, |i| i + 1),
+            capitals: path.bytes().any(|b| b.is_ascii_uppercase()),
+        })
     }
 
     #[test]

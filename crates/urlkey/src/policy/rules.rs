@@ -429,8 +429,7 @@ impl Rule {
                 if *mode == TrailingSlash::NonRoot && p.path.len() == 1 {
                     return;
                 }
-                let trimmed = cut(&p.path, 0..p.path.len() - 1);
-                replace(&mut p.path, trimmed, name, Component::Path, log);
+                drop_final_slash(p, log);
             }
             Rule::StripWww => {
                 if p.host_kind == HostKind::Domain {
@@ -484,8 +483,7 @@ impl Rule {
                     return;
                 }
                 if !p.path.as_bytes().contains(&b'%') {
-                    let new = scratch::lowercase(&p.path);
-                    replace(&mut p.path, Cow::Owned(new), name, Component::Path, log);
+                    lowercase_whole_path(p, log);
                     return;
                 }
                 if let Some(new) = lowercase_outside_escapes(&p.path) {
@@ -568,6 +566,34 @@ pub(crate) fn apply_all<'a>(
             rule.apply(p, log, psl);
         }
     }
+}
+
+/// `remove-trailing-slash` once it has decided that the path's final `/` goes: the path
+/// stays borrowed. Also run by `webkey@1`'s fused rules ([`super::fused`]).
+#[inline]
+pub(super) fn drop_final_slash(p: &mut Parts<'_>, log: &mut Log) {
+    let trimmed = cut(&p.path, 0..p.path.len() - 1);
+    replace(
+        &mut p.path,
+        trimmed,
+        "remove-trailing-slash",
+        Component::Path,
+        log,
+    );
+}
+
+/// `lowercase-path` on a hierarchical path with an ASCII capital and no `%` (so no
+/// escape whose hex digits must stay): every ASCII letter lowercased. Also run by
+/// `webkey@1`'s fused rules ([`super::fused`]), which know both from their scan.
+pub(super) fn lowercase_whole_path(p: &mut Parts<'_>, log: &mut Log) {
+    let new = scratch::lowercase(&p.path);
+    replace(
+        &mut p.path,
+        Cow::Owned(new),
+        "lowercase-path",
+        Component::Path,
+        log,
+    );
 }
 
 /// `registrable-domain`: a domain host reduced to its registrable domain, the host's
