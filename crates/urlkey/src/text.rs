@@ -57,6 +57,13 @@ pub fn trim_js(input: &str) -> (&str, usize) {
 /// "remove any leading and trailing C0 control or space"). U+FEFF is not white space and
 /// stays. Returns the trimmed text and its byte offset in `input`.
 pub fn trim_white_space_and_c0(input: &str) -> (&str, usize) {
+    // What is stripped is ASCII at or below U+0020, or not ASCII: text that starts and
+    // ends with another ASCII byte (nearly every line) has nothing to trim.
+    if let (Some(&first), Some(&last)) = (input.as_bytes().first(), input.as_bytes().last()) {
+        if (0x21..0x80).contains(&first) && (0x21..0x80).contains(&last) {
+            return (input, 0);
+        }
+    }
     let strip = |c: char| c <= '\u{20}' || c.is_whitespace();
     let start = input.trim_start_matches(strip);
     let lo = input.len() - start.len();
