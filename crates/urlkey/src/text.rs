@@ -138,13 +138,17 @@ pub fn leading_scheme(text: &str) -> Option<&str> {
     if !first.is_ascii_alphabetic() {
         return None;
     }
-    for (i, &b) in bytes.iter().enumerate().skip(1) {
+    // An index loop: the `enumerate().skip(1)` iterator cost ~100 instructions for
+    // `file:` (callgrind), on every line that is not http(s).
+    let mut i = 1;
+    while let Some(&b) = bytes.get(i) {
         match b {
             b':' => return Some(&text[..i]),
             b'+' | b'-' | b'.' => {}
             _ if b.is_ascii_alphanumeric() => {}
             _ => return None,
         }
+        i += 1;
     }
     None
 }
