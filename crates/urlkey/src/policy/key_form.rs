@@ -31,7 +31,8 @@ pub(super) fn write_webkey(p: &Parts<'_>, out: &mut String) {
         return;
     }
     let host = p.host.as_deref().unwrap_or("");
-    if !text::is_web_scheme(&p.scheme) {
+    // The WHATWG front ends give the scheme lowercase: the exact test first.
+    if !matches!(&*p.scheme, "https" | "http") && !text::is_web_scheme(&p.scheme) {
         out.push_str(&p.scheme);
         out.push(':');
         // "plus `//` when the address has a host": a host that is not null, the empty

@@ -520,7 +520,15 @@ impl Policy {
         signature: Option<&mut String>,
     ) {
         let psl = self.psl();
-        rules::apply_all(&self.canonical_rules, &mut parts, log, psl);
+        if self.fused == fused::Fused::WebKey {
+            // webkey@1's canonical rules (remove-tracking-parameters, remove-fragment)
+            // work on a query or a fragment only: most URLs have neither.
+            if parts.query.is_some() || parts.fragment.is_some() {
+                rules::apply_all(&self.canonical_rules, &mut parts, log, psl);
+            }
+        } else {
+            rules::apply_all(&self.canonical_rules, &mut parts, log, psl);
+        }
         if self.def.key_form == KeyForm::Href {
             // The key is the canonical form: the href itself unless a rule changed a part.
             match href {
@@ -528,7 +536,11 @@ impl Policy {
                 _ => parts.write_url(key, true, true),
             }
         }
-        rules::apply_all(&self.key_rules, &mut parts, log, psl);
+        if self.fused == fused::Fused::WebKey {
+            fused::webkey_key_rules(&mut parts, log, psl);
+        } else {
+            rules::apply_all(&self.key_rules, &mut parts, log, psl);
+        }
         match self.def.key_form {
             KeyForm::Href => {}
             KeyForm::Url => parts.write_url(key, true, true),

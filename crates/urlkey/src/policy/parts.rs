@@ -202,11 +202,20 @@ impl Log {
         });
     }
 
-    /// Like [`Log::record`], copying the text only when the log describes changes.
+    /// Like [`Log::record`], copying the text only when the log describes changes. The
+    /// quiet count is inlined into the rules; the copies are not.
+    #[inline]
     pub fn change(&mut self, rule: &'static str, c: Component, before: &str, after: &str) {
         if self.quiet {
             self.changes += u32::from(before != after);
-        } else if before != after {
+        } else {
+            self.describe_change(rule, c, before, after);
+        }
+    }
+
+    #[inline(never)]
+    fn describe_change(&mut self, rule: &'static str, c: Component, before: &str, after: &str) {
+        if before != after {
             self.record(rule, c, before.to_string(), after.to_string());
         }
     }

@@ -399,7 +399,7 @@ impl Rule {
             }
             Rule::DropEmptyParameters => {
                 if let Some(q) = &p.query {
-                    if q.split('&').any(str::is_empty) && !q.is_empty() {
+                    if has_empty_piece(q) {
                         let mut joined = scratch::string(q.len());
                         for piece in q.split('&').filter(|s| !s.is_empty()) {
                             if !joined.is_empty() {
@@ -429,8 +429,7 @@ impl Rule {
                 if *mode == TrailingSlash::NonRoot && p.path.len() == 1 {
                     return;
                 }
-                let trimmed = cut(&p.path, 0..p.path.len() - 1);
-                replace(&mut p.path, trimmed, name, Component::Path, log);
+                drop_final_slash(p, log);
             }
             Rule::StripWww => {
                 if p.host_kind == HostKind::Domain {
@@ -454,26 +453,7 @@ impl Rule {
                     }
                 }
             }
-            Rule::RegistrableDomain => {
-                if p.host_kind != HostKind::Domain {
-                    return;
-                }
-                log.used_psl = true;
-                let Some(psl) = psl else { return };
-                if let Some(h) = &p.host {
-                    if let Some(rd) = psl.registrable_domain(h) {
-                        if rd.len() != h.len() {
-                            // The registrable domain is the host's tail.
-                            let rd = if h.ends_with(rd) {
-                                cut(h, h.len() - rd.len()..h.len())
-                            } else {
-                                Cow::Owned(rd.to_string())
-                            };
-                            replace_host(p, rd, name, log);
-                        }
-                    }
-                }
-            }
+            Rule::RegistrableDomain => registrable_domain(p, log, psl),
             Rule::DecodeUnreserved => {
                 // An opaque path (`mailto:`) is only lowercased (docs/policies.md#webkey1--comparison-key-v1-seed-001).
                 if p.opaque_path {
@@ -503,8 +483,7 @@ impl Rule {
                     return;
                 }
                 if !p.path.as_bytes().contains(&b'%') {
-                    let new = scratch::lowercase(&p.path);
-                    replace(&mut p.path, Cow::Owned(new), name, Component::Path, log);
+                    lowercase_whole_path(p, log);
                     return;
                 }
                 if let Some(new) = lowercase_outside_escapes(&p.path) {
@@ -589,9 +568,59 @@ pub(crate) fn apply_all<'a>(
     }
 }
 
+/// `remove-trailing-slash` once it has decided that the path's final `/` goes: the path
+/// stays borrowed. Also run by `webkey@1`'s fused rules ([`super::fused`]).
+#[inline]
+pub(super) fn drop_final_slash(p: &mut Parts<'_>, log: &mut Log) {
+    let trimmed = cut(&p.path, 0..p.path.len() - 1);
+    replace(
+        &mut p.path,
+        trimmed,
+        "remove-trailing-slash",
+        Component::Path,
+        log,
+    );
+}
+
+/// `lowercase-path` on a hierarchical path with an ASCII capital and no `%` (so no
+/// escape whose hex digits must stay): every ASCII letter lowercased. Also run by
+/// `webkey@1`'s fused rules ([`super::fused`]), which know both from their scan.
+pub(super) fn lowercase_whole_path(p: &mut Parts<'_>, log: &mut Log) {
+    let new = scratch::lowercase(&p.path);
+    replace(
+        &mut p.path,
+        Cow::Owned(new),
+        "lowercase-path",
+        Component::Path,
+        log,
+    );
+}
+
+/// `registrable-domain`: a domain host reduced to its registrable domain, the host's
+/// tail, so it stays borrowed. Out of [`Rule::apply`]'s match so that `webkey@1`'s fused
+/// rules ([`super::fused::webkey_key_rules`]) run it without the dispatch.
+#[inline]
+pub(super) fn registrable_domain(p: &mut Parts<'_>, log: &mut Log, psl: Option<&PublicSuffixList>) {
+    if p.host_kind != HostKind::Domain {
+        return;
+    }
+    log.used_psl = true;
+    let Some(psl) = psl else { return };
+    if let Some(h) = &p.host {
+        // The registrable domain is the host's tail (`PublicSuffixList::registrable_domain`
+        // slices the host); a start of 0 is the whole host, nothing to change.
+        if let Some(start) = psl.registrable_start(h) {
+            if start != 0 && h.is_char_boundary(start) {
+                let rd = cut(h, start..h.len());
+                replace_host(p, rd, "registrable-domain", log);
+            }
+        }
+    }
+}
+
 /// A default document segment, case-insensitively. Filters on the length and first
 /// letter before comparing: nearly every segment fails the first test.
-fn is_default_document(seg: &str) -> bool {
+pub(super) fn is_default_document(seg: &str) -> bool {
     matches!(seg.len(), 9..=12)
         && matches!(seg.as_bytes()[0], b'i' | b'I' | b'd' | b'D')
         && DEFAULT_DOCUMENTS
@@ -599,19 +628,35 @@ fn is_default_document(seg: &str) -> bool {
             .any(|d| d.eq_ignore_ascii_case(seg))
 }
 
-/// A slice of a component, borrowed when the component is.
+/// True when a non-empty query has an empty piece (`q.split('&').any(str::is_empty)`): a
+/// `&` at either end or two in a row, found without the pattern searcher.
+fn has_empty_piece(q: &str) -> bool {
+    let b = q.as_bytes();
+    match (b.first(), b.last()) {
+        (None, _) => false,
+        (Some(b'&'), _) | (_, Some(b'&')) => true,
+        _ => b.windows(2).any(|w| w == b"&&"),
+    }
+}
+
+/// A slice of a component, borrowed when the component is. The borrowed case (nearly
+/// every call) is inlined; copying an owned one is not.
+#[inline]
 fn cut<'a>(s: &Cow<'a, str>, range: std::ops::Range<usize>) -> Cow<'a, str> {
     match s {
         Cow::Borrowed(b) => {
             let b: &'a str = b;
             Cow::Borrowed(&b[range])
         }
-        Cow::Owned(o) => {
-            let mut s = scratch::string(range.len());
-            s.push_str(&o[range]);
-            Cow::Owned(s)
-        }
+        Cow::Owned(o) => Cow::Owned(copy_of(&o[range])),
     }
+}
+
+#[inline(never)]
+fn copy_of(s: &str) -> String {
+    let mut out = scratch::string(s.len());
+    out.push_str(s);
+    out
 }
 
 fn replace<'a>(
@@ -626,6 +671,7 @@ fn replace<'a>(
     scratch::give_cow(before);
 }
 
+#[inline]
 fn replace_host<'a>(p: &mut Parts<'a>, new: Cow<'a, str>, rule: &'static str, log: &mut Log) {
     let before = p.host.replace(new);
     log.change(
@@ -1020,6 +1066,16 @@ mod tests {
                     None => assert_eq!(*q, expected, "{q:?} {order:?}: said to be in order"),
                 }
             }
+        }
+    }
+
+    #[test]
+    fn empty_pieces_are_found_as_split_finds_them() {
+        for q in [
+            "", "&", "&&", "a", "a&", "&a", "a&&b", "a&b", "a=&b=", "=&=", "a&b&", "ab&&",
+        ] {
+            let want = q.split('&').any(str::is_empty) && !q.is_empty();
+            assert_eq!(has_empty_piece(q), want, "{q:?}");
         }
     }
 

@@ -185,9 +185,16 @@ impl PublicSuffixList {
     /// no allocation, and about 180 instructions for `www.example.com`, 260 for
     /// `a.b.example.co.uk` (callgrind; the crate took 1,300 and 1,840).
     pub fn registrable_domain<'h>(&self, host: &'h str) -> Option<&'h str> {
-        let start = self.table.registrable_start(host.as_bytes())?;
         // `start` follows a '.' (or is 0), so it is a char boundary.
-        host.get(start..)
+        host.get(self.registrable_start(host)?..)
+    }
+
+    /// Where [`Self::registrable_domain`] starts in `host`: the registrable domain is
+    /// always the host's tail, so a caller that keeps the host can cut it there instead
+    /// of comparing the two.
+    #[inline]
+    pub(crate) fn registrable_start(&self, host: &str) -> Option<usize> {
+        self.table.registrable_start(host.as_bytes())
     }
 
     /// True when `label` is a top-level domain with a rule in the ICANN section.

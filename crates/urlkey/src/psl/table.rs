@@ -399,14 +399,20 @@ impl RuleTable {
     }
 
     /// The edge from `parent` by the label `b[start..end]` (not empty) of a name. A label
-    /// of up to 8 bytes with 8 bytes of the name up to its end (nearly every label looked
-    /// up) is one read, and equal keys and lengths are equal labels; others take
-    /// [`Self::edge`], out of line.
+    /// of up to 8 bytes with 8 bytes of the name up to its end, or from its start (nearly
+    /// every label looked up: `github` of `github.com` has only the second), is one read,
+    /// and equal keys and lengths are equal labels; others take [`Self::edge`], out of
+    /// line.
     #[inline(always)]
     fn edge_in(&self, parent: u32, b: &[u8], start: usize, end: usize) -> Option<&Slot> {
         let len = end - start;
-        if len <= 8 && end >= 8 {
-            let key = read_u64(b, end - 8) >> (64 - 8 * len);
+        if len <= 8 && (end >= 8 || start + 8 <= b.len()) {
+            // `short_key`: the label's bytes, little-endian, zero above.
+            let key = if end >= 8 {
+                read_u64(b, end - 8) >> (64 - 8 * len)
+            } else {
+                read_u64(b, start) & (u64::MAX >> (64 - 8 * len))
+            };
             let tag = tag(parent, len);
             let slots = &self.slots[..self.mask + 1];
             let mut i = edge_hash(tag, key) as usize & self.mask;
