@@ -305,13 +305,20 @@ impl<W: Write> RecordWriter<W> {
 
     /// Writes one `urlkey map` row.
     pub fn write_map(&mut self, r: &MapRow<'_>) -> io::Result<()> {
-        let tail = self.tail_of(|| r.tail());
         if let Some(p) = &mut self.parquet {
+            let tail = if self.tail.is_empty() {
+                Vec::new()
+            } else {
+                r.tail()
+            };
             p.write_map(r, &self.tail.cells(Table::Map, tail), &mut self.buf)?;
             return self.flush_buf(false);
         }
         match self.format {
-            OutputFormat::Jsonl => self.write_json_row(Table::Map, r, tail),
+            OutputFormat::Jsonl => {
+                let tail = self.tail_of(|| r.tail());
+                self.write_json_row(Table::Map, r, tail)
+            }
             OutputFormat::Parquet => Err(io::Error::other("the Parquet writer is closed")),
             OutputFormat::Key => {
                 self.buf.extend_from_slice(r.key.unwrap_or("").as_bytes());
@@ -327,43 +334,7 @@ impl<W: Write> RecordWriter<W> {
                 // (`csv_encoder`; the test `direct_map_rows_equal_the_csv_crate`): its
                 // per-field state machine cost as much as keying the record.
                 let d = self.csv_delimiter();
-                let b = &mut self.buf;
-                let num = |b: &mut Vec<u8>, v: Option<u64>| {
-                    if let Some(n) = v {
-                        push_u64(b, n);
-                    }
-                    b.push(d);
-                };
-                push_u64(b, r.line);
-                b.push(d);
-                csv_field(b, d, &spreadsheet_safe(r.observed));
-                b.push(d);
-                plain_field(b, d, r.status);
-                b.push(d);
-                csv_field(b, d, &spreadsheet_safe(r.key.unwrap_or("")));
-                b.push(d);
-                csv_field(b, d, &spreadsheet_safe(r.signature.unwrap_or("")));
-                b.push(d);
-                num(b, r.group);
-                num(b, r.duplicate_of);
-                num(b, r.duplicates);
-                num(b, r.variants);
-                plain_field(b, d, r.classification);
-                b.push(d);
-                csv_field(b, d, &spreadsheet_safe(&r.removed_tracking));
-                b.push(d);
-                csv_field(b, d, r.error_code.unwrap_or(""));
-                b.push(d);
-                csv_field(b, d, &spreadsheet_safe(r.error.unwrap_or("")));
-                b.push(d);
-                plain_field(b, d, REVIEW);
-                if !self.tail.is_empty() {
-                    for c in self.tail.cells(Table::Map, tail) {
-                        b.push(d);
-                        csv_field(b, d, &spreadsheet_safe(c.unwrap_or("")));
-                    }
-                }
-                b.extend_from_slice(b"\r\n");
+                push_map_row(&mut self.buf, d, r, &self.tail);
                 self.flush_buf(false)
             }
         }
@@ -518,6 +489,107 @@ fn csv_encoder(format: OutputFormat, into: Vec<u8>) -> csv::Writer<Vec<u8>> {
         })
         .terminator(csv::Terminator::CRLF)
         .from_writer(into)
+}
+
+/// The cells of a map row that only the whole input decides (`urlkey map`'s pass one
+/// writes a row before its groups are known, and pass two fills these in).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct GroupCells<'a> {
+    pub group: Option<u64>,
+    pub duplicate_of: Option<u64>,
+    pub duplicates: Option<u64>,
+    pub variants: Option<u64>,
+    pub classification: &'a str,
+    pub group_source: Option<&'a str>,
+    pub duplicate_of_source: Option<&'a str>,
+}
+
+impl<'a> GroupCells<'a> {
+    /// A row's own.
+    pub fn of(r: &MapRow<'a>) -> Self {
+        GroupCells {
+            group: r.group,
+            duplicate_of: r.duplicate_of,
+            duplicates: r.duplicates,
+            variants: r.variants,
+            classification: r.classification,
+            group_source: r.group_source,
+            duplicate_of_source: r.duplicate_of_source,
+        }
+    }
+}
+
+/// Where a CSV or TSV map row's [`GroupCells`] are, as offsets into its bytes: the
+/// `group` to `classification` cells (`groups`) and, when the run names its inputs, the
+/// `group_source` and `duplicate_of_source` cells (`sources`, empty otherwise).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct MapRowHoles {
+    pub groups: (usize, usize),
+    pub sources: (usize, usize),
+}
+
+/// Appends one CSV or TSV map row (with `tail`'s cells) to `b`, and says where its
+/// [`GroupCells`] went.
+pub(crate) fn push_map_row(b: &mut Vec<u8>, d: u8, r: &MapRow<'_>, tail: &Tail) -> MapRowHoles {
+    let start = b.len();
+    push_u64(b, r.line);
+    b.push(d);
+    csv_field(b, d, &spreadsheet_safe(r.observed));
+    b.push(d);
+    plain_field(b, d, r.status);
+    b.push(d);
+    csv_field(b, d, &spreadsheet_safe(r.key.unwrap_or("")));
+    b.push(d);
+    csv_field(b, d, &spreadsheet_safe(r.signature.unwrap_or("")));
+    b.push(d);
+    let cells = GroupCells::of(r);
+    let groups_at = b.len() - start;
+    push_map_groups(b, d, &cells);
+    let groups = (groups_at, b.len() - start);
+    b.push(d);
+    csv_field(b, d, &spreadsheet_safe(&r.removed_tracking));
+    b.push(d);
+    csv_field(b, d, r.error_code.unwrap_or(""));
+    b.push(d);
+    csv_field(b, d, &spreadsheet_safe(r.error.unwrap_or("")));
+    b.push(d);
+    plain_field(b, d, REVIEW);
+    let mut sources = (b.len() - start, b.len() - start);
+    if tail.sources {
+        b.push(d);
+        csv_field(b, d, &spreadsheet_safe(r.source.unwrap_or("")));
+        let at = b.len() - start;
+        push_map_group_sources(b, d, &cells);
+        sources = (at, b.len() - start);
+    }
+    if !tail.is_empty() {
+        for k in r.kept {
+            b.push(d);
+            csv_field(b, d, &spreadsheet_safe(k));
+        }
+    }
+    b.extend_from_slice(b"\r\n");
+    MapRowHoles { groups, sources }
+}
+
+/// The `group` to `classification` cells of a CSV or TSV map row.
+pub(crate) fn push_map_groups(b: &mut Vec<u8>, d: u8, c: &GroupCells<'_>) {
+    for n in [c.group, c.duplicate_of, c.duplicates, c.variants] {
+        if let Some(n) = n {
+            push_u64(b, n);
+        }
+        b.push(d);
+    }
+    plain_field(b, d, c.classification);
+}
+
+/// The `group_source` and `duplicate_of_source` cells of a CSV or TSV map row, each after
+/// its delimiter.
+pub(crate) fn push_map_group_sources(b: &mut Vec<u8>, d: u8, c: &GroupCells<'_>) {
+    b.push(d);
+    csv_field(b, d, &spreadsheet_safe(c.group_source.unwrap_or("")));
+    b.push(d);
+    csv_field(b, d, &spreadsheet_safe(c.duplicate_of_source.unwrap_or("")));
 }
 
 /// One CSV/TSV field as the csv crate writes it with [`csv_encoder`]'s settings (quote

@@ -18,9 +18,9 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 use crate::input::{InputError, InputRecord, RecordSource};
 
 /// One batch as read, with the reader's counters after it.
-pub struct ReadBatch {
-    /// The records, in input order.
-    pub records: Vec<InputRecord>,
+pub struct ReadBatch<R = InputRecord> {
+    /// The records (or other items), in input order.
+    pub records: Vec<R>,
     /// Lines read so far (records and skipped lines).
     pub lines_read: u64,
     /// Bytes read so far.
@@ -77,16 +77,36 @@ impl std::error::Error for ThreadError {
     }
 }
 
-fn read_batch(src: &mut dyn RecordSource, max: usize) -> Result<(ReadBatch, bool), InputError> {
-    let mut records = Vec::with_capacity(max);
-    let more = src.next_batch(&mut records, max)?;
-    let batch = ReadBatch {
-        records,
-        lines_read: src.lines_read(),
-        bytes_read: src.bytes_read(),
-        notices: src.take_notices(),
-    };
-    Ok((batch, more))
+/// What [`Pipeline::stream_batches`] reads, batch by batch, in order: the input's records
+/// ([`Pipeline::stream`]), or items that an earlier pass left (`urlkey map`'s pass two).
+pub trait BatchSource: Send {
+    /// What a batch holds.
+    type Item: Send;
+    /// The next batch of at most `max` items, and whether more may follow.
+    fn read_batch(&mut self, max: usize) -> Result<(ReadBatch<Self::Item>, bool), InputError>;
+    /// Items per batch: with one thread, and with more.
+    fn batch_sizes(&self) -> (usize, usize) {
+        (BATCH, PARALLEL_BATCH)
+    }
+}
+
+/// The input's records as a [`BatchSource`].
+struct Records<'a>(&'a mut dyn RecordSource);
+
+impl BatchSource for Records<'_> {
+    type Item = InputRecord;
+    fn read_batch(&mut self, max: usize) -> Result<(ReadBatch, bool), InputError> {
+        let src = &mut *self.0;
+        let mut records = Vec::with_capacity(max);
+        let more = src.next_batch(&mut records, max)?;
+        let batch = ReadBatch {
+            records,
+            lines_read: src.lines_read(),
+            bytes_read: src.bytes_read(),
+            notices: src.take_notices(),
+        };
+        Ok((batch, more))
+    }
 }
 
 /// Records per batch on one thread: large enough to amortize the per-batch work, small
@@ -136,13 +156,25 @@ impl Pipeline {
         src: &mut dyn RecordSource,
         chunk: usize,
         work: impl Fn(&[InputRecord]) -> T + Sync + Send,
-        mut sink: impl FnMut(&ReadBatch, Vec<T>) -> Result<(), E>,
+        sink: impl FnMut(&ReadBatch, Vec<T>) -> Result<(), E>,
+    ) -> Result<(), StreamError<E>> {
+        self.stream_batches(&mut Records(src), chunk, work, sink)
+    }
+
+    /// [`Pipeline::stream`] over any [`BatchSource`].
+    pub fn stream_batches<S: BatchSource + ?Sized, T: Send, E>(
+        &self,
+        src: &mut S,
+        chunk: usize,
+        work: impl Fn(&[S::Item]) -> T + Sync + Send,
+        mut sink: impl FnMut(&ReadBatch<S::Item>, Vec<T>) -> Result<(), E>,
     ) -> Result<(), StreamError<E>> {
         let chunk = chunk.max(1);
-        let compute = |batch: &ReadBatch| batch.records.chunks(chunk).map(&work).collect();
+        let (single, parallel) = src.batch_sizes();
+        let compute = |batch: &ReadBatch<S::Item>| batch.records.chunks(chunk).map(&work).collect();
         if self.threads <= 1 {
             loop {
-                let (batch, more) = read_batch(src, BATCH).map_err(StreamError::Input)?;
+                let (batch, more) = src.read_batch(single).map_err(StreamError::Input)?;
                 let out = compute(&batch);
                 sink(&batch, out).map_err(StreamError::Sink)?;
                 if !more {
@@ -151,7 +183,7 @@ impl Pipeline {
             }
         }
         // The first batch decides: an input that fits in it never starts a thread.
-        let (first, more) = read_batch(src, PARALLEL_BATCH).map_err(StreamError::Input)?;
+        let (first, more) = src.read_batch(parallel).map_err(StreamError::Input)?;
         if !more {
             let out = compute(&first);
             return sink(&first, out).map_err(StreamError::Sink);
@@ -166,6 +198,7 @@ impl Pipeline {
             }),
             changed: Condvar::new(),
             limit: (AHEAD_PER_THREAD * self.threads) as u64,
+            batch: parallel,
         };
         std::thread::scope(|scope| {
             // Whatever ends this thread's part (a sink or input error, a helper's panic,
@@ -194,18 +227,18 @@ impl Pipeline {
 }
 
 /// A batch as handed in: read and computed, or the error that ended the input.
-type Done<T> = Result<(ReadBatch, Vec<T>), InputError>;
+type Done<T, R> = Result<(ReadBatch<R>, Vec<T>), InputError>;
 
 /// The input, and the sequence number of its next batch: numbered under the same lock
 /// that reads, so batch numbers follow the input's order.
-struct Reader<'s> {
-    src: &'s mut dyn RecordSource,
+struct Reader<'s, S: ?Sized> {
+    src: &'s mut S,
     next: u64,
 }
 
-struct State<T> {
+struct State<T, R> {
     /// Batches handed in and not yet written, by sequence number.
-    done: BTreeMap<u64, Done<T>>,
+    done: BTreeMap<u64, Done<T, R>>,
     /// Batches written so far: the sequence number the writer waits for.
     written: u64,
     /// How many batches the input had, once its last one (or an error) was read.
@@ -215,17 +248,19 @@ struct State<T> {
 }
 
 /// Lock order: `reader` before `state`, never the other way round.
-struct Shared<'s, T> {
-    reader: Mutex<Reader<'s>>,
-    state: Mutex<State<T>>,
+struct Shared<'s, T, S: BatchSource + ?Sized> {
+    reader: Mutex<Reader<'s, S>>,
+    state: Mutex<State<T, S::Item>>,
     /// Signalled when a batch is read, handed in or written, or the run stops.
     changed: Condvar,
     /// Batches that may be read past the one the writer waits for.
     limit: u64,
+    /// Items per batch.
+    batch: usize,
 }
 
-impl<T> Shared<'_, T> {
-    fn lock_state(&self) -> MutexGuard<'_, State<T>> {
+impl<T, S: BatchSource + ?Sized> Shared<'_, T, S> {
+    fn lock_state(&self) -> MutexGuard<'_, State<T, S::Item>> {
         // Poisoning needs a panic while the lock is held, and no code here panics then;
         // a panic in `work` is reported through `stop`.
         self.state.lock().unwrap_or_else(|p| p.into_inner())
@@ -244,7 +279,7 @@ impl<T> Shared<'_, T> {
     /// Reads the next batch and computes it, and hands it in; false when there is
     /// nothing more to read, the run stopped, or (with `wait` false) the threads are
     /// already `limit` batches ahead of the writer.
-    fn key_next(&self, wait: bool, compute: &(dyn Fn(&ReadBatch) -> Vec<T> + Sync)) -> bool {
+    fn key_next(&self, wait: bool, compute: &Compute<'_, T, S::Item>) -> bool {
         let (seq, read) = loop {
             let mut reader = self.reader.lock().unwrap_or_else(|p| p.into_inner());
             let state = self.lock_state();
@@ -255,7 +290,7 @@ impl<T> Shared<'_, T> {
                 drop(state);
                 let seq = reader.next;
                 reader.next += 1;
-                let read = read_batch(&mut *reader.src, PARALLEL_BATCH);
+                let read = reader.src.read_batch(self.batch);
                 if !matches!(read, Ok((_, true))) {
                     self.lock_state().batches = Some(seq + 1);
                 }
@@ -282,9 +317,12 @@ impl<T> Shared<'_, T> {
     }
 }
 
-struct StopOnDrop<'a, 's, T>(&'a Shared<'s, T>);
+/// What the threads run on each batch.
+type Compute<'c, T, R> = dyn Fn(&ReadBatch<R>) -> Vec<T> + Sync + 'c;
 
-impl<T> Drop for StopOnDrop<'_, '_, T> {
+struct StopOnDrop<'a, 's, T, S: BatchSource + ?Sized>(&'a Shared<'s, T, S>);
+
+impl<T, S: BatchSource + ?Sized> Drop for StopOnDrop<'_, '_, T, S> {
     fn drop(&mut self) {
         self.0.stop();
     }
@@ -292,9 +330,12 @@ impl<T> Drop for StopOnDrop<'_, '_, T> {
 
 /// A helper thread: read a batch, compute it, hand it in, until the input ends or the
 /// run stops.
-fn helper<T: Send>(shared: &Shared<'_, T>, compute: &(dyn Fn(&ReadBatch) -> Vec<T> + Sync)) {
-    struct StopIfPanicking<'a, 's, T>(&'a Shared<'s, T>);
-    impl<T> Drop for StopIfPanicking<'_, '_, T> {
+fn helper<T: Send, S: BatchSource + ?Sized>(
+    shared: &Shared<'_, T, S>,
+    compute: &Compute<'_, T, S::Item>,
+) {
+    struct StopIfPanicking<'a, 's, T, S: BatchSource + ?Sized>(&'a Shared<'s, T, S>);
+    impl<T, S: BatchSource + ?Sized> Drop for StopIfPanicking<'_, '_, T, S> {
         fn drop(&mut self) {
             if std::thread::panicking() {
                 self.0.stop();
@@ -309,10 +350,10 @@ fn helper<T: Send>(shared: &Shared<'_, T>, compute: &(dyn Fn(&ReadBatch) -> Vec<
 
 /// The calling thread after the first batch: write every batch in order; key one itself
 /// when the next to write is not in yet.
-fn writer<T: Send, E>(
-    shared: &Shared<'_, T>,
-    compute: &(dyn Fn(&ReadBatch) -> Vec<T> + Sync),
-    sink: &mut impl FnMut(&ReadBatch, Vec<T>) -> Result<(), E>,
+fn writer<T: Send, E, S: BatchSource + ?Sized>(
+    shared: &Shared<'_, T, S>,
+    compute: &Compute<'_, T, S::Item>,
+    sink: &mut impl FnMut(&ReadBatch<S::Item>, Vec<T>) -> Result<(), E>,
 ) -> Result<(), StreamError<E>> {
     loop {
         let next = {

@@ -349,7 +349,18 @@ pub struct MapRow<'a> {
     pub kept: &'a [String],
 }
 
-impl MapRow<'_> {
+impl<'a> MapRow<'a> {
+    /// Takes these grouping cells.
+    pub(crate) fn set_groups(&mut self, c: crate::output::GroupCells<'a>) {
+        self.group = c.group;
+        self.duplicate_of = c.duplicate_of;
+        self.duplicates = c.duplicates;
+        self.variants = c.variants;
+        self.classification = c.classification;
+        self.group_source = c.group_source;
+        self.duplicate_of_source = c.duplicate_of_source;
+    }
+
     pub(crate) fn tail(&self) -> Vec<Option<&str>> {
         let mut t = Vec::with_capacity(3 + self.kept.len());
         t.extend([self.source, self.group_source, self.duplicate_of_source]);

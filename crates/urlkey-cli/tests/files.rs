@@ -1000,3 +1000,72 @@ fn the_web_page_gives_the_same_lines_and_kept_columns_for_the_same_bytes() {
         "no Address column before --skip-rows"
     );
 }
+
+/// `map` keeps pass one's rows in an unlinked temporary file in TMPDIR: nothing is left
+/// there, with one thread or two. Where TMPDIR cannot hold it, `map` says so (unless
+/// `--quiet`), keys every record again, and writes the same rows and summary.
+#[test]
+fn map_rows_are_the_same_without_a_usable_temporary_directory() {
+    let d = tempfile::tempdir().expect("tmp");
+    let text: String = (0..30_000)
+        .map(|i| match i % 2 {
+            0 => format!(
+                "https://h{}.example/p/{}?utm_source=x&b={}\n",
+                i % 7,
+                i % 301,
+                i % 3
+            ),
+            _ => format!("https://d{}.example/q/{}\n", i % 5, i % 101),
+        })
+        .collect();
+    let input = write(d.path(), "dup.txt", text.as_bytes());
+    let tmp = d.path().join("tmp");
+    std::fs::create_dir(&tmp).expect("tmp dir");
+    let mut outputs = Vec::new();
+    for (tmpdir, threads, format) in [
+        (tmp.clone(), "1", "csv"),
+        (tmp.clone(), "2", "csv"),
+        (d.path().join("no-such-dir"), "2", "csv"),
+        (tmp.clone(), "2", "tsv"),
+        (d.path().join("no-such-dir"), "1", "tsv"),
+    ] {
+        let out = bin()
+            .args(["map", "--threads", threads, "--format", format])
+            .arg(&input)
+            .env("TMPDIR", &tmpdir)
+            .current_dir(d.path())
+            .stdin(Stdio::null())
+            .output()
+            .expect("the binary runs");
+        assert!(out.status.success(), "{}", stderr(&out));
+        let err = stderr(&out);
+        if tmpdir.exists() {
+            assert!(!err.contains("temporary file"), "{err}");
+        } else {
+            assert!(
+                err.contains("cannot make a temporary file for map's rows")
+                    && err.contains("Set TMPDIR"),
+                "{err}"
+            );
+        }
+        assert_eq!(
+            std::fs::read_dir(&tmp).expect("tmp dir").count(),
+            0,
+            "map left a file in TMPDIR"
+        );
+        outputs.push((format, String::from_utf8(out.stdout).expect("UTF-8")));
+    }
+    for (format, text) in &outputs[1..] {
+        let same = outputs.iter().find(|(f, _)| f == format).expect("first");
+        assert_eq!(text, &same.1, "{format}");
+    }
+    let rows = rows(&outputs[0].1);
+    assert_eq!(rows.len(), 30_000);
+    let classes = col(&rows, "classification");
+    assert!(
+        classes.iter().any(|c| c == "duplicate"),
+        "{:?}",
+        &classes[..5]
+    );
+    assert!(classes.iter().any(|c| c == "review"), "{:?}", &classes[..5]);
+}

@@ -300,6 +300,7 @@ fn map_run<'a>(state: &'a AppState, p: &'a Prepared) -> MapRun<'a> {
         progress: None,
         notice: None,
         sources: &[],
+        spill: false,
     }
 }
 

@@ -85,6 +85,7 @@ fn cli_csv(text: &str, policy: &str) -> Vec<u8> {
         progress: None,
         notice: None,
         sources: &[],
+        spill: false,
     }
     .run(&open, &mut w)
     .unwrap();

@@ -779,6 +779,14 @@ impl RecordRef {
     pub fn line(self) -> u64 {
         self.0 & Self::LINE_MASK
     }
+    /// The packed bits, for a file that keeps places (`urlkey map`'s spill).
+    pub(crate) fn to_bits(self) -> u64 {
+        self.0
+    }
+    /// [`RecordRef::to_bits`] read back.
+    pub(crate) fn from_bits(bits: u64) -> Self {
+        RecordRef(bits)
+    }
 }
 
 impl RecordSource for ChainSource {

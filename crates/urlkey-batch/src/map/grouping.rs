@@ -13,7 +13,7 @@ use urlkey::{ErrorCode, Outcome, Policy};
 
 use super::dense::Dense;
 use crate::input::{InputRecord, RecordRef, Skipped};
-use crate::output::join_names;
+use crate::output::{join_names, GroupCells};
 pub use crate::rows::GroupRow;
 use crate::rows::{MapRow, REVIEW};
 
@@ -344,6 +344,24 @@ impl LeanRow {
     }
 }
 
+impl LeanRow {
+    /// The key, the signature and the removed parameters [`LeanRow::key`] left.
+    pub(crate) fn parts(&self) -> (&str, &str, &[String]) {
+        (&self.key, &self.signature, &self.removed)
+    }
+
+    /// What pass one counts of the valid record `r` that [`LeanRow::key`] keyed: as
+    /// [`Counted::key`] gives it, the key's text only when `verify`, no signature text.
+    pub(crate) fn counted(&self, r: &InputRecord, verify: bool) -> Counted {
+        Counted {
+            at: RecordRef::of(r),
+            fingerprints: Ok((fingerprint(&self.key), fingerprint(&self.signature))),
+            key: verify.then(|| self.key.as_str().into()),
+            signature: None,
+        }
+    }
+}
+
 /// The state of pass one.
 pub struct Grouping {
     /// Ordinals in `key_states`, hashed by the low half of the key's fingerprint.
@@ -353,6 +371,9 @@ pub struct Grouping {
     sigs: HashTable<usize>,
     sig_states: Dense<SigState>,
     places: Places,
+    /// Note where each record's states are ([`Places`]): off while pass one keeps its rows
+    /// in a temporary file ([`super::spill`]), whose entries carry their states' ordinals.
+    placing: bool,
     /// [`Grouping::insert_chunk`]'s buffer.
     found: Vec<Found>,
     /// Only with `--groups`: per signature ordinal, its text and up to five member lines.
@@ -373,6 +394,7 @@ impl Grouping {
             sigs: HashTable::new(),
             sig_states: Dense::default(),
             places: Places::default(),
+            placing: true,
             found: Vec::new(),
             sig_detail: Vec::new(),
             verify: verify.then(|| HashMap::with_hasher(FingerprintHasher(0))),
@@ -392,7 +414,7 @@ impl Grouping {
 
     /// Counts one record whose fingerprints a worker computed ([`Counted::of`]).
     pub fn insert_counted(&mut self, c: Counted) -> Result<(), FingerprintCollision> {
-        self.insert_found(c, Found::default())
+        self.insert_found(c, Found::default()).map(|_| ())
     }
 
     /// Counts a worker's chunk of records, in order: [`Grouping::insert_counted`] for each,
@@ -401,6 +423,16 @@ impl Grouping {
     /// after another's insert waits for them in turn, while a run of probes that depend on
     /// nothing but their own fingerprints has them in flight together.
     pub fn insert_chunk(&mut self, chunk: Vec<Counted>) -> Result<(), FingerprintCollision> {
+        self.insert_chunk_placed(chunk, &mut |_| {})
+    }
+
+    /// [`Grouping::insert_chunk`], handing each record's key and signature ordinals (or
+    /// `None` for an invalid record) to `placed`, in order.
+    pub(crate) fn insert_chunk_placed(
+        &mut self,
+        chunk: Vec<Counted>,
+        placed: &mut dyn FnMut(Option<(usize, usize)>),
+    ) -> Result<(), FingerprintCollision> {
         let mut found = std::mem::take(&mut self.found);
         found.clear();
         // Keys first, then signatures: a signature's probe starts from its key's state,
@@ -417,7 +449,7 @@ impl Grouping {
         let result = chunk
             .into_iter()
             .zip(found.iter())
-            .try_for_each(|(c, &f)| self.insert_found(c, f));
+            .try_for_each(|(c, &f)| self.insert_found(c, f).map(&mut *placed));
         self.found = found;
         result
     }
@@ -438,8 +470,13 @@ impl Grouping {
     }
 
     /// [`Grouping::insert_counted`] with what [`Grouping::insert_chunk`] found before the
-    /// records ahead of it in its chunk were inserted.
-    fn insert_found(&mut self, c: Counted, found: Found) -> Result<(), FingerprintCollision> {
+    /// records ahead of it in its chunk were inserted; the ordinals of the record's key
+    /// and signature states, for a valid record.
+    fn insert_found(
+        &mut self,
+        c: Counted,
+        found: Found,
+    ) -> Result<Option<(usize, usize)>, FingerprintCollision> {
         self.summary.records += 1;
         let (kf, sf) = match c.fingerprints {
             Ok(f) => f,
@@ -451,7 +488,7 @@ impl Grouping {
                     .invalid_by_code
                     .entry(code.to_string())
                     .or_default() += 1;
-                return Ok(());
+                return Ok(None);
             }
         };
         self.summary.valid += 1;
@@ -512,8 +549,15 @@ impl Grouping {
                 n
             }
         };
-        self.places.note(at, key, sig);
-        Ok(())
+        if self.placing {
+            self.places.note(at, key, sig);
+        }
+        Ok(Some((key, sig)))
+    }
+
+    /// Stops or starts noting [`Places`]; a record counted while off is probed in pass two.
+    pub(crate) fn set_placing(&mut self, on: bool) {
+        self.placing = on;
     }
 
     /// The states of a valid record's key and signature: where pass one noted them
@@ -618,55 +662,68 @@ impl Grouping {
         removed: &[String],
         sources: &'a [String],
     ) -> MapRow<'a> {
-        let (mut group, mut duplicate_of, mut duplicates, mut variants) = (None, None, None, None);
-        let name = |r: RecordRef| sources.get(r.source() as usize).map(String::as_str);
-        let (mut group_source, mut duplicate_of_source) = (None, None);
-        let classification = match keyed {
-            Some((key, sig)) => {
-                let (k, s) = self.states_of(RecordRef::of(rec), key, sig);
-                let count = k.map_or(1, |k| k.count);
-                let distinct = s.map_or(1, |s| s.distinct_keys);
-                let here = RecordRef::of(rec);
-                let first = k.map(|k| k.first).filter(|&f| f != here);
-                group = s.map(|s| s.first.line());
-                group_source = s.and_then(|s| name(s.first));
-                duplicate_of = first.map(RecordRef::line);
-                duplicate_of_source = first.and_then(name);
-                duplicates = Some(count);
-                variants = Some(distinct);
-                if distinct > 1 {
-                    Classification::Review
-                } else if count > 1 {
-                    Classification::Duplicate
-                } else {
-                    Classification::Unique
-                }
-            }
-            None => Classification::Invalid,
-        };
-        MapRow {
-            line: rec.line,
-            observed: &rec.observed,
-            status: "ok",
-            key: keyed.map(|k| k.0),
-            signature: keyed.map(|k| k.1),
-            group,
-            duplicate_of,
-            duplicates,
-            variants,
-            classification: classification.as_str(),
-            removed_tracking: join_names(removed),
-            error_code: None,
-            error: None,
-            review: REVIEW,
-            transformations: None,
-            removed_params: None,
-            facts: None,
-            source: sources.get(rec.source as usize).map(String::as_str),
-            group_source,
-            duplicate_of_source,
-            kept: &rec.kept,
+        let mut row = ungrouped_row(rec, keyed, removed, sources);
+        if let Some((key, sig)) = keyed {
+            let (k, s) = self.states_of(RecordRef::of(rec), key, sig);
+            row.set_groups(self.cells_of(RecordRef::of(rec), k, s, sources));
         }
+        row
+    }
+
+    /// The grouping cells of the valid record at `here` whose key and signature states
+    /// are `k` and `s` (none: a record pass one did not see, alone in its groups).
+    fn cells_of<'a>(
+        &self,
+        here: RecordRef,
+        k: Option<&KeyState>,
+        s: Option<&SigState>,
+        sources: &'a [String],
+    ) -> GroupCells<'a> {
+        let name = |r: RecordRef| sources.get(r.source() as usize).map(String::as_str);
+        let count = k.map_or(1, |k| k.count);
+        let distinct = s.map_or(1, |s| s.distinct_keys);
+        let first = k.map(|k| k.first).filter(|&f| f != here);
+        let classification = if distinct > 1 {
+            Classification::Review
+        } else if count > 1 {
+            Classification::Duplicate
+        } else {
+            Classification::Unique
+        };
+        GroupCells {
+            group: s.map(|s| s.first.line()),
+            duplicate_of: first.map(RecordRef::line),
+            duplicates: Some(count),
+            variants: Some(distinct),
+            classification: classification.as_str(),
+            group_source: s.and_then(|s| name(s.first)),
+            duplicate_of_source: first.and_then(name),
+        }
+    }
+
+    /// The grouping cells of the valid record at `here` whose states pass one found at
+    /// ordinals `k` and `s` ([`Grouping::insert_chunk_placed`]); `None` for ordinals this
+    /// grouping does not have.
+    pub(crate) fn cells_at<'a>(
+        &self,
+        here: RecordRef,
+        k: usize,
+        s: usize,
+        sources: &'a [String],
+    ) -> Option<GroupCells<'a>> {
+        let (k, s) = (self.key_states.get(k)?, self.sig_states.get(s)?);
+        Some(self.cells_of(here, Some(k), Some(s), sources))
+    }
+
+    /// Reads the states at these ordinals, before rows are made from them (as
+    /// [`Grouping::warm`] does for [`Places`]).
+    pub(crate) fn warm_ordinals(&self, ordinals: impl Iterator<Item = (usize, usize)>) {
+        let mut read = 0;
+        for (k, s) in ordinals {
+            read ^= self.key_states.get(k).map_or(0, |k| k.count);
+            read ^= self.sig_states.get(s).map_or(0, |s| s.distinct_keys);
+        }
+        std::hint::black_box(read);
     }
 
     /// One row per signature group (needs `groups` at creation), ordered by input and
@@ -700,6 +757,44 @@ impl Grouping {
             .collect();
         rows.sort_by_key(|r| r.0);
         rows.into_iter().map(|r| r.1).collect()
+    }
+}
+
+/// A map row as pass one can write it: valid (`ok`, classification and grouping cells
+/// still empty) with `keyed`'s key and signature, or `invalid` without them (whose row is
+/// whole: the caller sets the error). Without detail.
+pub(crate) fn ungrouped_row<'a>(
+    rec: &'a InputRecord,
+    keyed: Option<(&'a str, &'a str)>,
+    removed: &[String],
+    sources: &'a [String],
+) -> MapRow<'a> {
+    MapRow {
+        line: rec.line,
+        observed: &rec.observed,
+        status: "ok",
+        key: keyed.map(|k| k.0),
+        signature: keyed.map(|k| k.1),
+        group: None,
+        duplicate_of: None,
+        duplicates: None,
+        variants: None,
+        classification: if keyed.is_some() {
+            ""
+        } else {
+            Classification::Invalid.as_str()
+        },
+        removed_tracking: join_names(removed),
+        error_code: None,
+        error: None,
+        review: REVIEW,
+        transformations: None,
+        removed_params: None,
+        facts: None,
+        source: sources.get(rec.source as usize).map(String::as_str),
+        group_source: None,
+        duplicate_of_source: None,
+        kept: &rec.kept,
     }
 }
 

@@ -11,6 +11,7 @@
 
 mod dense;
 mod grouping;
+mod spill;
 
 use std::io::Write;
 use std::time::Instant;
@@ -18,8 +19,8 @@ use std::time::Instant;
 use urlkey::{Outcome, Policy};
 
 use crate::input::{InputError, InputRecord, RecordSource};
-use crate::output::RecordWriter;
-use crate::pipeline::{Pipeline, StreamError, ThreadError};
+use crate::output::{OutputFormat, RecordWriter};
+use crate::pipeline::{Pipeline, ReadBatch, StreamError, ThreadError};
 use crate::rows::{RowSink, Table};
 
 /// Records per unit of work handed to a worker thread.
@@ -72,6 +73,10 @@ pub struct MapRun<'p> {
     pub notice: Option<&'p (dyn Fn(&str) + Sync)>,
     /// The inputs' names (`source`) when the run reads more than one, else empty.
     pub sources: &'p [String],
+    /// With CSV or TSV rows: keep pass one's rows in a temporary file, so that pass two
+    /// does not key every record again ([`spill`]; where the file cannot be made or
+    /// written, the run says so through `notice` and keys again).
+    pub spill: bool,
 }
 
 /// Which pass of a map run is under way.
@@ -90,7 +95,27 @@ impl MapRun<'_> {
         open: &dyn Fn() -> Result<Box<dyn RecordSource>, InputError>,
         writer: &mut RecordWriter<W>,
     ) -> Result<MapSummary, MapError> {
+        self.run_with_spill(open, writer, &spill::Spill::create)
+    }
+
+    /// [`MapRun::run`] with the spill that `make_spill` gives, when the run spills.
+    fn run_with_spill<W: Write>(
+        &self,
+        open: &dyn Fn() -> Result<Box<dyn RecordSource>, InputError>,
+        writer: &mut RecordWriter<W>,
+        make_spill: &dyn Fn() -> std::io::Result<spill::Spill>,
+    ) -> Result<MapSummary, MapError> {
         let start = Instant::now();
+        let rows = matches!(writer.format(), OutputFormat::Csv | OutputFormat::Tsv);
+        if self.spill && rows && !self.groups {
+            match make_spill() {
+                Ok(spill) => return self.run_spilling(open, writer, spill, start),
+                Err(e) => self.say(&format!(
+                    "cannot make a temporary file for map's rows ({e}); every record is keyed \
+                     again to write its row (slower). Set TMPDIR to a writable directory"
+                )),
+            }
+        }
         let grouping = self.count(open)?;
         if self.groups {
             writer.start_map_groups().map_err(MapError::Output)?;
@@ -167,42 +192,151 @@ impl MapRun<'_> {
         summary
     }
 
+    fn say(&self, message: &str) {
+        if let Some(n) = self.notice {
+            n(message);
+        }
+    }
+
     /// Pass one: count. Workers compute fingerprints; this thread only inserts.
     fn count(
         &self,
         open: &dyn Fn() -> Result<Box<dyn RecordSource>, InputError>,
     ) -> Result<Grouping, MapError> {
+        let (verify, groups) = (self.verify_fingerprints, self.groups);
+        self.count_by(
+            open,
+            |recs| {
+                let mut buf = KeyBuffers::default();
+                recs.iter()
+                    .map(|r| Counted::key(self.policy, r, verify, groups, &mut buf))
+                    .collect::<Vec<_>>()
+            },
+            |grouping, chunk, _| grouping.insert_chunk(chunk),
+        )
+    }
+
+    /// Pass one with workers' results of any kind: `work` makes a chunk's, `insert` counts
+    /// it on this thread (with the batch it came from).
+    fn count_by<T: Send>(
+        &self,
+        open: &dyn Fn() -> Result<Box<dyn RecordSource>, InputError>,
+        work: impl Fn(&[InputRecord]) -> T + Sync + Send,
+        mut insert: impl FnMut(&mut Grouping, T, &ReadBatch) -> Result<(), FingerprintCollision>,
+    ) -> Result<Grouping, MapError> {
         let mut grouping = Grouping::new(self.policy.id(), self.verify_fingerprints, self.groups);
         let mut src = open().map_err(MapError::Input)?;
-        let (verify, groups) = (self.verify_fingerprints, self.groups);
         self.pipeline
-            .stream(
-                src.as_mut(),
-                CHUNK,
-                |recs| {
-                    let mut buf = KeyBuffers::default();
-                    recs.iter()
-                        .map(|r| Counted::key(self.policy, r, verify, groups, &mut buf))
-                        .collect::<Vec<_>>()
-                },
-                |batch, counted| {
-                    for chunk in counted {
-                        grouping.insert_chunk(chunk).map_err(MapError::Collision)?;
-                    }
-                    if let Some(p) = self.progress {
-                        p(Pass::Counting, batch.lines_read, batch.bytes_read);
-                    }
-                    if let Some(n) = self.notice {
-                        batch.notices.iter().for_each(|m| n(m));
-                    }
-                    Ok(())
-                },
-            )
+            .stream(src.as_mut(), CHUNK, work, |batch, counted| {
+                for chunk in counted {
+                    insert(&mut grouping, chunk, batch).map_err(MapError::Collision)?;
+                }
+                if let Some(p) = self.progress {
+                    p(Pass::Counting, batch.lines_read, batch.bytes_read);
+                }
+                if let Some(n) = self.notice {
+                    batch.notices.iter().for_each(|m| n(m));
+                }
+                Ok(())
+            })
             .map_err(stream_error)?;
         grouping.summary.lines_read = src.lines_read();
         grouping.summary.skipped = src.skipped();
         grouping.close();
         Ok(grouping)
+    }
+
+    /// Both passes with pass one's rows kept in `spill` ([`spill`]): pass two reads them
+    /// back instead of the input. Where the spill cannot be written, pass two reads the
+    /// input and keys it again.
+    fn run_spilling<W: Write>(
+        &self,
+        open: &dyn Fn() -> Result<Box<dyn RecordSource>, InputError>,
+        writer: &mut RecordWriter<W>,
+        spill: spill::Spill,
+        start: Instant,
+    ) -> Result<MapSummary, MapError> {
+        let tail = writer.tail().clone();
+        let shape = spill::RowShape {
+            delimiter: delimiter(writer.format()),
+            tail: &tail,
+            sources: self.sources,
+        };
+        let verify = self.verify_fingerprints;
+        let mut spill = Some(spill);
+        let mut ordinals = Vec::with_capacity(CHUNK);
+        let grouping = self.count_by(
+            open,
+            |recs| spill::piece(self.policy, recs, verify, &shape),
+            |grouping, mut piece: spill::Piece, batch| {
+                if spill.is_none() {
+                    return grouping.insert_chunk(piece.counted);
+                }
+                grouping.set_placing(false);
+                ordinals.clear();
+                let counted = std::mem::take(&mut piece.counted);
+                grouping.insert_chunk_placed(counted, &mut |o| ordinals.push(o))?;
+                let appended = spill
+                    .as_mut()
+                    .map(|s| s.append(&piece, &ordinals, batch.lines_read, batch.bytes_read));
+                if let Some(Err(e)) = appended {
+                    spill = None;
+                    // Records counted from here on are placed for pass two; those before
+                    // are found by probing the tables.
+                    grouping.set_placing(true);
+                    self.say(&format!(
+                        "cannot write map's temporary file ({e}); every record is keyed again \
+                         to write its row (slower). Set TMPDIR to a directory with room"
+                    ));
+                }
+                Ok(())
+            },
+        )?;
+        match spill.map(spill::Spill::read_back) {
+            Some(Ok(reader)) => self.write_spilled(reader, &grouping, &shape, writer)?,
+            Some(Err(e)) => return Err(MapError::Output(spill_error(e))),
+            None => self.write_rows(open, &grouping, writer)?,
+        }
+        Ok(self.finish(grouping, start))
+    }
+
+    /// Pass two from the spill: workers fill in the rows' grouping cells; this thread
+    /// writes them in order.
+    fn write_spilled<W: Write>(
+        &self,
+        mut reader: spill::SpillReader,
+        grouping: &Grouping,
+        shape: &spill::RowShape,
+        writer: &mut RecordWriter<W>,
+    ) -> Result<(), MapError> {
+        writer.start_map().map_err(MapError::Output)?;
+        self.pipeline
+            .stream_batches(
+                &mut reader,
+                1,
+                |entries| -> std::io::Result<Vec<u8>> {
+                    let mut out = Vec::new();
+                    for e in entries {
+                        spill::rows_of(e, grouping, shape, &mut out)?;
+                    }
+                    Ok(out)
+                },
+                |batch, chunks| {
+                    for c in chunks {
+                        let bytes = c.map_err(|e| MapError::Output(spill_error(e)))?;
+                        writer.write_raw(&bytes).map_err(MapError::Output)?;
+                    }
+                    if let Some(p) = self.progress {
+                        p(Pass::Writing, batch.lines_read, batch.bytes_read);
+                    }
+                    Ok(())
+                },
+            )
+            .map_err(|e| match e {
+                StreamError::Input(e) => MapError::Output(std::io::Error::other(e.message)),
+                StreamError::Sink(e) => e,
+                StreamError::Spawn(e) => MapError::Thread(e),
+            })
     }
 
     /// Pass two into a [`RecordWriter`].
@@ -294,6 +428,23 @@ enum Rows {
     Outcomes(Vec<Outcome>),
 }
 
+/// The CSV or TSV delimiter of `format`.
+fn delimiter(format: OutputFormat) -> u8 {
+    if format == OutputFormat::Tsv {
+        b'\t'
+    } else {
+        b','
+    }
+}
+
+/// A failure to read the spill back, told as such.
+fn spill_error(e: std::io::Error) -> std::io::Error {
+    std::io::Error::new(
+        e.kind(),
+        format!("cannot read back map's temporary file ({e}); set TMPDIR to another directory"),
+    )
+}
+
 fn stream_error(e: StreamError<MapError>) -> MapError {
     match e {
         StreamError::Input(e) => MapError::Input(e),
@@ -307,5 +458,274 @@ pub fn outcome_of(policy: &Policy, r: &InputRecord) -> Outcome {
     match &r.problem {
         Some(p) => Outcome::invalid(p.clone()),
         None => policy.key(&r.observed),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::Skipped;
+    use crate::output::{OutputFormat, RecordWriter, Tail};
+    use crate::pipeline::BatchSource;
+    use std::sync::Mutex;
+    use urlkey::{ErrorCode, KeyError};
+
+    /// Records given in memory, as a reader would hand them over.
+    struct Given {
+        records: std::collections::VecDeque<InputRecord>,
+        lines: u64,
+    }
+
+    impl RecordSource for Given {
+        fn next_batch(
+            &mut self,
+            out: &mut Vec<InputRecord>,
+            max: usize,
+        ) -> Result<bool, InputError> {
+            for r in self.records.drain(..max.min(self.records.len())) {
+                self.lines = r.line;
+                out.push(r);
+            }
+            Ok(!self.records.is_empty())
+        }
+        fn skipped(&self) -> Skipped {
+            Skipped::default()
+        }
+        fn lines_read(&self) -> u64 {
+            self.lines
+        }
+        fn bytes_read(&self) -> u64 {
+            self.lines * 10
+        }
+    }
+
+    /// Two inputs' records, with kept cells: the corpus's web lines, repeated so that
+    /// keys repeat, and the cells that a row quotes or marks as text, reading problems,
+    /// and records that a policy refuses.
+    fn records(corpus_lines: usize) -> Vec<InputRecord> {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../../shared/datasets/ada-url-various-datasets/others"
+        );
+        let text = std::fs::read_to_string(format!("{dir}/userbait.txt")).expect("the corpus");
+        let mut lines: Vec<String> = [
+            "https://Example.com/a/?utm_source=x&b=2&a=1&gclid=1#f",
+            "https://example.com/a/?b=3&a=1",
+            "https://example.com/a/?a=1&b=2",
+            "https://example.com/a,b?c=\"d\"",
+            "=HYPERLINK(\"https://evil.example\")",
+            "+https://example.com/plus",
+            "-https://example.com/minus",
+            "@https://example.com/at",
+            "https://example.com/tab\tinside",
+            "/path/only?x=1&fbclid=2",
+            "mailto:a@b.example",
+            "not a url",
+            "",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        lines.extend(text.lines().take(corpus_lines).map(str::to_string));
+        let n = lines.len();
+        // Every line again, later: duplicates whose first record is far away.
+        lines.extend_from_within(..n);
+        lines
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| InputRecord {
+                line: i as u64 + 1,
+                problem: (i % 997 == 5)
+                    .then(|| KeyError::new(ErrorCode::InputInvalidUtf8, "invalid UTF-8 at byte 3")),
+                observed: s,
+                source: (i % 3 == 0) as u32,
+                kept: vec![format!("k,{i}"), format!("=cell {i}")],
+                ..InputRecord::default()
+            })
+            .collect()
+    }
+
+    struct Ran {
+        bytes: Vec<u8>,
+        summary: String,
+        notices: Vec<String>,
+    }
+
+    fn run(
+        policy: &str,
+        recs: &[InputRecord],
+        format: OutputFormat,
+        threads: usize,
+        spill: Option<&dyn Fn() -> std::io::Result<spill::Spill>>,
+    ) -> Ran {
+        let policy = urlkey::PolicySet::builtin().get(policy).unwrap();
+        let pipeline = Pipeline::new(threads).unwrap();
+        let sources = ["one.txt".to_string(), "two, \"2\".txt".to_string()];
+        let notices = Mutex::new(Vec::new());
+        let notice = |m: &str| notices.lock().unwrap().push(m.to_string());
+        let run = MapRun {
+            policy: &policy,
+            pipeline: &pipeline,
+            verify_fingerprints: true,
+            groups: false,
+            progress: None,
+            notice: Some(&notice),
+            sources: &sources,
+            spill: spill.is_some(),
+        };
+        let tail = Tail {
+            sources: true,
+            kept: vec!["a".into(), "b".into()],
+        };
+        let mut writer = RecordWriter::new(format, Vec::new()).with_tail(tail);
+        let open = || -> Result<Box<dyn RecordSource>, InputError> {
+            Ok(Box::new(Given {
+                records: recs.iter().cloned().collect(),
+                lines: 0,
+            }))
+        };
+        let summary = match spill {
+            Some(make) => run.run_with_spill(&open, &mut writer, make),
+            None => run.run(&open, &mut writer),
+        }
+        .unwrap();
+        let mut summary = serde_json::to_value(&summary).unwrap();
+        summary["elapsed_seconds"] = 0.into();
+        summary["lines_per_second"] = 0.into();
+        summary["threads"] = 0.into();
+        Ran {
+            bytes: writer.finish().unwrap(),
+            summary: summary.to_string(),
+            notices: notices.into_inner().unwrap(),
+        }
+    }
+
+    fn assert_same(a: &Ran, b: &Ran, what: &str) {
+        assert_eq!(a.summary, b.summary, "{what}");
+        if a.bytes != b.bytes {
+            let (a, b) = (
+                String::from_utf8_lossy(&a.bytes),
+                String::from_utf8_lossy(&b.bytes),
+            );
+            let at = a.lines().zip(b.lines()).position(|(x, y)| x != y);
+            let line = |t: &str| at.and_then(|i| t.lines().nth(i)).unwrap_or("").to_string();
+            panic!(
+                "{what}: rows differ at row {at:?}:\n{}\n{}",
+                line(&a),
+                line(&b)
+            );
+        }
+    }
+
+    /// The rows pass one keeps in the temporary file are the rows pass two writes when
+    /// it keys every record again: byte for byte, CSV and TSV, one thread and two, with
+    /// every kind of cell and both tail parts (the inputs' names and kept cells).
+    #[test]
+    fn spilled_rows_equal_rows_keyed_again() {
+        let recs = records(6000);
+        assert!(recs.len() > 2 * crate::pipeline::PARALLEL_BATCH);
+        for format in [OutputFormat::Csv, OutputFormat::Tsv] {
+            let again = run("mapper@1", &recs, format, 1, None);
+            assert!(again.bytes.len() > 100_000);
+            for threads in [1, 2] {
+                let spilled = run(
+                    "mapper@1",
+                    &recs,
+                    format,
+                    threads,
+                    Some(&spill::Spill::create),
+                );
+                assert_same(&spilled, &again, &format!("{format:?}, {threads} threads"));
+                assert!(spilled.notices.is_empty(), "{:?}", spilled.notices);
+            }
+        }
+        let few = records(300);
+        for id in urlkey::policy::builtin_variants() {
+            let again = run(&id, &few, OutputFormat::Csv, 1, None);
+            let spilled = run(&id, &few, OutputFormat::Csv, 2, Some(&spill::Spill::create));
+            assert_same(&spilled, &again, &id);
+        }
+    }
+
+    /// A temporary file that cannot be made, or that fills up: the run says so and keys
+    /// every record again; its rows are the same.
+    #[test]
+    fn a_spill_that_fails_gives_the_same_rows() {
+        let recs = records(6000);
+        let again = run("mapper@1", &recs, OutputFormat::Csv, 1, None);
+        let cannot_make = || -> std::io::Result<spill::Spill> {
+            Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "no such directory",
+            ))
+        };
+        let full = || -> std::io::Result<spill::Spill> {
+            std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open("/dev/full")
+                .map(spill::Spill::in_file)
+        };
+        for threads in [1, 2] {
+            for (make, says) in [
+                (
+                    &cannot_make as &dyn Fn() -> std::io::Result<spill::Spill>,
+                    "cannot make",
+                ),
+                (&full, "cannot write"),
+            ] {
+                let ran = run("mapper@1", &recs, OutputFormat::Csv, threads, Some(make));
+                assert_same(&ran, &again, says);
+                assert_eq!(ran.notices.len(), 1, "{:?}", ran.notices);
+                assert!(ran.notices[0].starts_with(says), "{:?}", ran.notices);
+                assert!(ran.notices[0].contains("TMPDIR"), "{:?}", ran.notices);
+            }
+        }
+    }
+
+    /// A damaged entry is an error, never a panic or a wrong row.
+    #[test]
+    fn a_damaged_spill_entry_is_an_error() {
+        let recs = records(50);
+        let policy = urlkey::PolicySet::builtin().get("mapper@1").unwrap();
+        let tail = Tail::default();
+        let shape = spill::RowShape {
+            delimiter: b',',
+            tail: &tail,
+            sources: &[],
+        };
+        let piece = spill::piece(&policy, &recs, false, &shape);
+        let mut grouping = Grouping::new("mapper@1", false, false);
+        let mut ordinals = Vec::new();
+        grouping
+            .insert_chunk_placed(piece.counted.clone(), &mut |o| ordinals.push(o))
+            .unwrap();
+        let mut s = spill::Spill::create().unwrap();
+        s.append(&piece, &ordinals, 1, 1).unwrap();
+        let mut reader = s.read_back().unwrap();
+        let (batch, more) = reader.read_batch(8).unwrap();
+        assert!(!more);
+        let entry = &batch.records[0];
+        let mut out = Vec::new();
+        spill::rows_of(entry, &grouping, &shape, &mut out).unwrap();
+        assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), recs.len());
+        for cut in [0, 3, 4, 20, entry.len() / 2, entry.len() - 1] {
+            let mut out = Vec::new();
+            let e = spill::rows_of(&entry[..cut], &grouping, &shape, &mut out).unwrap_err();
+            assert_eq!(e.kind(), std::io::ErrorKind::InvalidData, "cut at {cut}");
+        }
+        // Ordinals this grouping does not have.
+        let mut bad = entry.clone();
+        bad[4..8].copy_from_slice(&(1u32 << 30).to_le_bytes());
+        let mut out = Vec::new();
+        assert!(spill::rows_of(&bad, &grouping, &shape, &mut out).is_err());
+        // A file shorter than its index says.
+        let file = tempfile::tempfile().unwrap();
+        let mut s = spill::Spill::in_file(file.try_clone().unwrap());
+        s.append(&piece, &ordinals, 1, 1).unwrap();
+        let mut reader = s.read_back().unwrap();
+        file.set_len(10).unwrap();
+        let e = reader.read_batch(8).err().expect("a short read");
+        assert!(e.message.contains("10 of"), "{}", e.message);
     }
 }

@@ -88,6 +88,7 @@ pub fn run(a: MapArgs) -> Result<(), Failure> {
         progress: Some(&progress),
         notice: Some(&notice),
         sources: &labels,
+        spill: true,
     };
     let summary = run.run(&open, &mut writer).map_err(|e| match e {
         MapError::Input(e) => Failure::Input(e.to_string()),
