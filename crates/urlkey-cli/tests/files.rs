@@ -723,19 +723,28 @@ fn the_map_bar_names_its_phase_and_moves_in_pass_two() {
         .split(['\r', '\n'])
         .filter(|l| l.contains("pass 2/2: writing"))
         .collect();
-    // Several distinct positions ("12.50 MiB/...") were drawn during pass two.
-    let mut positions: Vec<String> = writing
+    // Pass two's bar moved: distinct positions ("12.50 MiB/20.16 MiB") were drawn, or
+    // (pass two reads back what pass one wrote, and can be over within a redraw or two)
+    // one past the start, where the bar stood when pass two began.
+    let drawn: Vec<String> = writing
         .iter()
         .filter_map(|l| {
             let rest = &l[l.find("writing ")? + 8..];
-            let done = &rest[..rest.find('/')?];
-            Some(done.rsplit(' ').take(2).collect::<Vec<_>>().join(" "))
+            let slash = rest.find('/')?;
+            let done = rest[..slash]
+                .rsplit(' ')
+                .take(2)
+                .collect::<Vec<_>>()
+                .join(" ");
+            Some(done)
         })
         .collect();
+    let mut positions: Vec<&String> = drawn.iter().collect();
     positions.dedup();
+    let past_start = drawn.iter().any(|d| !["0 B", "B 0"].contains(&d.as_str()));
     assert!(
-        positions.len() >= 3,
-        "pass 2 did not move: {} drawings, positions {positions:?}",
+        positions.len() >= 2 || past_start,
+        "pass 2 did not move: {} drawings, {drawn:?}",
         writing.len()
     );
 }

@@ -263,39 +263,47 @@ impl MapRun<'_> {
             sources: self.sources,
         };
         let verify = self.verify_fingerprints;
-        let mut spill = Some(spill);
-        let mut ordinals = Vec::with_capacity(CHUNK);
+        let (mut places, mut broken) = (Vec::new(), false);
+        let (mut ordinals, mut head) = (Vec::with_capacity(CHUNK), Vec::new());
         let grouping = self.count_by(
             open,
-            |recs| spill::piece(self.policy, recs, verify, &shape),
+            |recs| {
+                let mut piece = spill::piece(self.policy, recs, verify, &shape);
+                spill.put_piece(&mut piece);
+                piece
+            },
             |grouping, mut piece: spill::Piece, batch| {
-                if spill.is_none() {
+                if broken {
                     return grouping.insert_chunk(piece.counted);
                 }
                 grouping.set_placing(false);
                 ordinals.clear();
                 let counted = std::mem::take(&mut piece.counted);
                 grouping.insert_chunk_placed(counted, &mut |o| ordinals.push(o))?;
-                let appended = spill
-                    .as_mut()
-                    .map(|s| s.append(&piece, &ordinals, batch.lines_read, batch.bytes_read));
-                if let Some(Err(e)) = appended {
-                    spill = None;
-                    // Records counted from here on are placed for pass two; those before
-                    // are found by probing the tables.
-                    grouping.set_placing(true);
-                    self.say(&format!(
-                        "cannot write map's temporary file ({e}); every record is keyed again \
-                         to write its row (slower). Set TMPDIR to a directory with room"
-                    ));
+                let (lines, bytes) = (batch.lines_read, batch.bytes_read);
+                match spill.put_head(&mut piece, &ordinals, lines, bytes, &mut head) {
+                    Ok(place) => places.push(place),
+                    Err(e) => {
+                        broken = true;
+                        spill.give_up();
+                        places = Vec::new();
+                        // Records counted from here on are placed for pass two; those
+                        // before are found by probing the tables.
+                        grouping.set_placing(true);
+                        self.say(&format!(
+                            "cannot write map's temporary file ({e}); every record is keyed \
+                             again to write its row (slower). Set TMPDIR to a directory with room"
+                        ));
+                    }
                 }
                 Ok(())
             },
         )?;
-        match spill.map(spill::Spill::read_back) {
-            Some(Ok(reader)) => self.write_spilled(reader, &grouping, &shape, writer)?,
-            Some(Err(e)) => return Err(MapError::Output(spill_error(e))),
-            None => self.write_rows(open, &grouping, writer)?,
+        if broken {
+            self.write_rows(open, &grouping, writer)?;
+        } else {
+            let reader = spill::SpillReader::new(places);
+            self.write_spilled(&spill, reader, &grouping, &shape, writer)?;
         }
         Ok(self.finish(grouping, start))
     }
@@ -304,6 +312,7 @@ impl MapRun<'_> {
     /// writes them in order.
     fn write_spilled<W: Write>(
         &self,
+        spill: &spill::Spill,
         mut reader: spill::SpillReader,
         grouping: &Grouping,
         shape: &spill::RowShape,
@@ -313,11 +322,12 @@ impl MapRun<'_> {
         self.pipeline
             .stream_batches(
                 &mut reader,
-                1,
-                |entries| -> std::io::Result<Vec<u8>> {
-                    let mut out = Vec::new();
-                    for e in entries {
-                        spill::rows_of(e, grouping, shape, &mut out)?;
+                spill::CHUNKS_PER_TASK,
+                |places| -> std::io::Result<Vec<u8>> {
+                    let (mut entry, mut out) = (Vec::new(), Vec::new());
+                    for p in places {
+                        spill.read_entry(p, &mut entry)?;
+                        spill::rows_of(&entry, grouping, shape, &mut out)?;
                     }
                     Ok(out)
                 },
@@ -466,7 +476,6 @@ mod tests {
     use super::*;
     use crate::input::Skipped;
     use crate::output::{OutputFormat, RecordWriter, Tail};
-    use crate::pipeline::BatchSource;
     use std::sync::Mutex;
     use urlkey::{ErrorCode, KeyError};
 
@@ -694,20 +703,22 @@ mod tests {
             tail: &tail,
             sources: &[],
         };
-        let piece = spill::piece(&policy, &recs, false, &shape);
+        let mut piece = spill::piece(&policy, &recs, false, &shape);
         let mut grouping = Grouping::new("mapper@1", false, false);
         let mut ordinals = Vec::new();
         grouping
             .insert_chunk_placed(piece.counted.clone(), &mut |o| ordinals.push(o))
             .unwrap();
-        let mut s = spill::Spill::create().unwrap();
-        s.append(&piece, &ordinals, 1, 1).unwrap();
-        let mut reader = s.read_back().unwrap();
-        let (batch, more) = reader.read_batch(8).unwrap();
-        assert!(!more);
-        let entry = &batch.records[0];
+        let file = tempfile::tempfile().unwrap();
+        let s = spill::Spill::in_file(file.try_clone().unwrap());
+        s.put_piece(&mut piece);
+        let place = s
+            .put_head(&mut piece, &ordinals, 1, 1, &mut Vec::new())
+            .unwrap();
+        let mut entry = Vec::new();
+        s.read_entry(&place, &mut entry).unwrap();
         let mut out = Vec::new();
-        spill::rows_of(entry, &grouping, &shape, &mut out).unwrap();
+        spill::rows_of(&entry, &grouping, &shape, &mut out).unwrap();
         assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), recs.len());
         for cut in [0, 3, 4, 20, entry.len() / 2, entry.len() - 1] {
             let mut out = Vec::new();
@@ -719,13 +730,15 @@ mod tests {
         bad[4..8].copy_from_slice(&(1u32 << 30).to_le_bytes());
         let mut out = Vec::new();
         assert!(spill::rows_of(&bad, &grouping, &shape, &mut out).is_err());
-        // A file shorter than its index says.
-        let file = tempfile::tempfile().unwrap();
-        let mut s = spill::Spill::in_file(file.try_clone().unwrap());
-        s.append(&piece, &ordinals, 1, 1).unwrap();
-        let mut reader = s.read_back().unwrap();
+        // A file shorter than the index says.
         file.set_len(10).unwrap();
-        let e = reader.read_batch(8).err().expect("a short read");
-        assert!(e.message.contains("10 of"), "{}", e.message);
+        let e = s.read_entry(&place, &mut entry).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::UnexpectedEof);
+        // A piece whose ordinals are not its records'.
+        let mut piece = spill::piece(&policy, &recs, false, &shape);
+        s.put_piece(&mut piece);
+        assert!(s
+            .put_head(&mut piece, &ordinals[1..], 1, 1, &mut Vec::new())
+            .is_err());
     }
 }

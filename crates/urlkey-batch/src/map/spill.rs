@@ -13,19 +13,23 @@
 //! made or written (no such directory, a full disk), `map` says so and keys every record
 //! again in pass two: the output is the same.
 //!
-//! A chunk's entry: the record count (`u32`), per record the ordinals of its key and
-//! signature states (`u32` each, [`WHOLE`] for an invalid record's row), per record its
-//! place, its row's length and where its grouping cells go ([`META`] bytes), then the
-//! rows. Integers are little-endian.
+//! A chunk's entry has two parts, each where the file had room when it was written (the
+//! index, in input order, says where): the worker that keyed the chunk writes per record
+//! its place, its row's length and where its grouping cells go ([`META`] bytes), then the
+//! rows; the counting thread writes the record count (`u32`) and per record the ordinals
+//! of its key and signature states (`u32` each, [`WHOLE`] for an invalid record's row).
+//! Workers write and read their own parts, so that neither the counting thread of pass
+//! one nor the reading lock of pass two copies the rows. Integers are little-endian.
 
 use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use urlkey::Policy;
 
 use super::grouping::{ungrouped_row, Counted, Grouping, LeanRow};
 use super::outcome_of;
-use crate::input::{InputError, InputErrorKind, InputRecord, RecordRef};
+use crate::input::{InputError, InputRecord, RecordRef};
 use crate::output::{push_map_group_sources, push_map_groups, push_map_row, Tail};
 use crate::pipeline::{BatchSource, ReadBatch};
 
@@ -41,6 +45,9 @@ const WHOLE: u32 = u32::MAX;
 /// of [`crate::pipeline::BATCH`] and [`crate::pipeline::PARALLEL_BATCH`] at 512 a chunk).
 const BATCH_CHUNKS: (usize, usize) = (32, 8);
 
+/// Entries a pass-two task reads and fills in: a thread's whole batch with more than one.
+pub(crate) const CHUNKS_PER_TASK: usize = BATCH_CHUNKS.1;
+
 /// What a pass-one worker makes of a chunk of records.
 pub(crate) struct Piece {
     /// What the grouping counts.
@@ -51,6 +58,10 @@ pub(crate) struct Piece {
     rows: Vec<u8>,
     /// A row too long for the entry's `u32` lengths: the spill gives up.
     too_long: bool,
+    /// Records in the chunk.
+    records: usize,
+    /// Where [`Spill::put_piece`] wrote `meta` and `rows`: offset and length.
+    written: Option<io::Result<(u64, usize)>>,
 }
 
 /// How pass one writes rows: the settings of the output's rows.
@@ -79,6 +90,8 @@ pub(crate) fn piece(
         meta: Vec::with_capacity(recs.len() * META),
         rows: Vec::with_capacity(recs.len() * 256),
         too_long: false,
+        records: recs.len(),
+        written: None,
     };
     let mut lean = LeanRow::default();
     let d = shape.delimiter;
@@ -125,13 +138,62 @@ pub(crate) fn piece(
     p
 }
 
-/// Pass one's rows, as written so far.
+/// Writes all of `buf` at `offset`.
+#[cfg(unix)]
+fn write_at(file: &File, buf: &[u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::write_all_at(file, buf, offset)
+}
+
+/// Reads all of `buf` from `offset`.
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+#[cfg(windows)]
+fn write_at(file: &File, mut buf: &[u8], mut offset: u64) -> io::Result<()> {
+    while !buf.is_empty() {
+        let n = std::os::windows::fs::FileExt::seek_write(file, buf, offset)?;
+        if n == 0 {
+            return Err(io::ErrorKind::WriteZero.into());
+        }
+        buf = &buf[n..];
+        offset += n as u64;
+    }
+    Ok(())
+}
+
+#[cfg(windows)]
+fn read_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> io::Result<()> {
+    while !buf.is_empty() {
+        let n = std::os::windows::fs::FileExt::seek_read(file, buf, offset)?;
+        if n == 0 {
+            return Err(io::ErrorKind::UnexpectedEof.into());
+        }
+        buf = &mut buf[n..];
+        offset += n as u64;
+    }
+    Ok(())
+}
+
+/// The temporary file. Shared: workers and the counting thread each write their parts
+/// at places they take from `end`.
 pub(crate) struct Spill {
     file: File,
-    /// Per chunk: its entry's length in bytes, and the input's counters after its batch.
-    chunks: Vec<(usize, u64, u64)>,
-    /// The entry's head, reused.
-    head: Vec<u8>,
+    /// Bytes taken so far.
+    end: AtomicU64,
+    /// A write failed: the run keys again, and workers write nothing more.
+    broken: AtomicBool,
+}
+
+/// Where a chunk's entry is, and the input's counters after its batch (for pass two's
+/// progress).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Place {
+    head: (u64, usize),
+    body: (u64, usize),
+    lines_read: u64,
+    bytes_read: u64,
 }
 
 impl Spill {
@@ -140,36 +202,62 @@ impl Spill {
         tempfile::tempfile().map(Spill::in_file)
     }
 
-    /// Spills into `file`, which must be empty, readable and writable.
+    /// Spills into `file`, which must be readable and writable; what it holds is
+    /// written over.
     pub fn in_file(file: File) -> Self {
         Spill {
             file,
-            chunks: Vec::new(),
-            head: Vec::new(),
+            end: AtomicU64::new(0),
+            broken: AtomicBool::new(false),
         }
     }
 
-    /// Appends the entry of a chunk whose records' state ordinals `ordinals` gives, in
-    /// order (`None`: an invalid record); `lines_read` and `bytes_read` are the input's
-    /// counters after the chunk's batch, for pass two's progress.
-    pub fn append(
-        &mut self,
-        piece: &Piece,
+    /// Writes `parts` one after another at a place of their own: its offset and length.
+    fn put(&self, parts: [&[u8]; 2]) -> io::Result<(u64, usize)> {
+        let len = parts[0].len() + parts[1].len();
+        let at = self.end.fetch_add(len as u64, Ordering::Relaxed);
+        write_at(&self.file, parts[0], at)?;
+        write_at(&self.file, parts[1], at + parts[0].len() as u64)?;
+        Ok((at, len))
+    }
+
+    /// A worker's part of a chunk's entry: writes the piece's rows and lets them go.
+    pub fn put_piece(&self, piece: &mut Piece) {
+        if self.broken.load(Ordering::Relaxed) || piece.too_long {
+            return;
+        }
+        piece.written = Some(self.put([&piece.meta, &piece.rows]));
+        piece.meta = Vec::new();
+        piece.rows = Vec::new();
+    }
+
+    /// Gives up: workers write nothing more.
+    pub fn give_up(&self) {
+        self.broken.store(true, Ordering::Relaxed);
+    }
+
+    /// The counting thread's part of a chunk's entry, for a piece whose records' state
+    /// ordinals `ordinals` gives, in order (`None`: an invalid record); `lines_read` and
+    /// `bytes_read` are the input's counters after the chunk's batch. `head` is a buffer.
+    pub fn put_head(
+        &self,
+        piece: &mut Piece,
         ordinals: &[Option<(usize, usize)>],
         lines_read: u64,
         bytes_read: u64,
-    ) -> io::Result<()> {
+        head: &mut Vec<u8>,
+    ) -> io::Result<Place> {
         let too_big = || io::Error::other("a row or an ordinal too large for the temporary file");
-        if piece.too_long || ordinals.len() * META != piece.meta.len() {
-            return Err(too_big());
-        }
-        let head = &mut self.head;
+        let body = match piece.written.take() {
+            Some(Ok(body)) if ordinals.len() == piece.records => body,
+            Some(Err(e)) => return Err(e),
+            _ => return Err(too_big()),
+        };
         head.clear();
         put_u32(head, u32::try_from(ordinals.len()).map_err(|_| too_big())?);
         for o in ordinals {
             let (k, s) = o.unwrap_or((WHOLE as usize, WHOLE as usize));
-            let (k, s) = (u32::try_from(k), u32::try_from(s));
-            match (k, s) {
+            match (u32::try_from(k), u32::try_from(s)) {
                 (Ok(k), Ok(s)) if (k != WHOLE && s != WHOLE) || o.is_none() => {
                     put_u32(head, k);
                     put_u32(head, s);
@@ -177,57 +265,50 @@ impl Spill {
                 _ => return Err(too_big()),
             }
         }
-        self.file.write_all(head)?;
-        self.file.write_all(&piece.meta)?;
-        self.file.write_all(&piece.rows)?;
-        let len = head.len() + piece.meta.len() + piece.rows.len();
-        self.chunks.push((len, lines_read, bytes_read));
-        Ok(())
+        let head = self.put([head, &[]])?;
+        Ok(Place {
+            head,
+            body,
+            lines_read,
+            bytes_read,
+        })
     }
 
-    /// The entries, from the first.
-    pub fn read_back(mut self) -> io::Result<SpillReader> {
-        self.file.flush()?;
-        self.file.seek(SeekFrom::Start(0))?;
-        Ok(SpillReader {
-            file: self.file,
-            chunks: self.chunks,
-            next: 0,
-        })
+    /// Reads the entry at `place` into `entry` (cleared first): head, then body.
+    pub fn read_entry(&self, place: &Place, entry: &mut Vec<u8>) -> io::Result<()> {
+        let (h, b) = (place.head.1, place.body.1);
+        // Grown only: a zeroed buffer for each entry cost a memset of every byte.
+        if entry.len() < h + b {
+            entry.resize(h + b, 0);
+        }
+        entry.truncate(h + b);
+        read_at(&self.file, &mut entry[..h], place.head.0)?;
+        read_at(&self.file, &mut entry[h..], place.body.0)
     }
 }
 
-/// Pass two's input: the spill's entries in order, a chunk's entry an item.
+/// Pass two's input: the entries' places, in order.
 pub(crate) struct SpillReader {
-    file: File,
-    chunks: Vec<(usize, u64, u64)>,
+    pub places: Vec<Place>,
     next: usize,
 }
 
-impl BatchSource for SpillReader {
-    type Item = Vec<u8>;
+impl SpillReader {
+    /// The places pass one wrote, in input order.
+    pub fn new(places: Vec<Place>) -> Self {
+        SpillReader { places, next: 0 }
+    }
+}
 
-    fn read_batch(&mut self, max: usize) -> Result<(ReadBatch<Vec<u8>>, bool), InputError> {
-        let end = self.chunks.len().min(self.next + max.max(1));
-        let mut records = Vec::with_capacity(end - self.next);
-        for &(len, _, _) in &self.chunks[self.next..end] {
-            // Read into spare capacity: a zeroed buffer cost a memset of every byte.
-            let mut entry = Vec::with_capacity(len);
-            let read = (&mut self.file).take(len as u64).read_to_end(&mut entry);
-            let failed = |why: String| InputError {
-                kind: InputErrorKind::Read,
-                message: format!("cannot read back map's temporary file ({why})"),
-            };
-            match read {
-                Ok(n) if n == len => records.push(entry),
-                Ok(n) => return Err(failed(format!("{n} of {len} bytes"))),
-                Err(e) => return Err(failed(e.to_string())),
-            }
-        }
-        let (lines_read, bytes_read) = match end.checked_sub(1).map(|i| self.chunks[i]) {
-            Some((_, l, b)) => (l, b),
-            None => (0, 0),
-        };
+impl BatchSource for SpillReader {
+    type Item = Place;
+
+    fn read_batch(&mut self, max: usize) -> Result<(ReadBatch<Place>, bool), InputError> {
+        let end = self.places.len().min(self.next + max.max(1));
+        let records = self.places[self.next..end].to_vec();
+        let (lines_read, bytes_read) = records
+            .last()
+            .map_or((0, 0), |p| (p.lines_read, p.bytes_read));
         self.next = end;
         let batch = ReadBatch {
             records,
@@ -235,7 +316,7 @@ impl BatchSource for SpillReader {
             bytes_read,
             notices: Vec::new(),
         };
-        Ok((batch, end < self.chunks.len()))
+        Ok((batch, end < self.places.len()))
     }
 
     fn batch_sizes(&self) -> (usize, usize) {
