@@ -179,6 +179,13 @@ pub struct Policy {
     /// The rules that shape the canonical form, then the key-only rules, each in order.
     canonical_rules: Arc<[Rule]>,
     key_rules: Arc<[Rule]>,
+    /// What a URL must have for a rule of each list to change anything
+    /// ([`rules::need`]): the lean key path skips a list whose needs a URL lacks.
+    canonical_needs: u16,
+    key_needs: u16,
+    /// The last key rule is `remove-trailing-slash` (non-root) and no other needs a
+    /// non-root final `/` ([`rules::lone_last_non_root_slash_rule`]).
+    key_slash_rule_last: bool,
     /// A single-pass path for this exact rule list, if there is one.
     fused: fused::Fused,
     /// Try [`FastUrl`] before ada ([`fast_parse_applies`]).
@@ -508,6 +515,11 @@ impl Policy {
         signature: Option<&mut String>,
     ) {
         self.lean_log(parts, &mut log, href, key, signature);
+        // A quiet log's lists stay empty and unallocated: nothing to free, so its drop
+        // (an out-of-line call per URL) is skipped. A log that did allocate is dropped.
+        if log.transformations.capacity() == 0 && log.removed_params.capacity() == 0 {
+            std::mem::forget(log);
+        }
     }
 
     /// [`Policy::lean`] on a log the caller reads afterwards.
@@ -519,15 +531,21 @@ impl Policy {
         key: &mut String,
         signature: Option<&mut String>,
     ) {
-        let psl = self.psl();
+        // What the URL has of what the rules need ([`rules::need`]), looked at once: taken
+        // again only after a canonical rule ran (it may have removed the query, say).
+        let mut has = 0;
         if self.fused == fused::Fused::WebKey {
             // webkey@1's canonical rules (remove-tracking-parameters, remove-fragment)
             // work on a query or a fragment only: most URLs have neither.
             if parts.query.is_some() || parts.fragment.is_some() {
-                rules::apply_all(&self.canonical_rules, &mut parts, log, psl);
+                rules::apply_all(&self.canonical_rules, &mut parts, log, self.psl());
             }
         } else {
-            rules::apply_all(&self.canonical_rules, &mut parts, log, psl);
+            has = rules::present(&parts, self.canonical_needs | self.key_needs);
+            if has & self.canonical_needs != 0 {
+                rules::apply_all(&self.canonical_rules, &mut parts, log, self.psl());
+                has = rules::present(&parts, self.key_needs);
+            }
         }
         if self.def.key_form == KeyForm::Href {
             // The key is the canonical form: the href itself unless a rule changed a part.
@@ -536,20 +554,48 @@ impl Policy {
                 _ => parts.write_url(key, true, true),
             }
         }
+        // True when the key rules' one change was a non-root final `/` dropped.
+        let mut slash_only = false;
         if self.fused == fused::Fused::WebKey {
-            fused::webkey_key_rules(&mut parts, log, psl);
-        } else {
-            rules::apply_all(&self.key_rules, &mut parts, log, psl);
+            fused::webkey_key_rules(&mut parts, log, self.psl());
+        } else if has & self.key_needs == rules::need::NON_ROOT_FINAL_SLASH
+            && self.key_slash_rule_last
+        {
+            // A non-root final `/` is all the URL has of what the key rules need, and the
+            // one rule that needs it is the last (`remove-trailing-slash`, non-root; a
+            // third of web URLs): the rules before it find nothing to do, so it runs alone.
+            rules::drop_final_slash(&mut parts, log);
+            slash_only = log.changes == 1;
+        } else if has & self.key_needs != 0 {
+            rules::apply_all(&self.key_rules, &mut parts, log, self.psl());
         }
         match self.def.key_form {
             KeyForm::Href => {}
-            KeyForm::Url => parts.write_url(key, true, true),
+            // Nothing changed: every part is the parse's, and the URL form of the parse's
+            // parts is its serialization (what `Policy::finish` takes as the canonical form).
+            KeyForm::Url => match href {
+                Some(h) if !log.changed_by_rules() => key.push_str(h),
+                // Only the path's final `/` went, and the path ends the serialization (no
+                // query or fragment; with a host, so no `/.` before a `//` path): the
+                // serialization without its last byte.
+                Some(h)
+                    if slash_only
+                        && parts.query.is_none()
+                        && parts.fragment.is_none()
+                        && parts.host.is_some()
+                        && h.ends_with('/') =>
+                {
+                    key.push_str(&h[..h.len() - 1]);
+                }
+                _ => parts.write_url(key, true, true),
+            },
             KeyForm::WebKey => write_webkey(&parts, key),
         }
         if let Some(s) = signature {
             write_signature(&parts, s);
         }
-        if log.changed_by_rules() {
+        // A cut of the parse's path stays borrowed: nothing to hand back then.
+        if log.changed_by_rules() && !slash_only {
             parts.recycle();
         }
     }

@@ -553,6 +553,122 @@ impl Rule {
     }
 }
 
+/// Bits of what a URL has that a rule needs before it can change anything
+/// ([`Rule::needs`], [`present`]): a policy ORs its rules' needs once, and the lean key
+/// path skips a whole rule list when the URL has none of them. Most URLs have no query,
+/// fragment, credentials, `//` or non-root final `/`, so the loop, its per-rule dispatch
+/// and its calls go for a few tests of fields.
+pub(crate) mod need {
+    /// A query (`?`).
+    pub const QUERY: u16 = 1;
+    /// A fragment (`#`).
+    pub const FRAGMENT: u16 = 1 << 1;
+    /// Credentials.
+    pub const USERINFO: u16 = 1 << 2;
+    /// A hierarchical path that ends with `/`.
+    pub const FINAL_SLASH: u16 = 1 << 3;
+    /// A hierarchical path of more than `/` alone that ends with `/`.
+    pub const NON_ROOT_FINAL_SLASH: u16 = 1 << 4;
+    /// A hierarchical path with `//` in it.
+    pub const DOUBLE_SLASH: u16 = 1 << 5;
+    /// Every URL (a rule with no cheaper test of its own here).
+    pub const ALWAYS: u16 = 1 << 15;
+}
+
+impl Rule {
+    /// A necessary condition for [`Rule::apply`] to change the parts or the log, as
+    /// [`need`] bits: when [`present`] has none of them, the rule does nothing (its
+    /// [`Rule::may_apply`] is false, or its `apply` returns at its first test).
+    pub(crate) const fn needs(&self) -> u16 {
+        match self {
+            Rule::RemoveTrackingParameters(_)
+            | Rule::SortQuery(_)
+            | Rule::DropEmptyParameters
+            | Rule::DropEmptyQuery
+            | Rule::UnwrapRedirect => need::QUERY,
+            Rule::RemoveFragment { .. } => need::FRAGMENT,
+            Rule::DropCredentials => need::USERINFO,
+            // `apply` returns for `/` alone in this mode.
+            Rule::RemoveTrailingSlash(TrailingSlash::NonRoot) => need::NON_ROOT_FINAL_SLASH,
+            Rule::RemoveTrailingSlash(TrailingSlash::All) => need::FINAL_SLASH,
+            // `apply` returns when the path has no `//`.
+            Rule::CollapseSlashes => need::DOUBLE_SLASH,
+            _ => need::ALWAYS,
+        }
+    }
+}
+
+/// True when the last of `rules` is `remove-trailing-slash` (non-root) and no rule before
+/// it needs a non-root final `/`: for a URL whose only [`need`] of these rules is
+/// [`need::NON_ROOT_FINAL_SLASH`], running the list is [`drop_final_slash`] alone.
+pub(crate) fn lone_last_non_root_slash_rule(rules: &[Rule]) -> bool {
+    match rules.split_last() {
+        Some((Rule::RemoveTrailingSlash(TrailingSlash::NonRoot), before)) => before
+            .iter()
+            .all(|r| r.needs() & need::NON_ROOT_FINAL_SLASH == 0),
+        _ => false,
+    }
+}
+
+/// The [`need`] bits of `rules` together.
+pub(crate) fn needs_of(rules: &[Rule]) -> u16 {
+    rules.iter().fold(0, |n, r| n | r.needs())
+}
+
+/// The [`need`] bits `p` has, of those in `wanted` ([`need::DOUBLE_SLASH`] reads the
+/// path, so it is looked for only when wanted). Tests of fields, no branch each.
+#[inline]
+pub(crate) fn present(p: &Parts<'_>, wanted: u16) -> u16 {
+    let path = p.path.as_bytes();
+    let hier = !p.opaque_path;
+    let final_slash = hier && path.last() == Some(&b'/');
+    let bit = |on: bool, need: u16| u16::from(on) * need;
+    let mut has = need::ALWAYS
+        | bit(p.query.is_some(), need::QUERY)
+        | bit(p.fragment.is_some(), need::FRAGMENT)
+        | bit(!p.userinfo.is_empty(), need::USERINFO)
+        | bit(final_slash, need::FINAL_SLASH)
+        | bit(final_slash && path.len() > 1, need::NON_ROOT_FINAL_SLASH);
+    if wanted & need::DOUBLE_SLASH != 0 && hier && has_double_slash(path) {
+        has |= need::DOUBLE_SLASH;
+    }
+    has
+}
+
+/// True when `b` has two `/` in a row (`windows(2).any(|w| w == b"//")`), eight bytes at a
+/// time: windows 7 bytes apart, so that every pair of neighbours is inside one window.
+fn has_double_slash(b: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    // Exact per byte (no borrow between bytes): the high bit of each `/` byte.
+    let slashes = |w: u64| {
+        let x = w ^ (ONES * u64::from(b'/'));
+        !(((x & LOW7) + LOW7) | x) & !LOW7
+    };
+    // The high bit of each `/` followed by a `/`.
+    let pairs = |w: u64| {
+        let s = slashes(w);
+        s & (s >> 8)
+    };
+    if b.len() < 8 {
+        let mut w = [0u8; 8];
+        w[..b.len()].copy_from_slice(b);
+        return pairs(u64::from_le_bytes(w)) != 0;
+    }
+    let word = |i: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&b[i..i + 8]);
+        u64::from_le_bytes(w)
+    };
+    // No early return: a `//` is rare, and the loop's exit is then its only branch.
+    let (mut i, mut found) = (0, 0);
+    while i + 8 < b.len() {
+        found |= pairs(word(i));
+        i += 7;
+    }
+    (found | pairs(word(b.len() - 8))) != 0
+}
+
 /// Runs `rules` in order; a rule that [`Rule::may_apply`] rules out costs no call.
 #[inline]
 pub(crate) fn apply_all<'a>(
@@ -1030,6 +1146,99 @@ mod tests {
         let mut params: Vec<RawParam<'_>> = raw_params(q).collect();
         params.sort_by(|a, b| param_order(a, b, order));
         params.iter().map(|r| r.piece).collect::<Vec<_>>().join("&")
+    }
+
+    #[test]
+    fn double_slash_word_test_equals_the_byte_test() {
+        // `\xaf` differs from `/` in its high bit only: the per-byte test must be exact.
+        let alphabet = [b'/', b'a', 0xaf];
+        let mut checked = 0;
+        for len in 0..=10u32 {
+            for mut n in 0..3usize.pow(len) {
+                let mut b = Vec::with_capacity(len as usize);
+                for _ in 0..len {
+                    b.push(alphabet[n % 3]);
+                    n /= 3;
+                }
+                let want = b.windows(2).any(|w| w == b"//");
+                assert_eq!(has_double_slash(&b), want, "{b:?}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 80_000);
+        for len in 0..40 {
+            for at in 0..len {
+                let mut b = vec![b'a'; len];
+                b[at] = b'/';
+                assert!(!has_double_slash(&b));
+                if at + 1 < len {
+                    b[at + 1] = b'/';
+                    assert!(has_double_slash(&b), "{len} {at}");
+                }
+            }
+        }
+    }
+
+    /// [`Rule::needs`] is a necessary condition: a rule whose needs the parts lack
+    /// changes neither the parts nor the log.
+    #[test]
+    fn a_rule_whose_needs_are_absent_changes_nothing() {
+        let rules = [
+            Rule::RemoveTrackingParameters(TrackingSet::citation_v1()),
+            Rule::RemoveTrackingParameters(TrackingSet::registry_v1()),
+            Rule::RemoveFragment { keep_routes: false },
+            Rule::RemoveFragment { keep_routes: true },
+            Rule::DropCredentials,
+            Rule::CollapseSlashes,
+            Rule::SortQuery(SortOrder::NameValue),
+            Rule::SortQuery(SortOrder::Ordinal),
+            Rule::DropEmptyParameters,
+            Rule::DropEmptyQuery,
+            Rule::RemoveTrailingSlash(TrailingSlash::NonRoot),
+            Rule::RemoveTrailingSlash(TrailingSlash::All),
+            Rule::UnwrapRedirect,
+        ];
+        let paths = [
+            "", "/", "//", "/a", "/a/", "/a//b", "//a", "/a/b/", "a", "a//",
+        ];
+        let mut skipped = 0;
+        for path in paths {
+            for opaque_path in [false, true] {
+                for (query, fragment) in [(None, None), (Some("a=1&&b="), Some("x"))] {
+                    for userinfo in ["", "u:p"] {
+                        let p = Parts {
+                            scheme: Cow::Borrowed("https"),
+                            userinfo: Cow::Borrowed(userinfo),
+                            host: (!opaque_path).then_some(Cow::Borrowed("example.com")),
+                            host_kind: HostKind::Domain,
+                            port: Cow::Borrowed(""),
+                            path: Cow::Borrowed(path),
+                            query: query.map(Cow::Borrowed),
+                            fragment: fragment.map(Cow::Borrowed),
+                            opaque_path,
+                            path_only: false,
+                        };
+                        for rule in &rules {
+                            let needs = rule.needs();
+                            if present(&p, needs) & needs != 0 {
+                                continue;
+                            }
+                            skipped += 1;
+                            let mut after = p.clone();
+                            let mut log = Log {
+                                quiet: true,
+                                ..Log::default()
+                            };
+                            rule.apply(&mut after, &mut log, None);
+                            assert_eq!(format!("{after:?}"), format!("{p:?}"), "{rule:?}");
+                            assert_eq!(log.changes, 0, "{rule:?} {p:?}");
+                            assert!(!log.fragment_removed && !log.unwrapped);
+                        }
+                    }
+                }
+            }
+        }
+        assert!(skipped > 200, "{skipped}");
     }
 
     #[test]

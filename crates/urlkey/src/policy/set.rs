@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use super::{
-    builtin, fast_parse_applies, file, fused, Policy, PolicyDef, PolicyError, Rule, BUILTIN_IDS,
-    DEFAULT_MAX_INPUT_BYTES,
+    builtin, fast_parse_applies, file, fused, rules, Policy, PolicyDef, PolicyError, Rule,
+    BUILTIN_IDS, DEFAULT_MAX_INPUT_BYTES,
 };
 use crate::psl::PublicSuffixList;
 
@@ -142,11 +142,15 @@ impl PolicySet {
                 .cloned()
                 .collect()
         };
+        let (canonical_rules, key_rules) = (split(true), split(false));
         Ok(Policy {
             fused: fused::Fused::for_definition(&def),
             fast_parse: fast_parse_applies(def.front),
-            canonical_rules: split(true),
-            key_rules: split(false),
+            canonical_needs: rules::needs_of(&canonical_rules),
+            key_needs: rules::needs_of(&key_rules),
+            key_slash_rule_last: rules::lone_last_non_root_slash_rule(&key_rules),
+            canonical_rules,
+            key_rules,
             uses_psl: def
                 .rules
                 .iter()
