@@ -305,13 +305,11 @@ impl<W: Write> RecordWriter<W> {
 
     /// Writes one `urlkey map` row.
     pub fn write_map(&mut self, r: &MapRow<'_>) -> io::Result<()> {
-        if let Some(p) = &mut self.parquet {
-            let tail = if self.tail.is_empty() {
-                Vec::new()
-            } else {
-                r.tail()
-            };
-            p.write_map(r, &self.tail.cells(Table::Map, tail), &mut self.buf)?;
+        if self.parquet.is_some() {
+            let cells = self.tail.cells(Table::Map, self.tail_of(|| r.tail()));
+            if let Some(p) = &mut self.parquet {
+                p.write_map(r, &cells, &mut self.buf)?;
+            }
             return self.flush_buf(false);
         }
         match self.format {

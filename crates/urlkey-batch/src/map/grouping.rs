@@ -587,14 +587,10 @@ impl Grouping {
     /// while this loop has them in flight together. What it reads goes to `black_box`,
     /// so that the reads are not optimized away.
     pub fn warm(&self, recs: &[InputRecord]) {
-        let mut read = 0;
-        for r in recs {
-            if let Some((k, s)) = self.places.get(RecordRef::of(r)) {
-                read ^= self.key_states.get(k).map_or(0, |k| k.count);
-                read ^= self.sig_states.get(s).map_or(0, |s| s.distinct_keys);
-            }
-        }
-        std::hint::black_box(read);
+        self.warm_ordinals(
+            recs.iter()
+                .filter_map(|r| self.places.get(RecordRef::of(r))),
+        );
     }
 
     /// Fills in the group counts of the summary; call after pass one.
@@ -715,8 +711,8 @@ impl Grouping {
         Some(self.cells_of(here, Some(k), Some(s), sources))
     }
 
-    /// Reads the states at these ordinals, before rows are made from them (as
-    /// [`Grouping::warm`] does for [`Places`]).
+    /// Reads the states at these ordinals, before rows are made from them: the loop of
+    /// [`Grouping::warm`], for ordinals from anywhere.
     pub(crate) fn warm_ordinals(&self, ordinals: impl Iterator<Item = (usize, usize)>) {
         let mut read = 0;
         for (k, s) in ordinals {

@@ -205,6 +205,7 @@ impl MapRun<'_> {
     ) -> Result<Grouping, MapError> {
         let (verify, groups) = (self.verify_fingerprints, self.groups);
         self.count_by(
+            self.grouping(),
             open,
             |recs| {
                 let mut buf = KeyBuffers::default();
@@ -216,15 +217,20 @@ impl MapRun<'_> {
         )
     }
 
-    /// Pass one with workers' results of any kind: `work` makes a chunk's, `insert` counts
-    /// it on this thread (with the batch it came from).
+    /// An empty grouping for this run.
+    fn grouping(&self) -> Grouping {
+        Grouping::new(self.policy.id(), self.verify_fingerprints, self.groups)
+    }
+
+    /// Pass one into `grouping` with workers' results of any kind: `work` makes a chunk's,
+    /// `insert` counts it on this thread (with the batch it came from).
     fn count_by<T: Send>(
         &self,
+        mut grouping: Grouping,
         open: &dyn Fn() -> Result<Box<dyn RecordSource>, InputError>,
         work: impl Fn(&[InputRecord]) -> T + Sync + Send,
         mut insert: impl FnMut(&mut Grouping, T, &ReadBatch) -> Result<(), FingerprintCollision>,
     ) -> Result<Grouping, MapError> {
-        let mut grouping = Grouping::new(self.policy.id(), self.verify_fingerprints, self.groups);
         let mut src = open().map_err(MapError::Input)?;
         self.pipeline
             .stream(src.as_mut(), CHUNK, work, |batch, counted| {
@@ -263,9 +269,13 @@ impl MapRun<'_> {
             sources: self.sources,
         };
         let verify = self.verify_fingerprints;
-        let (mut places, mut broken) = (Vec::new(), false);
+        let mut places = Vec::new();
         let (mut ordinals, mut head) = (Vec::with_capacity(CHUNK), Vec::new());
+        // The spill's entries carry their states' ordinals: no places to note while it holds.
+        let mut grouping = self.grouping();
+        grouping.set_placing(false);
         let grouping = self.count_by(
+            grouping,
             open,
             |recs| {
                 let mut piece = spill::piece(self.policy, recs, verify, &shape);
@@ -273,10 +283,9 @@ impl MapRun<'_> {
                 piece
             },
             |grouping, mut piece: spill::Piece, batch| {
-                if broken {
+                if spill.is_broken() {
                     return grouping.insert_chunk(piece.counted);
                 }
-                grouping.set_placing(false);
                 ordinals.clear();
                 let counted = std::mem::take(&mut piece.counted);
                 grouping.insert_chunk_placed(counted, &mut |o| ordinals.push(o))?;
@@ -284,7 +293,6 @@ impl MapRun<'_> {
                 match spill.put_head(&mut piece, &ordinals, lines, bytes, &mut head) {
                     Ok(place) => places.push(place),
                     Err(e) => {
-                        broken = true;
                         spill.give_up();
                         places = Vec::new();
                         // Records counted from here on are placed for pass two; those
@@ -299,7 +307,7 @@ impl MapRun<'_> {
                 Ok(())
             },
         )?;
-        if broken {
+        if spill.is_broken() {
             self.write_rows(open, &grouping, writer)?;
         } else {
             let reader = spill::SpillReader::new(places);
@@ -342,11 +350,7 @@ impl MapRun<'_> {
                     Ok(())
                 },
             )
-            .map_err(|e| match e {
-                StreamError::Input(e) => MapError::Output(std::io::Error::other(e.message)),
-                StreamError::Sink(e) => e,
-                StreamError::Spawn(e) => MapError::Thread(e),
-            })
+            .map_err(stream_error)
     }
 
     /// Pass two into a [`RecordWriter`].

@@ -223,7 +223,7 @@ impl Spill {
 
     /// A worker's part of a chunk's entry: writes the piece's rows and lets them go.
     pub fn put_piece(&self, piece: &mut Piece) {
-        if self.broken.load(Ordering::Relaxed) || piece.too_long {
+        if self.is_broken() || piece.too_long {
             return;
         }
         piece.written = Some(self.put([&piece.meta, &piece.rows]));
@@ -231,9 +231,14 @@ impl Spill {
         piece.rows = Vec::new();
     }
 
-    /// Gives up: workers write nothing more.
+    /// Gives up: workers write nothing more, and pass two keys again.
     pub fn give_up(&self) {
         self.broken.store(true, Ordering::Relaxed);
+    }
+
+    /// True after [`Spill::give_up`].
+    pub fn is_broken(&self) -> bool {
+        self.broken.load(Ordering::Relaxed)
     }
 
     /// The counting thread's part of a chunk's entry, for a piece whose records' state
@@ -274,7 +279,7 @@ impl Spill {
         })
     }
 
-    /// Reads the entry at `place` into `entry` (cleared first): head, then body.
+    /// Reads the entry at `place` into `entry`, which takes its length: head, then body.
     pub fn read_entry(&self, place: &Place, entry: &mut Vec<u8>) -> io::Result<()> {
         let (h, b) = (place.head.1, place.body.1);
         // Grown only: a zeroed buffer for each entry cost a memset of every byte.
@@ -289,7 +294,7 @@ impl Spill {
 
 /// Pass two's input: the entries' places, in order.
 pub(crate) struct SpillReader {
-    pub places: Vec<Place>,
+    places: Vec<Place>,
     next: usize,
 }
 
