@@ -458,7 +458,7 @@ impl<W: Write> RecordWriter<W> {
     }
 }
 
-impl<W: Write> RowSink for RecordWriter<W> {
+impl<W: Write + Send> RowSink for RecordWriter<W> {
     fn start(&mut self, table: Table) -> io::Result<()> {
         match table {
             Table::Key => self.start_key(),

@@ -1,16 +1,22 @@
 //! An order-keeping parallel map over batches of records. Output is byte-identical
-//! whatever the thread count: every thread reads and computes, one thread writes, in
-//! input order.
+//! whatever the thread count: every thread reads and computes, and batches are written
+//! one at a time, in input order.
 //!
 //! Why not a pool with a fork/join per batch (what this was until issue 19): on a
 //! machine whose other core is busy, a batch split across the workers waits for its
 //! slowest part, and the separate reading, dispatching and writing threads compete with
 //! the workers for the one free core. Two threads then ran 1.1-1.9x slower than one.
-//! Here each thread takes a whole batch, reads it, computes it and hands it in; the
-//! calling thread writes whatever batch is next in order and computes when there is
-//! nothing to write. No thread ever waits for another's part of a batch, and there are
-//! exactly `threads` threads: a descheduled helper delays only the batch it holds, while
-//! the others run ahead by at most [`AHEAD_PER_THREAD`] batches per thread.
+//! Here each thread takes a whole batch, reads it, computes it and hands it in. No
+//! thread ever waits for another's part of a batch, and there are exactly `threads`
+//! threads: a descheduled thread delays only the batch it holds, while the others run
+//! ahead by at most [`AHEAD_PER_THREAD`] batches per thread.
+//!
+//! Why any thread writes (issue 19, fifth round): when only the calling thread wrote,
+//! a calling thread that shared its core with another process held every batch the
+//! helper had finished until the scheduler ran it again, and the helper, `limit`
+//! batches ahead, waited: two threads ran 1.14x slower than one. Now the thread that
+//! hands in the batch next in order writes it, so a descheduled thread delays only the
+//! batch it holds.
 
 use std::collections::BTreeMap;
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -146,28 +152,30 @@ impl Pipeline {
     }
 
     /// Reads `src` batch by batch, runs `work` over chunks of `chunk` records of each
-    /// batch, and hands every batch with its results to `sink` on the calling thread, in
-    /// input order. With one thread, or an input of one batch, everything runs in turn on
+    /// batch, and hands every batch with its results to `sink`, in input order, one batch
+    /// at a time. With one thread, or an input of one batch, everything runs in turn on
     /// the calling thread and no thread is started. Otherwise `threads - 1` helpers start
-    /// after the first batch is read, and every thread reads, computes and hands in whole
-    /// batches while the calling thread also writes them out in order.
-    pub fn stream<T: Send, E>(
+    /// after the first batch is read; every thread reads, computes and hands in whole
+    /// batches, and the thread that hands in the batch next in order (or finishes writing
+    /// the one before it) writes it. `sink` is therefore called on any of the threads,
+    /// never on two at once.
+    pub fn stream<T: Send, E: Send>(
         &self,
         src: &mut dyn RecordSource,
         chunk: usize,
         work: impl Fn(&[InputRecord]) -> T + Sync + Send,
-        sink: impl FnMut(&ReadBatch, Vec<T>) -> Result<(), E>,
+        sink: impl FnMut(&ReadBatch, Vec<T>) -> Result<(), E> + Send,
     ) -> Result<(), StreamError<E>> {
         self.stream_batches(&mut Records(src), chunk, work, sink)
     }
 
     /// [`Pipeline::stream`] over any [`BatchSource`].
-    pub fn stream_batches<S: BatchSource + ?Sized, T: Send, E>(
+    pub fn stream_batches<S: BatchSource + ?Sized, T: Send, E: Send>(
         &self,
         src: &mut S,
         chunk: usize,
         work: impl Fn(&[S::Item]) -> T + Sync + Send,
-        mut sink: impl FnMut(&ReadBatch<S::Item>, Vec<T>) -> Result<(), E>,
+        mut sink: impl FnMut(&ReadBatch<S::Item>, Vec<T>) -> Result<(), E> + Send,
     ) -> Result<(), StreamError<E>> {
         let chunk = chunk.max(1);
         let (single, parallel) = src.batch_sizes();
@@ -193,36 +201,42 @@ impl Pipeline {
             state: Mutex::new(State {
                 done: BTreeMap::new(),
                 written: 0,
+                writing: false,
                 batches: None,
                 stop: false,
+                failed: None,
             }),
+            sink: Mutex::new(&mut sink),
             changed: Condvar::new(),
             limit: (AHEAD_PER_THREAD * self.threads) as u64,
             batch: parallel,
         };
         std::thread::scope(|scope| {
-            // Whatever ends this thread's part (a sink or input error, a helper's panic,
-            // a helper that cannot start), the helpers must stop too, or the scope would
-            // wait for them forever.
-            let _stop = StopOnDrop(&shared);
+            // A panic here, or a helper that cannot start, must stop the helpers too, or
+            // the scope would wait for them forever.
+            let _stop = StopIfPanicking(&shared);
             for i in 1..self.threads {
                 let (shared, compute) = (&shared, &compute);
                 // Named for profiles (bench/thread_cpu.sh).
-                std::thread::Builder::new()
+                let started = std::thread::Builder::new()
                     .name(format!("urlkey-work-{i}"))
-                    .spawn_scoped(scope, move || helper(shared, compute))
-                    .map_err(|source| {
-                        StreamError::Spawn(ThreadError::Workers {
-                            threads: self.threads,
-                            source,
-                        })
-                    })?;
+                    .spawn_scoped(scope, move || helper(shared, compute));
+                if let Err(source) = started {
+                    shared.stop();
+                    return Err(StreamError::Spawn(ThreadError::Workers {
+                        threads: self.threads,
+                        source,
+                    }));
+                }
             }
             let out = compute(&first);
-            sink(&first, out).map_err(StreamError::Sink)?;
-            shared.wrote_one();
-            writer(&shared, &compute, &mut sink)
-        })
+            shared.hand_in(0, Ok((first, out)));
+            while shared.key_next(&compute) {}
+            Ok(())
+        })?;
+        // Every thread has ended: every batch is written, or the run failed.
+        let failed = shared.lock_state().failed.take();
+        failed.map_or(Ok(()), Err)
     }
 }
 
@@ -236,33 +250,43 @@ struct Reader<'s, S: ?Sized> {
     next: u64,
 }
 
-struct State<T, R> {
+struct State<T, R, E> {
     /// Batches handed in and not yet written, by sequence number.
     done: BTreeMap<u64, Done<T, R>>,
-    /// Batches written so far: the sequence number the writer waits for.
+    /// Batches written so far: the sequence number to write next.
     written: u64,
+    /// A thread is writing batch `written` now.
+    writing: bool,
     /// How many batches the input had, once its last one (or an error) was read.
     batches: Option<u64>,
-    /// The run is over (the writer stopped, or a helper panicked).
+    /// The run is over (every batch written, the sink or the input failed, or a thread
+    /// panicked).
     stop: bool,
+    /// Why the run failed, for the calling thread to return.
+    failed: Option<StreamError<E>>,
 }
 
-/// Lock order: `reader` before `state`, never the other way round.
-struct Shared<'s, T, S: BatchSource + ?Sized> {
+/// The sink, as every thread may call it (one at a time).
+type SharedSink<'s, T, R, E> = dyn FnMut(&ReadBatch<R>, Vec<T>) -> Result<(), E> + Send + 's;
+
+/// Lock order: `reader` before `state` before `sink`; `sink` is taken only by the thread
+/// that set `writing`, so it is never contended.
+struct Shared<'s, T, S: BatchSource + ?Sized, E> {
     reader: Mutex<Reader<'s, S>>,
-    state: Mutex<State<T, S::Item>>,
-    /// Signalled when a batch is read, handed in or written, or the run stops.
+    state: Mutex<State<T, S::Item, E>>,
+    sink: Mutex<&'s mut SharedSink<'s, T, S::Item, E>>,
+    /// Signalled when a batch is read or written, or the run stops.
     changed: Condvar,
-    /// Batches that may be read past the one the writer waits for.
+    /// Batches that may be read past the one to write next.
     limit: u64,
     /// Items per batch.
     batch: usize,
 }
 
-impl<T, S: BatchSource + ?Sized> Shared<'_, T, S> {
-    fn lock_state(&self) -> MutexGuard<'_, State<T, S::Item>> {
+impl<T, S: BatchSource + ?Sized, E> Shared<'_, T, S, E> {
+    fn lock_state(&self) -> MutexGuard<'_, State<T, S::Item, E>> {
         // Poisoning needs a panic while the lock is held, and no code here panics then;
-        // a panic in `work` is reported through `stop`.
+        // a panic in `work` or the sink is reported through `stop`.
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -271,15 +295,10 @@ impl<T, S: BatchSource + ?Sized> Shared<'_, T, S> {
         self.changed.notify_all();
     }
 
-    fn wrote_one(&self) {
-        self.lock_state().written += 1;
-        self.changed.notify_all();
-    }
-
-    /// Reads the next batch and computes it, and hands it in; false when there is
-    /// nothing more to read, the run stopped, or (with `wait` false) the threads are
-    /// already `limit` batches ahead of the writer.
-    fn key_next(&self, wait: bool, compute: &Compute<'_, T, S::Item>) -> bool {
+    /// Reads the next batch, computes it and hands it in (writing what is then next in
+    /// order); waits while the threads are `limit` batches ahead of the writing. False
+    /// when there is nothing more to read or the run stopped.
+    fn key_next(&self, compute: &Compute<'_, T, S::Item>) -> bool {
         let (seq, read) = loop {
             let mut reader = self.reader.lock().unwrap_or_else(|p| p.into_inner());
             let state = self.lock_state();
@@ -294,96 +313,87 @@ impl<T, S: BatchSource + ?Sized> Shared<'_, T, S> {
                 if !matches!(read, Ok((_, true))) {
                     self.lock_state().batches = Some(seq + 1);
                 }
-                drop(reader);
-                // The writer may be waiting to read the next batch itself.
-                self.changed.notify_all();
                 break (seq, read);
             }
-            if !wait {
-                return false;
-            }
             drop(reader);
-            // Too far ahead: wait until the writer catches up (the check and the wait
-            // are under one lock, so the wake-up cannot be missed).
+            // Too far ahead: wait until a batch is written (the check and the wait are
+            // under one lock, so the wake-up cannot be missed).
             drop(self.changed.wait(state).unwrap_or_else(|p| p.into_inner()));
         };
         let done = read.map(|(batch, _)| {
             let out = compute(&batch);
             (batch, out)
         });
-        self.lock_state().done.insert(seq, done);
-        self.changed.notify_all();
+        self.hand_in(seq, done);
         true
+    }
+
+    /// Hands in batch `seq`; then, unless another thread is writing, writes every batch
+    /// that is next in order and in. Whoever is writing checks for the next batch under
+    /// the same lock that this insert takes, so a batch handed in is never left unwritten.
+    fn hand_in(&self, seq: u64, done: Done<T, S::Item>) {
+        let mut state = self.lock_state();
+        state.done.insert(seq, done);
+        if state.writing {
+            return;
+        }
+        loop {
+            if state.stop {
+                return;
+            }
+            let want = state.written;
+            let Some(next) = state.done.remove(&want) else {
+                return;
+            };
+            state.writing = true;
+            drop(state);
+            let wrote = match next {
+                Ok((batch, out)) => {
+                    let mut sink = self.sink.lock().unwrap_or_else(|p| p.into_inner());
+                    (*sink)(&batch, out).map_err(StreamError::Sink)
+                }
+                Err(e) => Err(StreamError::Input(e)),
+            };
+            state = self.lock_state();
+            state.writing = false;
+            state.written += 1;
+            match wrote {
+                Err(e) => {
+                    state.failed = Some(e);
+                    state.stop = true;
+                }
+                Ok(()) if state.batches == Some(state.written) => state.stop = true,
+                Ok(()) => {}
+            }
+            // Threads waiting to read past the limit may go on.
+            self.changed.notify_all();
+        }
     }
 }
 
 /// What the threads run on each batch.
 type Compute<'c, T, R> = dyn Fn(&ReadBatch<R>) -> Vec<T> + Sync + 'c;
 
-struct StopOnDrop<'a, 's, T, S: BatchSource + ?Sized>(&'a Shared<'s, T, S>);
+/// Stops the run if its thread panics (in `work` or the sink), instead of leaving the
+/// others waiting for a batch that never comes; the scope then passes the panic on.
+struct StopIfPanicking<'a, 's, T, S: BatchSource + ?Sized, E>(&'a Shared<'s, T, S, E>);
 
-impl<T, S: BatchSource + ?Sized> Drop for StopOnDrop<'_, '_, T, S> {
+impl<T, S: BatchSource + ?Sized, E> Drop for StopIfPanicking<'_, '_, T, S, E> {
     fn drop(&mut self) {
-        self.0.stop();
+        if std::thread::panicking() {
+            self.0.stop();
+        }
     }
 }
 
 /// A helper thread: read a batch, compute it, hand it in, until the input ends or the
 /// run stops.
-fn helper<T: Send, S: BatchSource + ?Sized>(
-    shared: &Shared<'_, T, S>,
+fn helper<T: Send, S: BatchSource + ?Sized, E>(
+    shared: &Shared<'_, T, S, E>,
     compute: &Compute<'_, T, S::Item>,
 ) {
-    struct StopIfPanicking<'a, 's, T, S: BatchSource + ?Sized>(&'a Shared<'s, T, S>);
-    impl<T, S: BatchSource + ?Sized> Drop for StopIfPanicking<'_, '_, T, S> {
-        fn drop(&mut self) {
-            if std::thread::panicking() {
-                self.0.stop();
-            }
-        }
-    }
-    // A panic in `work` stops the run instead of leaving the writer waiting for a batch
-    // that never comes; the scope then passes the panic on.
     let _guard = StopIfPanicking(shared);
-    while shared.key_next(true, compute) {}
-}
-
-/// The calling thread after the first batch: write every batch in order; key one itself
-/// when the next to write is not in yet.
-fn writer<T: Send, E, S: BatchSource + ?Sized>(
-    shared: &Shared<'_, T, S>,
-    compute: &Compute<'_, T, S::Item>,
-    sink: &mut impl FnMut(&ReadBatch<S::Item>, Vec<T>) -> Result<(), E>,
-) -> Result<(), StreamError<E>> {
-    loop {
-        let next = {
-            let mut state = shared.lock_state();
-            let want = state.written;
-            state.done.remove(&want)
-        };
-        if let Some(done) = next {
-            let (batch, out) = done.map_err(StreamError::Input)?;
-            sink(&batch, out).map_err(StreamError::Sink)?;
-            shared.wrote_one();
-            continue;
-        }
-        if shared.key_next(false, compute) {
-            continue;
-        }
-        let state = shared.lock_state();
-        if state.stop || state.batches == Some(state.written) {
-            // Every batch written; or a helper panicked, which the scope reports.
-            return Ok(());
-        }
-        if !state.done.contains_key(&state.written) {
-            drop(
-                shared
-                    .changed
-                    .wait(state)
-                    .unwrap_or_else(|p| p.into_inner()),
-            );
-        }
-    }
+    while shared.key_next(compute) {}
 }
 
 #[cfg(test)]
@@ -537,6 +547,56 @@ mod tests {
         assert!(
             helper_worked.load(std::sync::atomic::Ordering::SeqCst),
             "no helper thread keyed a batch"
+        );
+    }
+
+    #[test]
+    fn a_helper_writes_the_batch_it_hands_in_when_that_batch_is_next() {
+        // The helper is slow on every batch; the calling thread keys the batches after the
+        // helper's and then waits, too far ahead. When the helper hands in its batch, that
+        // batch is next in order, and the helper writes it and the ones after it: the
+        // calling thread, which may share its core with another process, does not hold
+        // them. The sink is never called on two threads at once.
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let helper_started = AtomicBool::new(false);
+        let in_sink = AtomicBool::new(false);
+        let mut writers = BTreeSet::new();
+        let mut seen = Vec::new();
+        let mut src = numbers(30 * PARALLEL_BATCH as u64);
+        let r: Result<(), StreamError<()>> = Pipeline::new(2).expect("pipeline").stream(
+            &mut src,
+            PARALLEL_BATCH,
+            |recs| {
+                let on_helper = std::thread::current()
+                    .name()
+                    .is_some_and(|n| n.starts_with("urlkey-work-"));
+                if on_helper {
+                    helper_started.store(true, Ordering::SeqCst);
+                    std::thread::sleep(Duration::from_millis(20));
+                } else if recs[0].observed == "0" {
+                    wait_for(&helper_started);
+                }
+                recs[0].observed.parse::<u64>().expect("number")
+            },
+            |_, firsts| {
+                assert!(
+                    !in_sink.swap(true, Ordering::SeqCst),
+                    "two threads in the sink"
+                );
+                let name = std::thread::current().name().unwrap_or("?").to_string();
+                writers.insert(name);
+                seen.extend(firsts);
+                std::thread::sleep(Duration::from_micros(100));
+                in_sink.store(false, Ordering::SeqCst);
+                Ok(())
+            },
+        );
+        assert!(r.is_ok(), "the run failed");
+        let want: Vec<u64> = (0..30).map(|b| b * PARALLEL_BATCH as u64).collect();
+        assert_eq!(seen, want, "batches out of order");
+        assert!(
+            writers.iter().any(|n| n.starts_with("urlkey-work-")),
+            "only {writers:?} wrote"
         );
     }
 

@@ -148,7 +148,7 @@ impl Table {
 
 /// Where rows go: the text and Parquet writers ([`crate::output::RecordWriter`]), or a
 /// caller's own collection (the web page's table).
-pub trait RowSink {
+pub trait RowSink: Send {
     /// Begins a table (a header, a schema); an empty input still gets one.
     fn start(&mut self, table: Table) -> io::Result<()>;
     /// One `urlkey key` record.

@@ -304,7 +304,7 @@ fn map_run<'a>(state: &'a AppState, p: &'a Prepared) -> MapRun<'a> {
     }
 }
 
-fn run_map<W: Write>(
+fn run_map<W: Write + Send>(
     state: &AppState,
     p: &Prepared,
     writer: &mut RecordWriter<W>,

@@ -89,7 +89,7 @@ pub struct InventoryRow<'a> {
 }
 
 /// Where rows go.
-pub trait DiffRowWrite {
+pub trait DiffRowWrite: Send {
     /// Before the first `diff --from --to` row (a header, for CSV).
     fn start_policy_rows(&mut self) -> io::Result<()>;
     /// One row.
@@ -177,7 +177,7 @@ impl<W: Write> DiffRows<W> {
     }
 }
 
-impl<W: Write> DiffRowWrite for DiffRows<W> {
+impl<W: Write + Send> DiffRowWrite for DiffRows<W> {
     fn start_policy_rows(&mut self) -> io::Result<()> {
         self.header(&POLICY_COLUMNS)
     }

@@ -90,7 +90,7 @@ pub enum Pass {
 
 impl MapRun<'_> {
     /// Runs both passes. `open` is called twice and must give the same records each time.
-    pub fn run<W: Write>(
+    pub fn run<W: Write + Send>(
         &self,
         open: &dyn Fn() -> Result<Box<dyn RecordSource>, InputError>,
         writer: &mut RecordWriter<W>,
@@ -99,7 +99,7 @@ impl MapRun<'_> {
     }
 
     /// [`MapRun::run`] with the spill that `make_spill` gives, when the run spills.
-    fn run_with_spill<W: Write>(
+    fn run_with_spill<W: Write + Send>(
         &self,
         open: &dyn Fn() -> Result<Box<dyn RecordSource>, InputError>,
         writer: &mut RecordWriter<W>,
@@ -229,7 +229,7 @@ impl MapRun<'_> {
         mut grouping: Grouping,
         open: &dyn Fn() -> Result<Box<dyn RecordSource>, InputError>,
         work: impl Fn(&[InputRecord]) -> T + Sync + Send,
-        mut insert: impl FnMut(&mut Grouping, T, &ReadBatch) -> Result<(), FingerprintCollision>,
+        mut insert: impl FnMut(&mut Grouping, T, &ReadBatch) -> Result<(), FingerprintCollision> + Send,
     ) -> Result<Grouping, MapError> {
         let mut src = open().map_err(MapError::Input)?;
         self.pipeline
@@ -255,7 +255,7 @@ impl MapRun<'_> {
     /// Both passes with pass one's rows kept in `spill` ([`spill`]): pass two reads them
     /// back instead of the input. Where the spill cannot be written, pass two reads the
     /// input and keys it again.
-    fn run_spilling<W: Write>(
+    fn run_spilling<W: Write + Send>(
         &self,
         open: &dyn Fn() -> Result<Box<dyn RecordSource>, InputError>,
         writer: &mut RecordWriter<W>,
@@ -318,7 +318,7 @@ impl MapRun<'_> {
 
     /// Pass two from the spill: workers fill in the rows' grouping cells; this thread
     /// writes them in order.
-    fn write_spilled<W: Write>(
+    fn write_spilled<W: Write + Send>(
         &self,
         spill: &spill::Spill,
         mut reader: spill::SpillReader,
@@ -354,7 +354,7 @@ impl MapRun<'_> {
     }
 
     /// Pass two into a [`RecordWriter`].
-    fn write_rows<W: Write>(
+    fn write_rows<W: Write + Send>(
         &self,
         open: &dyn Fn() -> Result<Box<dyn RecordSource>, InputError>,
         grouping: &Grouping,
