@@ -14,9 +14,10 @@
 //! Why any thread writes (issue 19, fifth round): when only the calling thread wrote,
 //! a calling thread that shared its core with another process held every batch the
 //! helper had finished until the scheduler ran it again, and the helper, `limit`
-//! batches ahead, waited: two threads ran 1.14x slower than one. Now the thread that
-//! hands in the batch next in order writes it, so a descheduled thread delays only the
-//! batch it holds.
+//! batches ahead, waited for it (up to 5 ms a run, measured in the fourth round). Now
+//! the thread that hands in the batch next in order writes it, so a descheduled thread
+//! delays only the batch it holds. docs/benchmarks.md has what this did and did not
+//! change in wall time.
 
 use std::collections::BTreeMap;
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -124,8 +125,8 @@ pub const BATCH: usize = 16 * 1024;
 /// calling thread keys alone before deciding to start helpers, is short.
 pub const PARALLEL_BATCH: usize = 4 * 1024;
 
-/// How far, in batches per thread, the threads may run ahead of the writer: bounds the
-/// memory held while one batch is late.
+/// How far, in batches per thread, the threads may run ahead of the batch to write next:
+/// bounds the memory held while one batch is late.
 pub const AHEAD_PER_THREAD: usize = 4;
 
 /// Runs a per-record function on one or more threads.
