@@ -86,6 +86,7 @@ fn cli_csv(text: &str, policy: &str) -> Vec<u8> {
         notice: None,
         sources: &[],
         spill: false,
+        input_bytes: None,
     }
     .run(&open, &mut w)
     .unwrap();

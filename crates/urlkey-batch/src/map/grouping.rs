@@ -406,6 +406,18 @@ impl Grouping {
         }
     }
 
+    /// Makes room in the tables for `records` more records' keys and signatures, so that
+    /// they do not grow while pass one counts: at 5M keys each growth rehashed every
+    /// ordinal into a table twice the size, with fresh pages for it (`reserve_rehash` and
+    /// its page faults were 7% of `map`'s time, docs/benchmarks.md, issue 19). Buckets
+    /// that are never filled are never touched, so a high guess costs address space and
+    /// one control byte a bucket.
+    pub fn reserve(&mut self, records: usize) {
+        let (key_states, sig_states) = (&self.key_states, &self.sig_states);
+        self.keys.reserve(records, |&i| key_states[i].fp.0);
+        self.sigs.reserve(records, |&i| sig_states[i].fp.0);
+    }
+
     /// Counts one record.
     pub fn insert(&mut self, at: RecordRef, o: &Outcome) -> Result<(), FingerprintCollision> {
         let c = Counted::of(at, o, self.verify.is_some(), self.keep_detail);

@@ -77,6 +77,9 @@ pub struct MapRun<'p> {
     /// does not key every record again ([`spill`]; where the file cannot be made or
     /// written, the run says so through `notice` and keys again).
     pub spill: bool,
+    /// The inputs' size in bytes, where known (as `bytes_read` counts them): after its
+    /// first batch, pass one sizes its tables for the records that many bytes hold.
+    pub input_bytes: Option<u64>,
 }
 
 /// Which pass of a map run is under way.
@@ -232,8 +235,15 @@ impl MapRun<'_> {
         mut insert: impl FnMut(&mut Grouping, T, &ReadBatch) -> Result<(), FingerprintCollision> + Send,
     ) -> Result<Grouping, MapError> {
         let mut src = open().map_err(MapError::Input)?;
+        let mut sized = false;
         self.pipeline
             .stream(src.as_mut(), CHUNK, work, |batch, counted| {
+                if !sized {
+                    sized = true;
+                    if let Some(records) = expected_records(self.input_bytes, batch) {
+                        grouping.reserve(records);
+                    }
+                }
                 for chunk in counted {
                     insert(&mut grouping, chunk, batch).map_err(MapError::Collision)?;
                 }
@@ -442,6 +452,18 @@ enum Rows {
     Outcomes(Vec<Outcome>),
 }
 
+/// Records in an input of `input_bytes` bytes, guessed from its first batch's lines per
+/// byte; `None` without a size or a byte read, or past the guess of any use (a table of
+/// 2^32 ordinals).
+fn expected_records(input_bytes: Option<u64>, first: &ReadBatch) -> Option<usize> {
+    let total = input_bytes? as f64;
+    if first.bytes_read == 0 || first.lines_read == 0 {
+        return None;
+    }
+    let guess = total * first.lines_read as f64 / first.bytes_read as f64;
+    (guess < (1u64 << 32) as f64).then_some(guess as usize)
+}
+
 /// The CSV or TSV delimiter of `format`.
 fn delimiter(format: OutputFormat) -> u8 {
     if format == OutputFormat::Tsv {
@@ -585,6 +607,7 @@ mod tests {
             notice: Some(&notice),
             sources: &sources,
             spill: spill.is_some(),
+            input_bytes: Some(recs.len() as u64 * 10),
         };
         let tail = Tail {
             sources: true,
