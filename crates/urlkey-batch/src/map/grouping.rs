@@ -777,9 +777,32 @@ pub(crate) fn ungrouped_row<'a>(
     removed: &[String],
     sources: &'a [String],
 ) -> MapRow<'a> {
+    let mut row = row_from_parts(
+        RecordRef::of(rec),
+        &rec.observed,
+        keyed,
+        join_names(removed),
+        &rec.kept,
+        sources,
+    );
+    row.line = rec.line;
+    row
+}
+
+/// [`ungrouped_row`] from a record's parts: its place, the input as read, its key and
+/// signature (none for an invalid record), the removed parameters' names joined, its
+/// kept cells. `urlkey map`'s spill keeps these instead of the record.
+pub(crate) fn row_from_parts<'a>(
+    at: RecordRef,
+    observed: &'a str,
+    keyed: Option<(&'a str, &'a str)>,
+    removed_tracking: String,
+    kept: &'a [String],
+    sources: &'a [String],
+) -> MapRow<'a> {
     MapRow {
-        line: rec.line,
-        observed: &rec.observed,
+        line: at.line(),
+        observed,
         status: "ok",
         key: keyed.map(|k| k.0),
         signature: keyed.map(|k| k.1),
@@ -792,17 +815,17 @@ pub(crate) fn ungrouped_row<'a>(
         } else {
             Classification::Invalid.as_str()
         },
-        removed_tracking: join_names(removed),
+        removed_tracking,
         error_code: None,
         error: None,
         review: REVIEW,
         transformations: None,
         removed_params: None,
         facts: None,
-        source: sources.get(rec.source as usize).map(String::as_str),
+        source: sources.get(at.source() as usize).map(String::as_str),
         group_source: None,
         duplicate_of_source: None,
-        kept: &rec.kept,
+        kept,
     }
 }
 

@@ -342,7 +342,9 @@ impl MapRun<'_> {
                 &mut reader,
                 spill::CHUNKS_PER_TASK,
                 |places| -> std::io::Result<Vec<u8>> {
-                    let (mut entry, mut out) = (Vec::new(), Vec::new());
+                    // Sized once: grown entry by entry, it was copied once over.
+                    let mut entry = Vec::new();
+                    let mut out = Vec::with_capacity(spill::SpillReader::row_bytes(places));
                     for p in places {
                         spill.read_entry(p, &mut entry)?;
                         spill::rows_of(&entry, grouping, shape, &mut out)?;

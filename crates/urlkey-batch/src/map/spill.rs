@@ -27,18 +27,25 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use urlkey::Policy;
 
-use super::grouping::{ungrouped_row, Counted, Grouping, LeanRow};
+use super::grouping::{row_from_parts, ungrouped_row, Counted, Grouping, LeanRow};
 use super::outcome_of;
 use crate::input::{InputError, InputRecord, RecordRef};
-use crate::output::{push_map_group_sources, push_map_groups, push_map_row, Tail};
+use crate::output::{join_names, push_map_row, Tail};
 use crate::pipeline::{BatchSource, ReadBatch};
 
-/// Bytes per record in an entry's second table: the record's place (`u64`), its row's
-/// length and the start and end of its two holes (`u32` each).
-const META: usize = 8 + 4 * 5;
+/// Bytes per record in an entry's second table: the record's place (`u64`) and its form
+/// (`u32`: [`CELLS`] or [`WHOLE`]).
+const META: usize = 8 + 4;
 
-/// An ordinal or offset that marks a row with no grouping cells to fill: an invalid
-/// record's, which pass one writes whole.
+/// Bytes of a row beyond its cells' texts, about (a CSV row of the 10M-line benchmark
+/// holds 228 bytes, 120 of them texts): for sizing pass two's buffers.
+const ROW_BYTES: usize = 128;
+
+/// A record kept as its cells, whose row pass two writes with its grouping cells.
+const CELLS: u32 = 0;
+
+/// An ordinal, or a record's form, for a record with no grouping cells: an invalid
+/// record's, whose row pass one writes whole.
 const WHOLE: u32 = u32::MAX;
 
 /// Chunks per batch in pass two: with one thread, and with more (the records per batch
@@ -54,13 +61,16 @@ pub(crate) struct Piece {
     pub counted: Vec<Counted>,
     /// [`META`] bytes a record.
     meta: Vec<u8>,
-    /// The rows, one after another.
-    rows: Vec<u8>,
-    /// A row too long for the entry's `u32` lengths: the spill gives up.
+    /// Per record, the lengths and tags of its cells ([`put_cells`]), or its row's length.
+    heads: Vec<u8>,
+    /// The records' cells and rows, one after another: one text, so that pass two checks
+    /// that it is UTF-8 once a chunk.
+    texts: String,
+    /// A record too long for the entry's `u32` lengths: the spill gives up.
     too_long: bool,
     /// Records in the chunk.
     records: usize,
-    /// Where [`Spill::put_piece`] wrote `meta` and `rows`: offset and length.
+    /// Where [`Spill::put_piece`] wrote `meta` and `body`: offset and length.
     written: Option<io::Result<(u64, usize)>>,
 }
 
@@ -78,7 +88,90 @@ fn put_u32(out: &mut Vec<u8>, v: u32) {
     out.extend_from_slice(&v.to_le_bytes());
 }
 
-/// Keys a chunk of records and writes their rows, grouping cells empty.
+/// An unsigned LEB128 integer: seven bits a byte, low first.
+fn put_varint(out: &mut Vec<u8>, mut v: usize) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// A record's parts, as [`piece`] writes them: lengths and tags, and texts.
+struct Parts<'a> {
+    heads: &'a mut Vec<u8>,
+    texts: &'a mut String,
+}
+
+impl Parts<'_> {
+    fn text(&mut self, text: &str) {
+        put_varint(self.heads, text.len());
+        self.texts.push_str(text);
+    }
+}
+
+/// Where the signature is in the key, when it is a slice of it: after the scheme, as
+/// 98% of them are, or anywhere else.
+fn signature_in_key(key: &str, sig: &str) -> Option<usize> {
+    // A scheme is a few ASCII letters: a byte loop finds its end sooner than a searcher.
+    let after_scheme = key
+        .bytes()
+        .position(|b| b == b':')
+        .filter(|&i| key[i + 1..].starts_with("//"))
+        .map_or(0, |i| i + 3);
+    if key[after_scheme..].starts_with(sig) {
+        Some(after_scheme)
+    } else {
+        key.find(sig)
+    }
+}
+
+/// A record's cells, from which pass two writes its row: the input as read, the key
+/// (`0`: the input itself), the signature (an offset into the key plus one and a length,
+/// or `0` and its text), the removed parameters' names joined, the status and error (`0`:
+/// `ok` without one; `1`: `ok` and `2`: `invalid`, each with an error code and message),
+/// the kept cells. Lengths and tags are [`put_varint`]s.
+fn put_cells(
+    p: &mut Parts,
+    observed: &str,
+    (key, sig): (&str, &str),
+    removed_tracking: &str,
+    error: Option<(bool, &str, &str)>,
+    kept: &[String],
+) {
+    p.text(observed);
+    if key == observed {
+        put_varint(p.heads, 0);
+    } else {
+        put_varint(p.heads, key.len() + 1);
+        p.texts.push_str(key);
+    }
+    match signature_in_key(key, sig) {
+        Some(at) => {
+            put_varint(p.heads, at + 1);
+            put_varint(p.heads, sig.len());
+        }
+        None => {
+            put_varint(p.heads, 0);
+            p.text(sig);
+        }
+    }
+    p.text(removed_tracking);
+    match error {
+        None => put_varint(p.heads, 0),
+        Some((valid, code, message)) => {
+            put_varint(p.heads, if valid { 1 } else { 2 });
+            p.text(code);
+            p.text(message);
+        }
+    }
+    put_varint(p.heads, kept.len());
+    for k in kept {
+        p.text(k);
+    }
+}
+
+/// Keys a chunk of records: their cells, or an invalid record's whole row.
 pub(crate) fn piece(
     policy: &Policy,
     recs: &[InputRecord],
@@ -88,53 +181,70 @@ pub(crate) fn piece(
     let mut p = Piece {
         counted: Vec::with_capacity(recs.len()),
         meta: Vec::with_capacity(recs.len() * META),
-        rows: Vec::with_capacity(recs.len() * 256),
+        heads: Vec::with_capacity(recs.len() * 8),
+        texts: String::with_capacity(recs.len() * 128),
         too_long: false,
         records: recs.len(),
         written: None,
     };
     let mut lean = LeanRow::default();
-    let d = shape.delimiter;
+    let (mut removed, mut row_bytes) = (String::new(), Vec::new());
     for r in recs {
-        let start = p.rows.len();
-        let holes = if lean.key(policy, r) {
-            let (key, sig, removed) = lean.parts();
-            let row = ungrouped_row(r, Some((key, sig)), removed, shape.sources);
+        let mut parts = Parts {
+            heads: &mut p.heads,
+            texts: &mut p.texts,
+        };
+        let form = if lean.key(policy, r) {
+            let (key, sig, names) = lean.parts();
+            removed.clear();
+            for (i, n) in names.iter().enumerate() {
+                if i > 0 {
+                    removed.push(';');
+                }
+                removed.push_str(n);
+            }
+            put_cells(&mut parts, &r.observed, (key, sig), &removed, None, &r.kept);
             p.counted.push(lean.counted(r, verify));
-            Some(push_map_row(&mut p.rows, d, &row, shape.tail))
+            CELLS
         } else {
             // A reading problem or the policy's error: the row shows the error message,
-            // which only the outcome has. It has no grouping cells, and is whole now.
+            // which only the outcome has.
             let o = outcome_of(policy, r);
             p.counted
                 .push(Counted::of(RecordRef::of(r), &o, verify, false));
             let keyed = o.key.as_deref().zip(o.signature.as_deref());
-            let mut row = ungrouped_row(r, keyed, &o.removed_params, shape.sources);
-            row.status = if o.is_valid() { "ok" } else { "invalid" };
-            row.error_code = o.error.as_ref().map(|e| e.code.as_str());
-            row.error = o.error.as_ref().map(|e| e.message.as_str());
-            let holes = push_map_row(&mut p.rows, d, &row, shape.tail);
-            keyed.map(|_| holes)
-        };
-        let at = RecordRef::of(r).to_bits();
-        p.meta.extend_from_slice(&at.to_le_bytes());
-        let fields = [
-            p.rows.len() - start,
-            holes.map_or(WHOLE as usize, |h| h.groups.0),
-            holes.map_or(WHOLE as usize, |h| h.groups.1),
-            holes.map_or(WHOLE as usize, |h| h.sources.0),
-            holes.map_or(WHOLE as usize, |h| h.sources.1),
-        ];
-        for f in fields {
-            match u32::try_from(f) {
-                Ok(v) if v != WHOLE || holes.is_none() => put_u32(&mut p.meta, v),
-                _ => {
-                    p.too_long = true;
-                    put_u32(&mut p.meta, WHOLE);
+            let error = o
+                .error
+                .as_ref()
+                .map(|e| (o.is_valid(), e.code.as_str(), &*e.message));
+            match keyed {
+                Some(keyed) => {
+                    let names = join_names(&o.removed_params);
+                    put_cells(&mut parts, &r.observed, keyed, &names, error, &r.kept);
+                    CELLS
+                }
+                None => {
+                    // No grouping cells: the row is whole now.
+                    let mut row = ungrouped_row(r, None, &o.removed_params, shape.sources);
+                    row.status = if o.is_valid() { "ok" } else { "invalid" };
+                    row.error_code = error.map(|e| e.1);
+                    row.error = error.map(|e| e.2);
+                    row_bytes.clear();
+                    push_map_row(&mut row_bytes, shape.delimiter, &row, shape.tail);
+                    // The row is made of `&str`s and ASCII.
+                    match std::str::from_utf8(&row_bytes) {
+                        Ok(text) => parts.text(text),
+                        Err(_) => p.too_long = true,
+                    }
+                    WHOLE
                 }
             }
-        }
+        };
+        p.meta
+            .extend_from_slice(&RecordRef::of(r).to_bits().to_le_bytes());
+        put_u32(&mut p.meta, form);
     }
+    p.too_long |= u32::try_from(p.heads.len()).is_err();
     p
 }
 
@@ -213,12 +323,15 @@ impl Spill {
     }
 
     /// Writes `parts` one after another at a place of their own: its offset and length.
-    fn put(&self, parts: [&[u8]; 2]) -> io::Result<(u64, usize)> {
-        let len = parts[0].len() + parts[1].len();
-        let at = self.end.fetch_add(len as u64, Ordering::Relaxed);
-        write_at(&self.file, parts[0], at)?;
-        write_at(&self.file, parts[1], at + parts[0].len() as u64)?;
-        Ok((at, len))
+    fn put(&self, parts: &[&[u8]]) -> io::Result<(u64, usize)> {
+        let len = parts.iter().map(|p| p.len()).sum::<usize>();
+        let mut at = self.end.fetch_add(len as u64, Ordering::Relaxed);
+        let start = at;
+        for p in parts {
+            write_at(&self.file, p, at)?;
+            at += p.len() as u64;
+        }
+        Ok((start, len))
     }
 
     /// A worker's part of a chunk's entry: writes the piece's rows and lets them go.
@@ -226,9 +339,18 @@ impl Spill {
         if self.is_broken() || piece.too_long {
             return;
         }
-        piece.written = Some(self.put([&piece.meta, &piece.rows]));
+        // `piece` checked that the heads' length fits.
+        let heads_len = (piece.heads.len() as u32).to_le_bytes();
+        let parts: [&[u8]; 4] = [
+            &piece.meta,
+            &heads_len,
+            &piece.heads,
+            piece.texts.as_bytes(),
+        ];
+        piece.written = Some(self.put(&parts));
         piece.meta = Vec::new();
-        piece.rows = Vec::new();
+        piece.heads = Vec::new();
+        piece.texts = String::new();
     }
 
     /// Gives up: workers write nothing more, and pass two keys again.
@@ -270,7 +392,7 @@ impl Spill {
                 _ => return Err(too_big()),
             }
         }
-        let head = self.put([head, &[]])?;
+        let head = self.put(&[head])?;
         Ok(Place {
             head,
             body,
@@ -299,6 +421,14 @@ pub(crate) struct SpillReader {
 }
 
 impl SpillReader {
+    /// About the bytes of the rows of the entries at `places`.
+    pub fn row_bytes(places: &[Place]) -> usize {
+        places
+            .iter()
+            .map(|p| p.body.1 + ROW_BYTES * (p.head.1.saturating_sub(4) / 8))
+            .sum()
+    }
+
     /// The places pass one wrote, in input order.
     pub fn new(places: Vec<Place>) -> Self {
         SpillReader { places, next: 0 }
@@ -350,6 +480,113 @@ fn u64_at(b: &[u8], at: usize) -> io::Result<u64> {
     Ok(u64::from_le_bytes(v))
 }
 
+/// Reads what [`put_cells`] wrote, from the front: lengths and tags from `heads`, texts
+/// from `texts`.
+struct Cells<'a> {
+    heads: &'a [u8],
+    texts: &'a str,
+}
+
+impl<'a> Cells<'a> {
+    fn varint(&mut self) -> io::Result<usize> {
+        // Most lengths and every tag fit in one byte.
+        if let Some((&b, rest)) = self.heads.split_first() {
+            if b < 0x80 {
+                self.heads = rest;
+                return Ok(usize::from(b));
+            }
+        }
+        let mut v = 0usize;
+        for shift in (0..64).step_by(7) {
+            let (&b, rest) = self.heads.split_first().ok_or_else(damaged)?;
+            self.heads = rest;
+            v |= usize::from(b & 0x7f)
+                .checked_shl(shift)
+                .ok_or_else(damaged)?;
+            if b < 0x80 {
+                return Ok(v);
+            }
+        }
+        Err(damaged())
+    }
+
+    fn text_of(&mut self, len: usize) -> io::Result<&'a str> {
+        let t = self.texts.get(..len).ok_or_else(damaged)?;
+        self.texts = &self.texts[len..];
+        Ok(t)
+    }
+
+    fn text(&mut self) -> io::Result<&'a str> {
+        let len = self.varint()?;
+        self.text_of(len)
+    }
+}
+
+/// A record's row from its cells, with its grouping cells, appended to `out`. `kept` is
+/// a buffer.
+fn row_of_cells(
+    c: &mut Cells,
+    here: RecordRef,
+    (k, s): (usize, usize),
+    grouping: &Grouping,
+    shape: &RowShape,
+    kept: &mut Vec<String>,
+    out: &mut Vec<u8>,
+) -> io::Result<()> {
+    let observed = c.text()?;
+    let key = match c.varint()? {
+        0 => observed,
+        n => c.text_of(n - 1)?,
+    };
+    let sig = match c.varint()? {
+        0 => c.text()?,
+        at => {
+            let len = c.varint()?;
+            key.get(at - 1..at - 1 + len).ok_or_else(damaged)?
+        }
+    };
+    let removed = c.text()?;
+    let error = match c.varint()? {
+        0 => None,
+        tag @ (1 | 2) => Some((tag == 1, c.text()?, c.text()?)),
+        _ => return Err(damaged()),
+    };
+    let n = c.varint()?;
+    if n > c.heads.len() {
+        return Err(damaged());
+    }
+    kept.truncate(n);
+    for i in 0..n {
+        let t = c.text()?;
+        match kept.get_mut(i) {
+            Some(k) => {
+                k.clear();
+                k.push_str(t);
+            }
+            None => kept.push(t.to_string()),
+        }
+    }
+    let mut row = row_from_parts(
+        here,
+        observed,
+        Some((key, sig)),
+        removed.to_string(),
+        &kept[..n],
+        shape.sources,
+    );
+    if let Some((valid, code, message)) = error {
+        row.status = if valid { "ok" } else { "invalid" };
+        row.error_code = Some(code);
+        row.error = Some(message);
+    }
+    let groups = grouping
+        .cells_at(here, k, s, shape.sources)
+        .ok_or_else(damaged)?;
+    row.set_groups(groups);
+    push_map_row(out, shape.delimiter, &row, shape.tail);
+    Ok(())
+}
+
 /// Pass two on one chunk's entry: its rows with their grouping cells, appended to `out`.
 pub(crate) fn rows_of(
     entry: &[u8],
@@ -360,50 +597,35 @@ pub(crate) fn rows_of(
     const WHOLE_AT: usize = WHOLE as usize;
     let n = u32_at(entry, 0)?;
     let ordinals = entry.get(4..4 + 8 * n).ok_or_else(damaged)?;
-    let meta = entry
-        .get(4 + 8 * n..4 + (8 + META) * n)
+    let meta_end = 4 + (8 + META) * n;
+    let meta = entry.get(4 + 8 * n..meta_end).ok_or_else(damaged)?;
+    let heads_len = u32_at(entry, meta_end)?;
+    let heads = entry
+        .get(meta_end + 4..meta_end + 4 + heads_len)
         .ok_or_else(damaged)?;
-    let mut rows = &entry[4 + (8 + META) * n..];
+    let texts = std::str::from_utf8(&entry[meta_end + 4 + heads_len..]).map_err(|_| damaged())?;
+    let mut cells = Cells { heads, texts };
     let ordinal = |i: usize| -> io::Result<(usize, usize)> {
         Ok((u32_at(ordinals, 8 * i)?, u32_at(ordinals, 8 * i + 4)?))
     };
     // One record's row after another's waits for its states' cache misses in turn; this
     // loop has them in flight together.
     grouping.warm_ordinals((0..n).filter_map(|i| ordinal(i).ok()));
-    out.reserve(rows.len() + 16 * n);
-    let d = shape.delimiter;
+    out.reserve(texts.len() + ROW_BYTES * n);
+    let mut kept = Vec::new();
     for i in 0..n {
         let m = &meta[i * META..(i + 1) * META];
-        let (len, g0, g1, s0, s1) = (
-            u32_at(m, 8)?,
-            u32_at(m, 12)?,
-            u32_at(m, 16)?,
-            u32_at(m, 20)?,
-            u32_at(m, 24)?,
-        );
-        let row = rows.get(..len).ok_or_else(damaged)?;
-        rows = &rows[len..];
         let (k, s) = ordinal(i)?;
-        if k == WHOLE_AT || g0 == WHOLE_AT {
-            out.extend_from_slice(row);
-            continue;
+        match (u32_at(m, 8)? as u32, k) {
+            (WHOLE, WHOLE_AT) => out.extend_from_slice(cells.text()?.as_bytes()),
+            (CELLS, k) if k != WHOLE_AT => {
+                let here = RecordRef::from_bits(u64_at(m, 0)?);
+                row_of_cells(&mut cells, here, (k, s), grouping, shape, &mut kept, out)?;
+            }
+            _ => return Err(damaged()),
         }
-        if !(g0 <= g1 && g1 <= s0 && s0 <= s1 && s1 <= len) {
-            return Err(damaged());
-        }
-        let here = RecordRef::from_bits(u64_at(m, 0)?);
-        let cells = grouping
-            .cells_at(here, k, s, shape.sources)
-            .ok_or_else(damaged)?;
-        out.extend_from_slice(&row[..g0]);
-        push_map_groups(out, d, &cells);
-        out.extend_from_slice(&row[g1..s0]);
-        if shape.tail.sources {
-            push_map_group_sources(out, d, &cells);
-        }
-        out.extend_from_slice(&row[s1..]);
     }
-    if rows.is_empty() {
+    if cells.heads.is_empty() && cells.texts.is_empty() {
         Ok(())
     } else {
         Err(damaged())
