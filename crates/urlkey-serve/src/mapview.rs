@@ -279,6 +279,8 @@ fn map_error(e: MapError) -> ApiError {
         MapError::Input(e) => ApiError::new("input.unreadable", e.message),
         MapError::Output(e) => ApiError::internal(format!("cannot build the rows: {e}")),
         e @ MapError::Collision(_) => ApiError::new("map.fingerprint-collision", e.to_string()),
+        // Unreachable below --max-body-bytes, but told as the input it is.
+        e @ MapError::TooManyKeys => ApiError::new("input.unreadable", e.to_string()),
         MapError::Thread(e) => ApiError::internal(e.to_string()),
     }
 }

@@ -92,14 +92,16 @@ struct SigState {
 /// ordinals, not states, so that pass one can note where each record's states are
 /// ([`Places`]) and pass two read them there.
 fn find<S>(
-    table: &HashTable<usize>,
+    table: &HashTable<u32>,
     states: &Dense<S>,
     fp_of: impl Fn(&S) -> Fp,
     fp: Fp,
 ) -> Option<usize> {
     table
-        .find(fp.0, |&i| states.get(i).is_some_and(|s| fp_of(s) == fp))
-        .copied()
+        .find(fp.0, |&i| {
+            states.get(i as usize).is_some_and(|s| fp_of(s) == fp)
+        })
+        .map(|&i| i as usize)
 }
 
 /// The ordinals of a record's key and signature states, where the tables have them.
@@ -218,6 +220,32 @@ pub struct FingerprintCollision {
     pub first: String,
     /// The second key.
     pub second: String,
+}
+
+/// Why a record could not be counted.
+#[derive(Debug)]
+pub enum CountError {
+    /// Two keys share a fingerprint.
+    Collision(FingerprintCollision),
+    /// More distinct keys or signatures than the tables' 32-bit ordinals hold
+    /// ([`MAX_STATES`]).
+    TooManyKeys,
+}
+
+/// Distinct keys, and distinct signatures, one run can count: the tables hold 32-bit
+/// ordinals, half the size of `usize` ones (at 5M keys 40 MB a table instead of 72).
+pub const MAX_STATES: usize = u32::MAX as usize;
+
+/// [`MAX_STATES`] is below the spill's marker for "no ordinal", so every ordinal a table
+/// gives fits the spill's `u32`s.
+const _: () = assert!(MAX_STATES <= u32::MAX as usize);
+
+/// The table ordinal of the `n`th state, counted from 0.
+fn ordinal_of(n: usize) -> Result<u32, CountError> {
+    u32::try_from(n)
+        .ok()
+        .filter(|&o| (o as usize) < MAX_STATES)
+        .ok_or(CountError::TooManyKeys)
 }
 
 /// Counts for the summary.
@@ -365,10 +393,10 @@ impl LeanRow {
 /// The state of pass one.
 pub struct Grouping {
     /// Ordinals in `key_states`, hashed by the low half of the key's fingerprint.
-    keys: HashTable<usize>,
+    keys: HashTable<u32>,
     key_states: Dense<KeyState>,
     /// Ordinals in `sig_states`, hashed by the low half of the signature's fingerprint.
-    sigs: HashTable<usize>,
+    sigs: HashTable<u32>,
     sig_states: Dense<SigState>,
     places: Places,
     /// Note where each record's states are ([`Places`]): off while pass one keeps its rows
@@ -414,18 +442,19 @@ impl Grouping {
     /// one control byte a bucket.
     pub fn reserve(&mut self, records: usize) {
         let (key_states, sig_states) = (&self.key_states, &self.sig_states);
-        self.keys.reserve(records, |&i| key_states[i].fp.0);
-        self.sigs.reserve(records, |&i| sig_states[i].fp.0);
+        let records = records.min(MAX_STATES);
+        self.keys.reserve(records, |&i| key_states[i as usize].fp.0);
+        self.sigs.reserve(records, |&i| sig_states[i as usize].fp.0);
     }
 
     /// Counts one record.
-    pub fn insert(&mut self, at: RecordRef, o: &Outcome) -> Result<(), FingerprintCollision> {
+    pub fn insert(&mut self, at: RecordRef, o: &Outcome) -> Result<(), CountError> {
         let c = Counted::of(at, o, self.verify.is_some(), self.keep_detail);
         self.insert_counted(c)
     }
 
     /// Counts one record whose fingerprints a worker computed ([`Counted::of`]).
-    pub fn insert_counted(&mut self, c: Counted) -> Result<(), FingerprintCollision> {
+    pub fn insert_counted(&mut self, c: Counted) -> Result<(), CountError> {
         self.insert_found(c, Found::default()).map(|_| ())
     }
 
@@ -434,7 +463,7 @@ impl Grouping {
     /// At millions of distinct keys each probe is a few cache misses; one record's probe
     /// after another's insert waits for them in turn, while a run of probes that depend on
     /// nothing but their own fingerprints has them in flight together.
-    pub fn insert_chunk(&mut self, chunk: Vec<Counted>) -> Result<(), FingerprintCollision> {
+    pub fn insert_chunk(&mut self, chunk: Vec<Counted>) -> Result<(), CountError> {
         self.insert_chunk_placed(chunk, &mut |_| {})
     }
 
@@ -444,7 +473,7 @@ impl Grouping {
         &mut self,
         chunk: Vec<Counted>,
         placed: &mut dyn FnMut(Option<(usize, usize)>),
-    ) -> Result<(), FingerprintCollision> {
+    ) -> Result<(), CountError> {
         let mut found = std::mem::take(&mut self.found);
         found.clear();
         // Keys first, then signatures: a signature's probe starts from its key's state,
@@ -488,7 +517,7 @@ impl Grouping {
         &mut self,
         c: Counted,
         found: Found,
-    ) -> Result<Option<(usize, usize)>, FingerprintCollision> {
+    ) -> Result<Option<(usize, usize)>, CountError> {
         self.summary.records += 1;
         let (kf, sf) = match c.fingerprints {
             Ok(f) => f,
@@ -507,10 +536,10 @@ impl Grouping {
         if let (Some(v), Some(key)) = (&mut self.verify, c.key) {
             let known = v.entry(kf).or_insert_with(|| key.clone());
             if *known != key {
-                return Err(FingerprintCollision {
+                return Err(CountError::Collision(FingerprintCollision {
                     first: known.to_string(),
                     second: key.to_string(),
-                });
+                }));
             }
         }
         let (at, kf, sf) = (c.at, Fp::of(kf), Fp::of(sf));
@@ -520,6 +549,7 @@ impl Grouping {
             Some(s) => s,
             None => {
                 let n = self.sig_states.len();
+                let ordinal = ordinal_of(n)?;
                 self.sig_states.push(SigState {
                     fp: sf,
                     distinct_keys: 0,
@@ -527,7 +557,8 @@ impl Grouping {
                     first: at,
                 });
                 let states = &self.sig_states;
-                self.sigs.insert_unique(sf.0, n, |&i| states[i].fp.0);
+                self.sigs
+                    .insert_unique(sf.0, ordinal, |&i| states[i as usize].fp.0);
                 if self.keep_detail {
                     let text = c.signature.map(str::into_string).unwrap_or_default();
                     self.sig_detail.push((text, Vec::new()));
@@ -550,6 +581,7 @@ impl Grouping {
             None => {
                 sig_state.distinct_keys += 1;
                 let n = self.key_states.len();
+                let ordinal = ordinal_of(n)?;
                 self.key_states.push(KeyState {
                     fp: kf,
                     count: 1,
@@ -557,7 +589,8 @@ impl Grouping {
                     signature: sig,
                 });
                 let states = &self.key_states;
-                self.keys.insert_unique(kf.0, n, |&i| states[i].fp.0);
+                self.keys
+                    .insert_unique(kf.0, ordinal, |&i| states[i as usize].fp.0);
                 n
             }
         };
@@ -1019,6 +1052,58 @@ mod tests {
 
     /// Places are given up, not grown without bound, for line numbers far past the
     /// records (an input of mostly skipped lines); rows then come from the tables.
+    /// Ordinals stop short of the table's 32 bits with an error, never a wrapped ordinal.
+    #[test]
+    fn ordinals_end_at_max_states() {
+        assert_eq!(ordinal_of(0).ok(), Some(0));
+        assert_eq!(ordinal_of(MAX_STATES - 1).ok(), Some(u32::MAX - 1));
+        for n in [MAX_STATES, MAX_STATES + 1, usize::MAX] {
+            assert!(matches!(ordinal_of(n), Err(CountError::TooManyKeys)), "{n}");
+        }
+    }
+
+    /// Tables sized beforehand count as tables that grow: the same summary and rows.
+    #[test]
+    fn reserved_tables_count_the_same() {
+        let recs: Vec<_> = (0..5000u64)
+            .map(|i| InputRecord {
+                line: i + 1,
+                observed: format!("https://example.com/{}?utm_source=x&a={}", i % 1700, i % 3),
+                ..InputRecord::default()
+            })
+            .collect();
+        let policy = urlkey::PolicySet::builtin().get("mapper@1").unwrap();
+        let count = |reserve: Option<usize>| {
+            let mut g = Grouping::new("mapper@1", true, false);
+            if let Some(n) = reserve {
+                g.reserve(n);
+            }
+            let mut buf = KeyBuffers::default();
+            for chunk in recs.chunks(512) {
+                let counted = chunk
+                    .iter()
+                    .map(|r| Counted::key(&policy, r, true, false, &mut buf))
+                    .collect();
+                g.insert_chunk(counted).unwrap();
+            }
+            g.close();
+            let rows: Vec<String> = recs
+                .iter()
+                .map(|r| {
+                    let o = policy.key(&r.observed);
+                    serde_json::to_string(&g.row(r, &o, false, &[])).unwrap()
+                })
+                .collect();
+            (serde_json::to_string(&g.summary).unwrap(), rows)
+        };
+        let grown = count(None);
+        // (i % 1700, i % 3) repeats only after 5100 records.
+        assert!(grown.0.contains("\"distinct_keys\":5000"), "{}", grown.0);
+        for n in [0, 10, 5000, 100_000] {
+            assert_eq!(count(Some(n)), grown, "reserved {n}");
+        }
+    }
+
     #[test]
     fn places_give_up_on_sparse_lines() {
         let mut places = Places::default();

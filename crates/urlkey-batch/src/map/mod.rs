@@ -37,6 +37,9 @@ pub enum MapError {
     Output(std::io::Error),
     /// Verifying fingerprints found two keys with one fingerprint.
     Collision(FingerprintCollision),
+    /// The input has more distinct keys or signatures than one run counts
+    /// ([`MAX_STATES`]).
+    TooManyKeys,
     /// A pipeline thread could not be started.
     Thread(ThreadError),
 }
@@ -51,11 +54,25 @@ impl std::fmt::Display for MapError {
                 "fingerprint collision: {:?} and {:?} share a 128-bit fingerprint; please report this input",
                 c.first, c.second
             ),
+            MapError::TooManyKeys => write!(
+                f,
+                "the input has more than {MAX_STATES} distinct keys or signatures, more than \
+                 one map run counts; split it and map the parts"
+            ),
             MapError::Thread(e) => write!(f, "{e}"),
         }
     }
 }
 impl std::error::Error for MapError {}
+
+impl From<CountError> for MapError {
+    fn from(e: CountError) -> Self {
+        match e {
+            CountError::Collision(c) => MapError::Collision(c),
+            CountError::TooManyKeys => MapError::TooManyKeys,
+        }
+    }
+}
 
 /// Settings of one map run.
 pub struct MapRun<'p> {
@@ -232,20 +249,20 @@ impl MapRun<'_> {
         mut grouping: Grouping,
         open: &dyn Fn() -> Result<Box<dyn RecordSource>, InputError>,
         work: impl Fn(&[InputRecord]) -> T + Sync + Send,
-        mut insert: impl FnMut(&mut Grouping, T, &ReadBatch) -> Result<(), FingerprintCollision> + Send,
+        mut insert: impl FnMut(&mut Grouping, T, &ReadBatch) -> Result<(), CountError> + Send,
     ) -> Result<Grouping, MapError> {
         let mut src = open().map_err(MapError::Input)?;
-        let mut sized = false;
+        let mut sized = self.input_bytes.is_none();
         self.pipeline
             .stream(src.as_mut(), CHUNK, work, |batch, counted| {
-                if !sized {
+                if !sized && batch.bytes_read >= SIZING_BYTES {
                     sized = true;
                     if let Some(records) = expected_records(self.input_bytes, batch) {
                         grouping.reserve(records);
                     }
                 }
                 for chunk in counted {
-                    insert(&mut grouping, chunk, batch).map_err(MapError::Collision)?;
+                    insert(&mut grouping, chunk, batch).map_err(MapError::from)?;
                 }
                 if let Some(p) = self.progress {
                     p(Pass::Counting, batch.lines_read, batch.bytes_read);
@@ -454,16 +471,20 @@ enum Rows {
     Outcomes(Vec<Outcome>),
 }
 
-/// Records in an input of `input_bytes` bytes, guessed from its first batch's lines per
-/// byte; `None` without a size or a byte read, or past the guess of any use (a table of
-/// 2^32 ordinals).
-fn expected_records(input_bytes: Option<u64>, first: &ReadBatch) -> Option<usize> {
+/// Bytes read before pass one guesses the input's records from its lines per byte: the
+/// readers count what they take from the file in 256 KiB reads, which makes a guess from
+/// the first batch (4,096 records with two threads) up to twice too small.
+const SIZING_BYTES: u64 = 4 << 20;
+
+/// Records in an input of `input_bytes` bytes, guessed from the lines per byte read so
+/// far; `None` without a size or a line read.
+fn expected_records(input_bytes: Option<u64>, so_far: &ReadBatch) -> Option<usize> {
     let total = input_bytes? as f64;
-    if first.bytes_read == 0 || first.lines_read == 0 {
+    if so_far.bytes_read == 0 || so_far.lines_read == 0 {
         return None;
     }
-    let guess = total * first.lines_read as f64 / first.bytes_read as f64;
-    (guess < (1u64 << 32) as f64).then_some(guess as usize)
+    let guess = total * so_far.lines_read as f64 / so_far.bytes_read as f64;
+    Some(guess.min(MAX_STATES as f64) as usize)
 }
 
 /// The CSV or TSV delimiter of `format`.
@@ -507,6 +528,10 @@ mod tests {
     use std::sync::Mutex;
     use urlkey::{ErrorCode, KeyError};
 
+    /// What [`Given`] says it reads a line: enough that a test's input passes
+    /// [`SIZING_BYTES`], and pass one sizes its tables.
+    const BYTES_PER_LINE: u64 = 1000;
+
     /// Records given in memory, as a reader would hand them over.
     struct Given {
         records: std::collections::VecDeque<InputRecord>,
@@ -532,7 +557,7 @@ mod tests {
             self.lines
         }
         fn bytes_read(&self) -> u64 {
-            self.lines * 10
+            self.lines * BYTES_PER_LINE
         }
     }
 
@@ -609,7 +634,8 @@ mod tests {
             notice: Some(&notice),
             sources: &sources,
             spill: spill.is_some(),
-            input_bytes: Some(recs.len() as u64 * 10),
+            // Sized tables where the run spills; growing ones where it keys again.
+            input_bytes: spill.map(|_| recs.len() as u64 * BYTES_PER_LINE),
         };
         let tail = Tail {
             sources: true,
@@ -685,6 +711,28 @@ mod tests {
         }
     }
 
+    /// The guess of an input's records from what was read so far.
+    #[test]
+    fn records_are_guessed_from_lines_per_byte() {
+        let read = |lines, bytes| ReadBatch::<InputRecord> {
+            records: Vec::new(),
+            lines_read: lines,
+            bytes_read: bytes,
+            notices: Vec::new(),
+        };
+        assert_eq!(
+            expected_records(Some(650_000_000), &read(65_000, 4_225_000)),
+            Some(10_000_000)
+        );
+        assert_eq!(expected_records(None, &read(10, 100)), None);
+        assert_eq!(expected_records(Some(100), &read(0, 100)), None);
+        assert_eq!(expected_records(Some(100), &read(10, 0)), None);
+        assert_eq!(
+            expected_records(Some(u64::MAX), &read(10, 1)),
+            Some(MAX_STATES)
+        );
+    }
+
     /// A temporary file that cannot be made, or that fills up: the run says so and keys
     /// every record again; its rows are the same.
     #[test]
@@ -753,6 +801,15 @@ mod tests {
             let mut out = Vec::new();
             let e = spill::rows_of(&entry[..cut], &grouping, &shape, &mut out).unwrap_err();
             assert_eq!(e.kind(), std::io::ErrorKind::InvalidData, "cut at {cut}");
+        }
+        // Any byte changed: an error or rows, never a panic.
+        for i in 0..entry.len() {
+            for flip in [0xff, 0x80, 0x01] {
+                let mut bad = entry.clone();
+                bad[i] ^= flip;
+                let mut out = Vec::new();
+                let _ = spill::rows_of(&bad, &grouping, &shape, &mut out);
+            }
         }
         // Ordinals this grouping does not have.
         let mut bad = entry.clone();

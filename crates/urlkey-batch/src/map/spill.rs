@@ -542,7 +542,8 @@ fn row_of_cells(
         0 => c.text()?,
         at => {
             let len = c.varint()?;
-            key.get(at - 1..at - 1 + len).ok_or_else(damaged)?
+            let end = (at - 1).checked_add(len).ok_or_else(damaged)?;
+            key.get(at - 1..end).ok_or_else(damaged)?
         }
     };
     let removed = c.text()?;

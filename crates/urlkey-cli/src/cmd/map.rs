@@ -95,6 +95,7 @@ pub fn run(a: MapArgs) -> Result<(), Failure> {
         MapError::Input(e) => Failure::Input(e.to_string()),
         MapError::Output(e) => output_error(e),
         MapError::Collision(_) => Failure::Internal(e.to_string()),
+        MapError::TooManyKeys => Failure::Input(e.to_string()),
         MapError::Thread(e) => crate::thread_error(e),
     })?;
     let out = writer.finish().map_err(output_error)?;
