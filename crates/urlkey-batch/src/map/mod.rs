@@ -3,11 +3,13 @@
 //!
 //! Pass one runs the policy on every record and counts, per 128-bit fingerprint of the
 //! key, how many records share it and where the first one was; per fingerprint of the
-//! signature, how many distinct keys share it. Pass two runs the policy again and writes
-//! each row with those counts, in input order: CSV and TSV rows from the lean path
-//! ([`LeanRow`]: key, signature, removed parameters), JSONL and Parquet rows, which carry
-//! the transformation log and the facts, from the full `Outcome`. Records are never held
-//! in memory.
+//! signature, how many distinct keys share it. Pass two writes each row with those
+//! counts, in input order. CSV and TSV rows come from the cells pass one kept in a
+//! temporary file (`spill.rs`; where it cannot be written, from the lean path again:
+//! [`LeanRow`], key, signature, removed parameters); JSONL and Parquet rows, which carry
+//! the transformation log and the facts, from the full `Outcome`, pass two running the
+//! policy again. Records are never held in memory. Once 4 MiB are read, pass one sizes
+//! its tables for the records the input's size holds ([`MapRun::input_bytes`]).
 
 mod dense;
 mod grouping;

@@ -1,25 +1,39 @@
-//! Pass one's rows, kept in a temporary file, for `urlkey map` with CSV or TSV rows.
+//! Pass one's records, kept in a temporary file, for `urlkey map` with CSV or TSV rows.
 //!
 //! Without it, pass two keys every record again to write its row: at 10M records that
 //! second keying was 29% of `map`'s instructions (docs/benchmarks.md, issue 19). With it,
-//! pass one's workers write each row whole but for its grouping cells, which only the
-//! whole input decides; the thread that counts adds the ordinals of each record's key and
-//! signature states; pass two reads the rows back in order and fills those cells in. The
-//! input is read once, and the rows are the bytes [`push_map_row`] writes either way.
+//! pass one's workers keep each record's cells: the input as read, its key (nothing when
+//! the key is the input), its signature (where it is in the key, as 98% are), the removed
+//! parameters, an error where the policy gave one with a key, the kept cells; the thread
+//! that counts adds the ordinals of each record's key and signature states; pass two reads
+//! the cells back in order and writes each row with [`push_map_row`], the function that
+//! writes it when pass two keys again, with the grouping cells the whole input decides.
+//! An invalid record's row has no grouping cells: pass one writes it whole. The input is
+//! read once.
+//!
+//! The cells are about half the bytes of the rows (the fourth round kept rows: 260 bytes
+//! a record at 10M lines, 2.6 GB through the page cache, whose copies were a sixth of
+//! `map`'s time).
 //!
 //! The file is made by [`tempfile::tempfile`] in the system's temporary directory
 //! (`TMPDIR`) and is unlinked from the start: nothing is left behind, however the run
-//! ends. It takes about the output's size plus 36 bytes a record. Where it cannot be
-//! made or written (no such directory, a full disk), `map` says so and keys every record
-//! again in pass two: the output is the same.
+//! ends. Where it cannot be made or written (no such directory, a full disk), `map` says
+//! so and keys every record again in pass two: the output is the same.
 //!
 //! A chunk's entry has two parts, each where the file had room when it was written (the
-//! index, in input order, says where): the worker that keyed the chunk writes per record
-//! its place, its row's length and where its grouping cells go ([`META`] bytes), then the
-//! rows; the counting thread writes the record count (`u32`) and per record the ordinals
-//! of its key and signature states (`u32` each, [`WHOLE`] for an invalid record's row).
+//! index, in input order, says where):
+//! - the worker that keyed the chunk writes per record its place and its form ([`META`]
+//!   bytes: [`CELLS`] or [`WHOLE`]); the length of the heads (`u32`); the heads: per
+//!   record the lengths and tags of its cells, or its whole row's length, as LEB128
+//!   integers; then the texts of every record, one after another, which pass two checks
+//!   as UTF-8 once an entry;
+//! - the counting thread writes the record count (`u32`) and per record the ordinals of
+//!   its key and signature states (`u32` each, [`WHOLE`] for an invalid record).
+//!
 //! Workers write and read their own parts, so that neither the counting thread of pass
-//! one nor the reading lock of pass two copies the rows. Integers are little-endian.
+//! one nor the reading lock of pass two copies the records. Fixed-size integers are
+//! little-endian. An entry that does not read back as written is an error, never a panic
+//! or a wrong row.
 
 use std::fs::File;
 use std::io;
@@ -334,7 +348,7 @@ impl Spill {
         Ok((start, len))
     }
 
-    /// A worker's part of a chunk's entry: writes the piece's rows and lets them go.
+    /// A worker's part of a chunk's entry: writes the piece's records and lets them go.
     pub fn put_piece(&self, piece: &mut Piece) {
         if self.is_broken() || piece.too_long {
             return;
