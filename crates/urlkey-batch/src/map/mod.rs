@@ -96,8 +96,8 @@ pub struct MapRun<'p> {
     /// does not key every record again ([`spill`]; where the file cannot be made or
     /// written, the run says so through `notice` and keys again).
     pub spill: bool,
-    /// The inputs' size in bytes, where known (as `bytes_read` counts them): after its
-    /// first batch, pass one sizes its tables for the records that many bytes hold.
+    /// The inputs' size in bytes, where known (as `bytes_read` counts them): once it has
+    /// read 4 MiB, pass one sizes its tables for the records that many bytes hold.
     pub input_bytes: Option<u64>,
 }
 

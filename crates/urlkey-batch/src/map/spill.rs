@@ -32,8 +32,8 @@
 //!
 //! Workers write and read their own parts, so that neither the counting thread of pass
 //! one nor the reading lock of pass two copies the records. Fixed-size integers are
-//! little-endian. An entry that does not read back as written is an error, never a panic
-//! or a wrong row.
+//! little-endian. An entry cut short is an error, never a wrong row; one with a byte
+//! changed gives an error or rows, never a panic.
 
 use std::fs::File;
 use std::io;
@@ -80,11 +80,12 @@ pub(crate) struct Piece {
     /// The records' cells and rows, one after another: one text, so that pass two checks
     /// that it is UTF-8 once a chunk.
     texts: String,
-    /// A record too long for the entry's `u32` lengths: the spill gives up.
+    /// Heads too long for their `u32` length (or a whole row that is not UTF-8): the
+    /// spill gives up.
     too_long: bool,
     /// Records in the chunk.
     records: usize,
-    /// Where [`Spill::put_piece`] wrote `meta` and `body`: offset and length.
+    /// Where [`Spill::put_piece`] wrote `meta`, `heads` and `texts`: offset and length.
     written: Option<io::Result<(u64, usize)>>,
 }
 
