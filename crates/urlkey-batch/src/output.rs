@@ -700,21 +700,34 @@ fn ascii_digits(mut n: u64, len: usize) -> u64 {
 }
 
 fn join<'a>(items: impl Iterator<Item = &'a str> + Clone) -> String {
+    let mut s = String::new();
+    join_into(&mut s, items);
+    s
+}
+
+/// [`join`] into `out`, after what it holds.
+fn join_into<'a>(out: &mut String, items: impl Iterator<Item = &'a str> + Clone) {
     // Sized first: growing from empty cost a realloc or two per map row with removed names.
     let len = items.clone().map(|it| it.len() + 1).sum::<usize>();
-    let mut s = String::with_capacity(len.saturating_sub(1));
+    out.reserve(len.saturating_sub(1));
     for (i, it) in items.enumerate() {
         if i > 0 {
-            s.push(';');
+            out.push(';');
         }
-        s.push_str(it);
+        out.push_str(it);
     }
-    s
 }
 
 /// Joins names with `;`.
 pub fn join_names(names: &[String]) -> String {
     join(names.iter().map(String::as_str))
+}
+
+/// [`join_names`] into `out`, which it empties first: a buffer used again record after
+/// record.
+pub(crate) fn join_names_into(out: &mut String, names: &[String]) {
+    out.clear();
+    join_into(out, names.iter().map(String::as_str));
 }
 
 #[cfg(test)]

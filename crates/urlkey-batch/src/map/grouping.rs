@@ -236,11 +236,8 @@ pub enum CountError {
 /// ordinals, half the size of `usize` ones (at 5M keys 40 MB a table instead of 72).
 pub const MAX_STATES: usize = u32::MAX as usize;
 
-/// [`MAX_STATES`] is below the spill's marker for "no ordinal", so every ordinal a table
-/// gives fits the spill's `u32`s.
-const _: () = assert!(MAX_STATES <= u32::MAX as usize);
-
-/// The table ordinal of the `n`th state, counted from 0.
+/// The table ordinal of the `n`th state, counted from 0: below [`MAX_STATES`], so never
+/// `u32::MAX`, which the spill's entries take for "no ordinal".
 fn ordinal_of(n: usize) -> Result<u32, CountError> {
     u32::try_from(n)
         .ok()

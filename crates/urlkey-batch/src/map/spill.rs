@@ -44,7 +44,7 @@ use urlkey::Policy;
 use super::grouping::{row_from_parts, ungrouped_row, Counted, Grouping, LeanRow};
 use super::outcome_of;
 use crate::input::{InputError, InputRecord, RecordRef};
-use crate::output::{join_names, push_map_row, Tail};
+use crate::output::{join_names_into, push_map_row, Tail};
 use crate::pipeline::{BatchSource, ReadBatch};
 
 /// Bytes per record in an entry's second table: the record's place (`u64`) and its form
@@ -77,11 +77,10 @@ pub(crate) struct Piece {
     meta: Vec<u8>,
     /// Per record, the lengths and tags of its cells ([`put_cells`]), or its row's length.
     heads: Vec<u8>,
-    /// The records' cells and rows, one after another: one text, so that pass two checks
-    /// that it is UTF-8 once a chunk.
-    texts: String,
-    /// Heads too long for their `u32` length (or a whole row that is not UTF-8): the
-    /// spill gives up.
+    /// The records' cells and rows, one after another, so that pass two checks that they
+    /// are UTF-8 once a chunk.
+    texts: Vec<u8>,
+    /// Heads too long for their `u32` length: the spill gives up.
     too_long: bool,
     /// Records in the chunk.
     records: usize,
@@ -115,13 +114,13 @@ fn put_varint(out: &mut Vec<u8>, mut v: usize) {
 /// A record's parts, as [`piece`] writes them: lengths and tags, and texts.
 struct Parts<'a> {
     heads: &'a mut Vec<u8>,
-    texts: &'a mut String,
+    texts: &'a mut Vec<u8>,
 }
 
 impl Parts<'_> {
     fn text(&mut self, text: &str) {
         put_varint(self.heads, text.len());
-        self.texts.push_str(text);
+        self.texts.extend_from_slice(text.as_bytes());
     }
 }
 
@@ -159,7 +158,7 @@ fn put_cells(
         put_varint(p.heads, 0);
     } else {
         put_varint(p.heads, key.len() + 1);
-        p.texts.push_str(key);
+        p.texts.extend_from_slice(key.as_bytes());
     }
     match signature_in_key(key, sig) {
         Some(at) => {
@@ -197,13 +196,13 @@ pub(crate) fn piece(
         counted: Vec::with_capacity(recs.len()),
         meta: Vec::with_capacity(recs.len() * META),
         heads: Vec::with_capacity(recs.len() * 8),
-        texts: String::with_capacity(recs.len() * 128),
+        texts: Vec::with_capacity(recs.len() * 128),
         too_long: false,
         records: recs.len(),
         written: None,
     };
     let mut lean = LeanRow::default();
-    let (mut removed, mut row_bytes) = (String::new(), Vec::new());
+    let mut removed = String::new();
     for r in recs {
         let mut parts = Parts {
             heads: &mut p.heads,
@@ -211,13 +210,7 @@ pub(crate) fn piece(
         };
         let form = if lean.key(policy, r) {
             let (key, sig, names) = lean.parts();
-            removed.clear();
-            for (i, n) in names.iter().enumerate() {
-                if i > 0 {
-                    removed.push(';');
-                }
-                removed.push_str(n);
-            }
+            join_names_into(&mut removed, names);
             put_cells(&mut parts, &r.observed, (key, sig), &removed, None, &r.kept);
             p.counted.push(lean.counted(r, verify));
             CELLS
@@ -234,8 +227,8 @@ pub(crate) fn piece(
                 .map(|e| (o.is_valid(), e.code.as_str(), &*e.message));
             match keyed {
                 Some(keyed) => {
-                    let names = join_names(&o.removed_params);
-                    put_cells(&mut parts, &r.observed, keyed, &names, error, &r.kept);
+                    join_names_into(&mut removed, &o.removed_params);
+                    put_cells(&mut parts, &r.observed, keyed, &removed, error, &r.kept);
                     CELLS
                 }
                 None => {
@@ -244,13 +237,9 @@ pub(crate) fn piece(
                     row.status = if o.is_valid() { "ok" } else { "invalid" };
                     row.error_code = error.map(|e| e.1);
                     row.error = error.map(|e| e.2);
-                    row_bytes.clear();
-                    push_map_row(&mut row_bytes, shape.delimiter, &row, shape.tail);
-                    // The row is made of `&str`s and ASCII.
-                    match std::str::from_utf8(&row_bytes) {
-                        Ok(text) => parts.text(text),
-                        Err(_) => p.too_long = true,
-                    }
+                    let start = parts.texts.len();
+                    push_map_row(parts.texts, shape.delimiter, &row, shape.tail);
+                    put_varint(parts.heads, parts.texts.len() - start);
                     WHOLE
                 }
             }
@@ -356,16 +345,11 @@ impl Spill {
         }
         // `piece` checked that the heads' length fits.
         let heads_len = (piece.heads.len() as u32).to_le_bytes();
-        let parts: [&[u8]; 4] = [
-            &piece.meta,
-            &heads_len,
-            &piece.heads,
-            piece.texts.as_bytes(),
-        ];
+        let parts: [&[u8]; 4] = [&piece.meta, &heads_len, &piece.heads, &piece.texts];
         piece.written = Some(self.put(&parts));
         piece.meta = Vec::new();
         piece.heads = Vec::new();
-        piece.texts = String::new();
+        piece.texts = Vec::new();
     }
 
     /// Gives up: workers write nothing more, and pass two keys again.
