@@ -69,7 +69,7 @@ impl Fp {
 }
 
 /// Per distinct key, in a dense vector (`Grouping::key_states`, 40 bytes) that the key
-/// table indexes (8 bytes a bucket).
+/// table indexes (4 bytes a bucket: a `u32` ordinal).
 #[derive(Clone, Copy)]
 struct KeyState {
     fp: Fp,

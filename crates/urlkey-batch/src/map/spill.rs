@@ -11,9 +11,9 @@
 //! An invalid record's row has no grouping cells: pass one writes it whole. The input is
 //! read once.
 //!
-//! The cells are about half the bytes of the rows (the fourth round kept rows: 260 bytes
-//! a record at 10M lines, 2.6 GB through the page cache, whose copies were a sixth of
-//! `map`'s time).
+//! The cells are about half the bytes of the rows the fourth round kept: 130 against 245
+//! bytes a record on the generated 10M-line file's first 1M lines, all of it through the
+//! page cache, whose copies were 7.8% of `map`'s samples then (docs/benchmarks.md).
 //!
 //! The file is made by [`tempfile::tempfile`] in the system's temporary directory
 //! (`TMPDIR`) and is unlinked from the start: nothing is left behind, however the run
