@@ -779,13 +779,10 @@ impl RecordRef {
     pub fn line(self) -> u64 {
         self.0 & Self::LINE_MASK
     }
-    /// The packed bits, for a file that keeps places (`urlkey map`'s spill).
+    /// The packed bits, for a file that keeps places (`urlkey map`'s spill, which keeps
+    /// each as its difference from the place before it).
     pub(crate) fn to_bits(self) -> u64 {
         self.0
-    }
-    /// [`RecordRef::to_bits`] read back.
-    pub(crate) fn from_bits(bits: u64) -> Self {
-        RecordRef(bits)
     }
 }
 

@@ -311,15 +311,14 @@ impl MapRun<'_> {
                 spill.put_piece(&mut piece);
                 piece
             },
-            |grouping, mut piece: spill::Piece, batch| {
+            |grouping, mut piece: spill::Piece, _| {
                 if spill.is_broken() {
                     return grouping.insert_chunk(piece.counted);
                 }
                 ordinals.clear();
                 let counted = std::mem::take(&mut piece.counted);
                 grouping.insert_chunk_placed(counted, &mut |o| ordinals.push(o))?;
-                let (lines, bytes) = (batch.lines_read, batch.bytes_read);
-                match spill.put_head(&mut piece, &ordinals, lines, bytes, &mut head) {
+                match spill.put_head(&mut piece, &ordinals, &mut head) {
                     Ok(place) => places.push(place),
                     Err(e) => {
                         spill.give_up();
@@ -339,40 +338,61 @@ impl MapRun<'_> {
         if spill.is_broken() {
             self.write_rows(open, &grouping, writer)?;
         } else {
-            let reader = spill::SpillReader::new(places);
-            self.write_spilled(&spill, reader, &grouping, &shape, writer)?;
+            let again = self.write_spilled(open, &spill, places, &grouping, &shape, writer)?;
+            if again > 0 {
+                self.say(&format!(
+                    "the input changed while map ran: {again} records read in the second pass \
+                     differ from the first pass's (or were not in it) and were keyed again; \
+                     their grouping columns count the first pass's records"
+                ));
+            }
         }
         Ok(self.finish(grouping, start))
     }
 
-    /// Pass two from the spill: workers fill in the rows' grouping cells; this thread
-    /// writes them in order.
+    /// Pass two from the spill: workers read the input again beside pass one's entries
+    /// and write the rows; they are written in order. Returns how many records were keyed
+    /// again ([`spill::rows_of`]).
     fn write_spilled<W: Write + Send>(
         &self,
+        open: &dyn Fn() -> Result<Box<dyn RecordSource>, InputError>,
         spill: &spill::Spill,
-        mut reader: spill::SpillReader,
+        places: Vec<spill::Place>,
         grouping: &Grouping,
         shape: &spill::RowShape,
         writer: &mut RecordWriter<W>,
-    ) -> Result<(), MapError> {
+    ) -> Result<u64, MapError> {
         writer.start_map().map_err(MapError::Output)?;
+        let mut src = open().map_err(MapError::Input)?;
+        let mut reader = spill::SpillReader::new(places, src.as_mut());
+        let mut again = 0;
         self.pipeline
             .stream_batches(
                 &mut reader,
                 spill::CHUNKS_PER_TASK,
-                |places| -> std::io::Result<Vec<u8>> {
-                    // Sized once: grown entry by entry, it was copied once over.
+                |chunks| -> std::io::Result<(Vec<u8>, u64)> {
                     let mut entry = Vec::new();
-                    let mut out = Vec::with_capacity(spill::SpillReader::row_bytes(places));
-                    for p in places {
-                        spill.read_entry(p, &mut entry)?;
-                        spill::rows_of(&entry, grouping, shape, &mut out)?;
+                    let mut scratch = spill::RowScratch::default();
+                    // Sized once: grown entry by entry, it was copied once over.
+                    let mut out = Vec::with_capacity(spill::SpillReader::row_bytes(chunks));
+                    let mut again = 0;
+                    for c in chunks {
+                        again += c.rows(
+                            spill,
+                            self.policy,
+                            grouping,
+                            shape,
+                            &mut entry,
+                            &mut scratch,
+                            &mut out,
+                        )?;
                     }
-                    Ok(out)
+                    Ok((out, again))
                 },
                 |batch, chunks| {
                     for c in chunks {
-                        let bytes = c.map_err(|e| MapError::Output(spill_error(e)))?;
+                        let (bytes, n) = c.map_err(|e| MapError::Output(spill_error(e)))?;
+                        again += n;
                         writer.write_raw(&bytes).map_err(MapError::Output)?;
                     }
                     if let Some(p) = self.progress {
@@ -381,7 +401,8 @@ impl MapRun<'_> {
                     Ok(())
                 },
             )
-            .map_err(stream_error)
+            .map_err(stream_error)?;
+        Ok(again)
     }
 
     /// Pass two into a [`RecordWriter`].
@@ -655,6 +676,43 @@ mod tests {
             None => run.run(&open, &mut writer),
         }
         .unwrap();
+        ran(summary, writer, notices)
+    }
+
+    /// [`run`] with an input that `open` gives, spilling or not.
+    fn run_open(
+        policy: &str,
+        open: &dyn Fn() -> Result<Box<dyn RecordSource>, InputError>,
+        format: OutputFormat,
+        threads: usize,
+        spill: bool,
+    ) -> Ran {
+        let policy = urlkey::PolicySet::builtin().get(policy).unwrap();
+        let pipeline = Pipeline::new(threads).unwrap();
+        let sources = ["one.txt".to_string(), "two, \"2\".txt".to_string()];
+        let notices = Mutex::new(Vec::new());
+        let notice = |m: &str| notices.lock().unwrap().push(m.to_string());
+        let run = MapRun {
+            policy: &policy,
+            pipeline: &pipeline,
+            verify_fingerprints: true,
+            groups: false,
+            progress: None,
+            notice: Some(&notice),
+            sources: &sources,
+            spill,
+            input_bytes: None,
+        };
+        let tail = Tail {
+            sources: true,
+            kept: vec!["a".into(), "b".into()],
+        };
+        let mut writer = RecordWriter::new(format, Vec::new()).with_tail(tail);
+        let summary = run.run(open, &mut writer).unwrap();
+        ran(summary, writer, notices)
+    }
+
+    fn ran(summary: MapSummary, writer: RecordWriter<Vec<u8>>, notices: Mutex<Vec<String>>) -> Ran {
         let mut summary = serde_json::to_value(&summary).unwrap();
         summary["elapsed_seconds"] = 0.into();
         summary["lines_per_second"] = 0.into();
@@ -791,17 +849,19 @@ mod tests {
         let file = tempfile::tempfile().unwrap();
         let s = spill::Spill::in_file(file.try_clone().unwrap());
         s.put_piece(&mut piece);
-        let place = s
-            .put_head(&mut piece, &ordinals, 1, 1, &mut Vec::new())
-            .unwrap();
+        let place = s.put_head(&mut piece, &ordinals, &mut Vec::new()).unwrap();
         let mut entry = Vec::new();
         s.read_entry(&place, &mut entry).unwrap();
+        let mut scratch = spill::RowScratch::default();
+        let mut rows = |entry: &[u8], out: &mut Vec<u8>| {
+            spill::rows_of(entry, &recs, &policy, &grouping, &shape, &mut scratch, out)
+        };
         let mut out = Vec::new();
-        spill::rows_of(&entry, &grouping, &shape, &mut out).unwrap();
+        assert_eq!(rows(&entry, &mut out).unwrap(), 0);
         assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), recs.len());
         for cut in [0, 3, 4, 20, entry.len() / 2, entry.len() - 1] {
             let mut out = Vec::new();
-            let e = spill::rows_of(&entry[..cut], &grouping, &shape, &mut out).unwrap_err();
+            let e = rows(&entry[..cut], &mut out).unwrap_err();
             assert_eq!(e.kind(), std::io::ErrorKind::InvalidData, "cut at {cut}");
         }
         // Any byte changed: an error or rows, never a panic.
@@ -810,14 +870,14 @@ mod tests {
                 let mut bad = entry.clone();
                 bad[i] ^= flip;
                 let mut out = Vec::new();
-                let _ = spill::rows_of(&bad, &grouping, &shape, &mut out);
+                let _ = rows(&bad, &mut out);
             }
         }
         // Ordinals this grouping does not have.
         let mut bad = entry.clone();
         bad[4..8].copy_from_slice(&(1u32 << 30).to_le_bytes());
         let mut out = Vec::new();
-        assert!(spill::rows_of(&bad, &grouping, &shape, &mut out).is_err());
+        assert!(rows(&bad, &mut out).is_err());
         // A file shorter than the index says.
         file.set_len(10).unwrap();
         let e = s.read_entry(&place, &mut entry).unwrap_err();
@@ -826,7 +886,97 @@ mod tests {
         let mut piece = spill::piece(&policy, &recs, false, &shape);
         s.put_piece(&mut piece);
         assert!(s
-            .put_head(&mut piece, &ordinals[1..], 1, 1, &mut Vec::new())
+            .put_head(&mut piece, &ordinals[1..], &mut Vec::new())
             .is_err());
+    }
+
+    /// An input that changes between the passes (records edited, moved, dropped and
+    /// added): the spilling run writes the rows that the run keying every record again
+    /// writes, and says how many records it keyed again.
+    #[test]
+    fn an_input_changed_between_the_passes_gets_rows_keyed_again() {
+        let first = records(3000);
+        let mut second = first.clone();
+        // Same place, another text (a host that keys elsewhere, a refused one).
+        second[7].observed = "https://changed.example/x?utm_source=1".into();
+        second[40].observed = "not a url any more".into();
+        // Same text, another place.
+        second[100].line += 1_000_000;
+        // Kept cells only: not keyed again (they are read in pass two anyway).
+        second[200].kept[0] = "edited".into();
+        // Dropped in the middle, and records added at the end, past every entry.
+        second.remove(5000);
+        let extra: Vec<InputRecord> = first[..700]
+            .iter()
+            .map(|r| InputRecord {
+                line: r.line + 5_000_000,
+                ..r.clone()
+            })
+            .collect();
+        second.extend(extra);
+        let (first, second) = (&first, &second);
+        for threads in [1, 2] {
+            let open_twice = |spill: bool| {
+                let calls = std::sync::atomic::AtomicUsize::new(0);
+                let open = move || -> Result<Box<dyn RecordSource>, InputError> {
+                    let n = calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let recs = if n == 0 { first } else { second };
+                    Ok(Box::new(Given {
+                        records: recs.iter().cloned().collect(),
+                        lines: 0,
+                    }))
+                };
+                run_open("mapper@1", &open, OutputFormat::Csv, threads, spill)
+            };
+            let spilled = open_twice(true);
+            let again = open_twice(false);
+            assert_same(&spilled, &again, &format!("{threads} threads"));
+            assert!(again.notices.is_empty(), "{:?}", again.notices);
+            assert_eq!(spilled.notices.len(), 1, "{:?}", spilled.notices);
+            // Records 7, 40 and 100, the records after the dropped one (each is read
+            // beside the entry of the record before it), and the 700 added (the first of
+            // them beside the last entry).
+            let n: usize = spilled.notices[0]
+                .strip_prefix("the input changed while map ran: ")
+                .and_then(|m| m.split(' ').next())
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("{:?}", spilled.notices));
+            assert_eq!(
+                n,
+                3 + (first.len() - 1 - 5000) + 700,
+                "{:?}",
+                spilled.notices
+            );
+        }
+        // An input cut short: the rows of the records still there, and nothing else.
+        let cut = &first[..first.len() - 300];
+        let open = || -> Result<Box<dyn RecordSource>, InputError> {
+            Ok(Box::new(Given {
+                records: first.iter().cloned().collect(),
+                lines: 0,
+            }))
+        };
+        let calls = std::sync::atomic::AtomicUsize::new(0);
+        let open_cut = || -> Result<Box<dyn RecordSource>, InputError> {
+            if calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed) == 0 {
+                return open();
+            }
+            Ok(Box::new(Given {
+                records: cut.iter().cloned().collect(),
+                lines: 0,
+            }))
+        };
+        let spilled = run_open("mapper@1", &open_cut, OutputFormat::Csv, 2, true);
+        let whole = run_open("mapper@1", &open, OutputFormat::Csv, 2, true);
+        assert!(whole.notices.is_empty(), "{:?}", whole.notices);
+        let rows = |r: &Ran| String::from_utf8(r.bytes.clone()).unwrap();
+        let (spilled_rows, whole_rows) = (rows(&spilled), rows(&whole));
+        let kept_rows: Vec<&str> = whole_rows.split_inclusive("\r\n").collect();
+        assert_eq!(spilled_rows, kept_rows[..kept_rows.len() - 300].concat());
+        assert!(
+            spilled.notices[0].starts_with("the input changed while map ran: 300 records"),
+            "{:?}",
+            spilled.notices
+        );
     }
 }
