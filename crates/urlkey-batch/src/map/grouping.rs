@@ -68,24 +68,57 @@ impl Fp {
     }
 }
 
-/// Per distinct key, in a dense vector (`Grouping::key_states`, 40 bytes) that the key
-/// table indexes (4 bytes a bucket: a `u32` ordinal).
+/// Per distinct key, in a dense vector (`Grouping::key_states`, 32 bytes) that the key
+/// table indexes (4 bytes a bucket: a `u32` ordinal). Every state is a fresh page's worth
+/// of memory in time, and memory new to the process is what `map` waits for most
+/// (issue 19): 32 bytes, not 40, with the count in 32 bits ([`Counter`]).
 #[derive(Clone, Copy)]
 struct KeyState {
     fp: Fp,
-    count: u64,
     first: RecordRef,
+    count: Counter,
     /// The ordinal of the signature of its first record (`Grouping::sig_states`).
-    signature: usize,
+    signature: u32,
 }
 
-/// Per distinct signature, in a dense vector (40 bytes) that the signature table indexes.
+/// Per distinct signature, in a dense vector (32 bytes) that the signature table indexes.
 #[derive(Clone, Copy)]
 struct SigState {
     fp: Fp,
-    distinct_keys: u64,
-    members: u64,
     first: RecordRef,
+    /// At most the number of key states, so below [`MAX_STATES`].
+    distinct_keys: u32,
+    members: Counter,
+}
+
+/// A count in 32 bits that goes on in [`Grouping::beyond`] once it is full: a key seen more
+/// than 4,294,967,295 times is rare, and a state twice as wide for it would cost every run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Counter(u32);
+
+/// Which counter of which state [`Grouping::beyond`] continues.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Full {
+    Count(u32),
+    Members(u32),
+}
+
+/// Adds one to `c`, or, when it is full, to its continuation in `beyond`.
+fn add_one(c: &mut Counter, beyond: &mut HashMap<Full, u64>, which: Full) {
+    match c.0.checked_add(1) {
+        Some(n) => c.0 = n,
+        None => *beyond.entry(which).or_default() += 1,
+    }
+}
+
+/// The whole count of `c`.
+fn total(c: Counter, beyond: &HashMap<Full, u64>, which: Full) -> u64 {
+    let past = if c.0 == u32::MAX {
+        beyond.get(&which).copied().unwrap_or(0)
+    } else {
+        0
+    };
+    u64::from(c.0) + past
 }
 
 /// The ordinal in `states` of the one whose fingerprint is `fp`. The tables hold
@@ -396,6 +429,8 @@ pub struct Grouping {
     sigs: HashTable<u32>,
     sig_states: Dense<SigState>,
     places: Places,
+    /// Counters past 32 bits ([`Counter`]).
+    beyond: HashMap<Full, u64>,
     /// Note where each record's states are ([`Places`]): off while pass one keeps its rows
     /// in a temporary file ([`super::spill`]), whose entries carry their states' ordinals.
     placing: bool,
@@ -419,6 +454,7 @@ impl Grouping {
             sigs: HashTable::new(),
             sig_states: Dense::default(),
             places: Places::default(),
+            beyond: HashMap::new(),
             placing: true,
             found: Vec::new(),
             sig_detail: Vec::new(),
@@ -502,7 +538,7 @@ impl Grouping {
     /// The signature's ordinal: a known key's first record found it already (when this
     /// record has the same one, as it always has in practice), else the signature table.
     fn find_signature(&self, key: Option<usize>, sf: Fp) -> Option<usize> {
-        key.map(|k| self.key_states[k].signature)
+        key.map(|k| self.key_states[k].signature as usize)
             .filter(|&s| self.sig_states.get(s).is_some_and(|s| s.fp == sf))
             .or_else(|| find(&self.sigs, &self.sig_states, |s| s.fp, sf))
     }
@@ -549,9 +585,9 @@ impl Grouping {
                 let ordinal = ordinal_of(n)?;
                 self.sig_states.push(SigState {
                     fp: sf,
-                    distinct_keys: 0,
-                    members: 0,
                     first: at,
+                    distinct_keys: 0,
+                    members: Counter::default(),
                 });
                 let states = &self.sig_states;
                 self.sigs
@@ -564,7 +600,13 @@ impl Grouping {
             }
         };
         let sig_state = &mut self.sig_states[sig];
-        sig_state.members += 1;
+        // Below MAX_STATES, as an ordinal_of.
+        let sig_ordinal = sig as u32;
+        add_one(
+            &mut sig_state.members,
+            &mut self.beyond,
+            Full::Members(sig_ordinal),
+        );
         if let Some(d) = self.sig_detail.get_mut(sig) {
             if d.1.len() < 5 {
                 d.1.push(at.line());
@@ -572,18 +614,20 @@ impl Grouping {
         }
         let key = match key {
             Some(k) => {
-                self.key_states[k].count += 1;
+                let count = &mut self.key_states[k].count;
+                add_one(count, &mut self.beyond, Full::Count(k as u32));
                 k
             }
             None => {
-                sig_state.distinct_keys += 1;
                 let n = self.key_states.len();
                 let ordinal = ordinal_of(n)?;
+                // One per key state, so below MAX_STATES too.
+                sig_state.distinct_keys += 1;
                 self.key_states.push(KeyState {
                     fp: kf,
-                    count: 1,
                     first: at,
-                    signature: sig,
+                    count: Counter(1),
+                    signature: sig_ordinal,
                 });
                 let states = &self.key_states;
                 self.keys
@@ -604,22 +648,17 @@ impl Grouping {
 
     /// The states of a valid record's key and signature: where pass one noted them
     /// ([`Places`]) when they are its own, else from the tables.
-    fn states_of(
-        &self,
-        at: RecordRef,
-        key: &str,
-        sig: &str,
-    ) -> (Option<&KeyState>, Option<&SigState>) {
+    fn states_of(&self, at: RecordRef, key: &str, sig: &str) -> (Option<usize>, Option<usize>) {
         let (kf, sf) = (Fp::of(fingerprint(key)), Fp::of(fingerprint(sig)));
-        let placed = self
-            .places
-            .get(at)
-            .and_then(|(k, s)| Some((self.key_states.get(k)?, self.sig_states.get(s)?)));
-        match placed {
-            Some((k, s)) if k.fp == kf && s.fp == sf => (Some(k), Some(s)),
-            _ => (
-                find(&self.keys, &self.key_states, |k| k.fp, kf).map(|k| &self.key_states[k]),
-                find(&self.sigs, &self.sig_states, |s| s.fp, sf).map(|s| &self.sig_states[s]),
+        let own = |(k, s): (usize, usize)| {
+            let (ks, ss) = (self.key_states.get(k)?, self.sig_states.get(s)?);
+            (ks.fp == kf && ss.fp == sf).then_some((k, s))
+        };
+        match self.places.get(at).and_then(own) {
+            Some((k, s)) => (Some(k), Some(s)),
+            None => (
+                find(&self.keys, &self.key_states, |k| k.fp, kf),
+                find(&self.sigs, &self.sig_states, |s| s.fp, sf),
             ),
         }
     }
@@ -647,7 +686,7 @@ impl Grouping {
         self.summary.duplicate_groups = self
             .key_states
             .iter()
-            .filter(|k| k.count > 1 && self.sig_states[k.signature].distinct_keys == 1)
+            .filter(|k| k.count.0 > 1 && self.sig_states[k.signature as usize].distinct_keys == 1)
             .count() as u64;
     }
 
@@ -703,23 +742,29 @@ impl Grouping {
         let mut row = ungrouped_row(rec, keyed, removed, sources);
         if let Some((key, sig)) = keyed {
             let (k, s) = self.states_of(RecordRef::of(rec), key, sig);
+            let k = k.and_then(|k| Some((k, self.key_states.get(k)?)));
+            let s = s.and_then(|s| self.sig_states.get(s));
             row.set_groups(self.cells_of(RecordRef::of(rec), k, s, sources));
         }
         row
     }
 
     /// The grouping cells of the valid record at `here` whose key and signature states
-    /// are `k` and `s` (none: a record pass one did not see, alone in its groups).
+    /// are at ordinals `k` and `s` (none: a record pass one did not see, alone in its
+    /// groups).
     fn cells_of<'a>(
         &self,
         here: RecordRef,
-        k: Option<&KeyState>,
+        k: Option<(usize, &KeyState)>,
         s: Option<&SigState>,
         sources: &'a [String],
     ) -> GroupCells<'a> {
         let name = |r: RecordRef| sources.get(r.source() as usize).map(String::as_str);
-        let count = k.map_or(1, |k| k.count);
-        let distinct = s.map_or(1, |s| s.distinct_keys);
+        let count = k.map_or(1, |(i, k)| {
+            total(k.count, &self.beyond, Full::Count(i as u32))
+        });
+        let k = k.map(|(_, k)| k);
+        let distinct = s.map_or(1, |s| u64::from(s.distinct_keys));
         let first = k.map(|k| k.first).filter(|&f| f != here);
         let classification = if distinct > 1 {
             Classification::Review
@@ -749,8 +794,8 @@ impl Grouping {
         s: usize,
         sources: &'a [String],
     ) -> Option<GroupCells<'a>> {
-        let (k, s) = (self.key_states.get(k)?, self.sig_states.get(s)?);
-        Some(self.cells_of(here, Some(k), Some(s), sources))
+        let (ks, ss) = (self.key_states.get(k)?, self.sig_states.get(s)?);
+        Some(self.cells_of(here, Some((k, ks)), Some(ss), sources))
     }
 
     /// Reads the states at these ordinals, before rows are made from them: the loop of
@@ -758,7 +803,7 @@ impl Grouping {
     pub(crate) fn warm_ordinals(&self, ordinals: impl Iterator<Item = (usize, usize)>) {
         let mut read = 0;
         for (k, s) in ordinals {
-            read ^= self.key_states.get(k).map_or(0, |k| k.count);
+            read ^= self.key_states.get(k).map_or(0, |k| k.count.0);
             read ^= self.sig_states.get(s).map_or(0, |s| s.distinct_keys);
         }
         std::hint::black_box(read);
@@ -771,18 +816,20 @@ impl Grouping {
             .sig_states
             .iter()
             .zip(&self.sig_detail)
-            .map(|(s, d)| {
+            .enumerate()
+            .map(|(i, (s, d))| {
+                let members = total(s.members, &self.beyond, Full::Members(i as u32));
                 (
                     s.first,
                     GroupRow {
                         group: s.first.line(),
                         group_source: sources.get(s.first.source() as usize).cloned(),
                         signature: d.0.clone(),
-                        members: s.members,
-                        distinct_keys: s.distinct_keys,
+                        members,
+                        distinct_keys: u64::from(s.distinct_keys),
                         classification: if s.distinct_keys > 1 {
                             "review"
-                        } else if s.members > 1 {
+                        } else if members > 1 {
                             "duplicate"
                         } else {
                             "unique"
@@ -1099,6 +1146,40 @@ mod tests {
         for n in [0, 10, 5000, 100_000] {
             assert_eq!(count(Some(n)), grown, "reserved {n}");
         }
+    }
+
+    /// A count that fills its 32 bits goes on beside its state: rows, group rows and
+    /// the summary see it whole.
+    #[test]
+    fn counts_go_on_past_32_bits() {
+        let policy = urlkey::PolicySet::builtin().get("mapper@1").unwrap();
+        let rec = |line| InputRecord {
+            line,
+            observed: "https://example.com/a?utm_source=x".into(),
+            ..InputRecord::default()
+        };
+        let o = policy.key(&rec(1).observed);
+        let mut g = Grouping::new("mapper@1", false, true);
+        g.insert(RecordRef::of(&rec(1)), &o).unwrap();
+        g.key_states[0].count = Counter(u32::MAX - 1);
+        g.sig_states[0].members = Counter(u32::MAX - 1);
+        for line in 2..=4 {
+            g.insert(RecordRef::of(&rec(line)), &o).unwrap();
+        }
+        g.close();
+        let whole = u64::from(u32::MAX) + 2;
+        let last = rec(4);
+        let row = g.row(&last, &o, false, &[]);
+        assert_eq!(row.duplicates, Some(whole));
+        assert_eq!(row.duplicate_of, Some(1));
+        assert_eq!(row.classification, "duplicate");
+        let groups = g.group_rows(&[]);
+        assert_eq!(groups.len(), 1);
+        assert_eq!(groups[0].members, whole);
+        assert_eq!(groups[0].classification, "duplicate");
+        assert_eq!(g.summary.duplicate_groups, 1);
+        assert_eq!(std::mem::size_of::<KeyState>(), 32);
+        assert_eq!(std::mem::size_of::<SigState>(), 32);
     }
 
     #[test]
