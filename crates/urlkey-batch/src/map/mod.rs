@@ -4,12 +4,13 @@
 //! Pass one runs the policy on every record and counts, per 128-bit fingerprint of the
 //! key, how many records share it and where the first one was; per fingerprint of the
 //! signature, how many distinct keys share it. Pass two writes each row with those
-//! counts, in input order. CSV and TSV rows come from the cells pass one kept in a
-//! temporary file (`spill.rs`; where it cannot be written, from the lean path again:
-//! [`LeanRow`], key, signature, removed parameters); JSONL and Parquet rows, which carry
-//! the transformation log and the facts, from the full `Outcome`, pass two running the
-//! policy again. Records are never held in memory. Once 4 MiB are read, pass one sizes
-//! its tables for the records the input's size holds ([`MapRun::input_bytes`]).
+//! counts, in input order. CSV and TSV rows come from the input read again beside what
+//! pass one kept of each record's keying in a temporary file (`spill.rs`; where it cannot
+//! be written, from the lean path again: [`LeanRow`], key, signature, removed
+//! parameters); JSONL and Parquet rows, which carry the transformation log and the facts,
+//! from the full `Outcome`, pass two running the policy again. Records are never held in
+//! memory. Once 4 MiB are read, pass one sizes its tables for the records the input's
+//! size holds ([`MapRun::input_bytes`]).
 
 mod dense;
 mod grouping;
@@ -92,9 +93,9 @@ pub struct MapRun<'p> {
     pub notice: Option<&'p (dyn Fn(&str) + Sync)>,
     /// The inputs' names (`source`) when the run reads more than one, else empty.
     pub sources: &'p [String],
-    /// With CSV or TSV rows: keep pass one's rows in a temporary file, so that pass two
-    /// does not key every record again ([`spill`]; where the file cannot be made or
-    /// written, the run says so through `notice` and keys again).
+    /// With CSV or TSV rows: keep what pass one's keying gave in a temporary file, so
+    /// that pass two does not key every record again ([`spill`]; where the file cannot be
+    /// made or written, the run says so through `notice` and keys again).
     pub spill: bool,
     /// The inputs' size in bytes, where known (as `bytes_read` counts them): once it has
     /// read 4 MiB, pass one sizes its tables for the records that many bytes hold.
@@ -281,9 +282,9 @@ impl MapRun<'_> {
         Ok(grouping)
     }
 
-    /// Both passes with pass one's rows kept in `spill` ([`spill`]): pass two reads them
-    /// back instead of the input. Where the spill cannot be written, pass two reads the
-    /// input and keys it again.
+    /// Both passes with what pass one's keying gave kept in `spill` ([`spill`]): pass two
+    /// reads it back beside the input instead of keying the input again. Where the spill
+    /// cannot be written, pass two keys the input again.
     fn run_spilling<W: Write + Send>(
         &self,
         open: &dyn Fn() -> Result<Box<dyn RecordSource>, InputError>,
