@@ -2,7 +2,7 @@
 
 use std::ops::{Index, IndexMut};
 
-/// Elements per block: 2.5 MB of 40-byte states.
+/// Elements per block: 2 MB of 32-byte states.
 const BLOCK: usize = 1 << 16;
 
 /// A vector that grows by whole blocks, never by moving what it holds. A `Vec` of 5M
