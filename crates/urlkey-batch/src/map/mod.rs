@@ -342,9 +342,9 @@ impl MapRun<'_> {
             let again = self.write_spilled(open, &spill, places, &grouping, &shape, writer)?;
             if again > 0 {
                 self.say(&format!(
-                    "the input changed while map ran: {again} records read in the second pass \
-                     differ from the first pass's (or were not in it) and were keyed again; \
-                     their grouping columns count the first pass's records"
+                    "the input changed while map ran: {again} records differ between its two \
+                     passes (changed, moved, added or gone); those still there were keyed again, \
+                     and the grouping columns count what the first pass read"
                 ));
             }
         }
