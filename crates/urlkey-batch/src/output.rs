@@ -731,8 +731,19 @@ pub(crate) fn join_names_into(out: &mut String, names: &[String]) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// A xorshift generator, the same sequence every run: for tests over generated text.
+    pub(crate) fn xorshift() -> impl FnMut() -> u64 {
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        }
+    }
 
     /// Every field of a few thousand generated ones, over the bytes that decide quoting,
     /// comes out of [`csv_field`] as the csv crate writes it, for both delimiters.
@@ -741,13 +752,7 @@ mod tests {
         const PIECES: [&str; 12] = [
             "a", ",", "\t", "\"", "\r", "\n", " ", "é", "=", ";", "\r\n", "",
         ];
-        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = xorshift();
         for format in [OutputFormat::Csv, OutputFormat::Tsv] {
             let delimiter = if format == OutputFormat::Tsv {
                 b'\t'

@@ -644,40 +644,15 @@ mod tests {
         threads: usize,
         spill: Option<&dyn Fn() -> std::io::Result<spill::Spill>>,
     ) -> Ran {
-        let policy = urlkey::PolicySet::builtin().get(policy).unwrap();
-        let pipeline = Pipeline::new(threads).unwrap();
-        let sources = ["one.txt".to_string(), "two, \"2\".txt".to_string()];
-        let notices = Mutex::new(Vec::new());
-        let notice = |m: &str| notices.lock().unwrap().push(m.to_string());
-        let run = MapRun {
-            policy: &policy,
-            pipeline: &pipeline,
-            verify_fingerprints: true,
-            groups: false,
-            progress: None,
-            notice: Some(&notice),
-            sources: &sources,
-            spill: spill.is_some(),
-            // Sized tables where the run spills; growing ones where it keys again.
-            input_bytes: spill.map(|_| recs.len() as u64 * BYTES_PER_LINE),
-        };
-        let tail = Tail {
-            sources: true,
-            kept: vec!["a".into(), "b".into()],
-        };
-        let mut writer = RecordWriter::new(format, Vec::new()).with_tail(tail);
         let open = || -> Result<Box<dyn RecordSource>, InputError> {
             Ok(Box::new(Given {
                 records: recs.iter().cloned().collect(),
                 lines: 0,
             }))
         };
-        let summary = match spill {
-            Some(make) => run.run_with_spill(&open, &mut writer, make),
-            None => run.run(&open, &mut writer),
-        }
-        .unwrap();
-        ran(summary, writer, notices)
+        // Sized tables where the run spills; growing ones where it keys again.
+        let input_bytes = spill.map(|_| recs.len() as u64 * BYTES_PER_LINE);
+        run_with(policy, &open, format, threads, spill, input_bytes)
     }
 
     /// [`run`] with an input that `open` gives, spilling or not.
@@ -687,6 +662,18 @@ mod tests {
         format: OutputFormat,
         threads: usize,
         spill: bool,
+    ) -> Ran {
+        let make = &spill::Spill::create as &dyn Fn() -> std::io::Result<spill::Spill>;
+        run_with(policy, open, format, threads, spill.then_some(make), None)
+    }
+
+    fn run_with(
+        policy: &str,
+        open: &dyn Fn() -> Result<Box<dyn RecordSource>, InputError>,
+        format: OutputFormat,
+        threads: usize,
+        spill: Option<&dyn Fn() -> std::io::Result<spill::Spill>>,
+        input_bytes: Option<u64>,
     ) -> Ran {
         let policy = urlkey::PolicySet::builtin().get(policy).unwrap();
         let pipeline = Pipeline::new(threads).unwrap();
@@ -701,15 +688,19 @@ mod tests {
             progress: None,
             notice: Some(&notice),
             sources: &sources,
-            spill,
-            input_bytes: None,
+            spill: spill.is_some(),
+            input_bytes,
         };
         let tail = Tail {
             sources: true,
             kept: vec!["a".into(), "b".into()],
         };
         let mut writer = RecordWriter::new(format, Vec::new()).with_tail(tail);
-        let summary = run.run(open, &mut writer).unwrap();
+        let summary = match spill {
+            Some(make) => run.run_with_spill(open, &mut writer, make),
+            None => run.run(open, &mut writer),
+        }
+        .unwrap();
         ran(summary, writer, notices)
     }
 

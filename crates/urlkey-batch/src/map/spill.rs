@@ -973,13 +973,7 @@ mod tests {
         round_trip("ÀB", "àb");
         // Generated pairs: pieces that differ in case and in multi-byte characters.
         const PIECES: [&str; 10] = ["a", "A", "é", "É", "日", "/", "?", "%", "ß", "z"];
-        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = crate::output::tests::xorshift();
         let mut piece = |n: u64| -> String {
             let len = next() % n;
             (0..len)
