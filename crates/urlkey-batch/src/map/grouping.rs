@@ -731,6 +731,25 @@ impl Grouping {
         )
     }
 
+    /// The row of `rec` keyed now, without detail, handed to `write`: from the lean path
+    /// ([`LeanRow::key`]) when it gives a key, else from the outcome, whose error message
+    /// an invalid record's row shows. `lean` is a buffer.
+    pub(crate) fn keyed_row<T>(
+        &self,
+        policy: &Policy,
+        rec: &InputRecord,
+        sources: &[String],
+        lean: &mut LeanRow,
+        write: impl FnOnce(&MapRow<'_>) -> T,
+    ) -> T {
+        if lean.key(policy, rec) {
+            write(&self.lean_row(rec, lean, sources))
+        } else {
+            let o = super::outcome_of(policy, rec);
+            write(&self.row(rec, &o, false, sources))
+        }
+    }
+
     /// A row with its grouping columns; valid (`ok`, no error) and without detail.
     fn row_of<'a>(
         &self,
@@ -910,6 +929,7 @@ pub(crate) fn row_from_parts<'a>(
 mod tests {
     use super::*;
     use crate::map::outcome_of;
+    use crate::map::tests::corpus;
 
     fn fields(c: &Counted) -> (RecordRef, String, Option<&str>, Option<&str>) {
         (
@@ -967,11 +987,7 @@ mod tests {
     /// keys' states); and pass two does read most rows from their places.
     #[test]
     fn placed_rows_equal_probed_rows() {
-        let dir = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/datasets/ada-url-various-datasets/others"
-        );
-        let text = std::fs::read_to_string(format!("{dir}/kasztp.txt")).expect("the corpus");
+        let text = corpus("kasztp.txt");
         let mut records: Vec<InputRecord> = text
             .lines()
             .enumerate()
@@ -1040,11 +1056,7 @@ mod tests {
     /// later in its own chunk (the probe found nothing; the insert must find the key).
     #[test]
     fn chunked_counting_equals_record_by_record() {
-        let dir = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/datasets/ada-url-various-datasets/others"
-        );
-        let text = std::fs::read_to_string(format!("{dir}/kasztp.txt")).expect("the corpus");
+        let text = corpus("kasztp.txt");
         let mut lines: Vec<&str> = text.lines().take(3000).collect();
         // Repeats within one 512-record chunk, and an invalid record.
         let again: Vec<&str> = lines.iter().step_by(7).copied().collect();
@@ -1202,10 +1214,6 @@ mod tests {
     /// takes the `Outcome` row, so only its code must agree.
     #[test]
     fn lean_rows_equal_outcome_rows() {
-        let dir = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/datasets/ada-url-various-datasets/others"
-        );
         let mut lines: Vec<String> = [
             "https://Example.com/a/?utm_source=x&b=2&a=1&gclid=1#f",
             "https://example.com/a/?b=3&a=1",
@@ -1218,7 +1226,7 @@ mod tests {
         .map(|s| s.to_string())
         .collect();
         for f in ["kasztp.txt", "userbait.txt"] {
-            let text = std::fs::read_to_string(format!("{dir}/{f}")).expect("the corpus");
+            let text = corpus(f);
             lines.extend(text.lines().map(str::to_string));
         }
         assert!(lines.len() > 50_000, "{} corpus lines", lines.len());

@@ -344,7 +344,8 @@ impl MapRun<'_> {
                 self.say(&format!(
                     "the input changed while map ran: {again} records differ between its two \
                      passes (changed, moved, added or gone); those still there were keyed again, \
-                     and the grouping columns count what the first pass read"
+                     and the grouping columns count what the first pass read. Map a copy that \
+                     does not change while map runs for columns that count the input as it is"
                 ));
             }
         }
@@ -436,12 +437,9 @@ impl MapRun<'_> {
                             let mut w = RecordWriter::fragment(format, tail);
                             let mut lean = LeanRow::default();
                             for r in recs {
-                                if lean.key(self.policy, r) {
-                                    w.write_map(&grouping.lean_row(r, &lean, sources))?;
-                                } else {
-                                    let o = outcome_of(self.policy, r);
-                                    w.write_map(&grouping.row(r, &o, detail, sources))?;
-                                }
+                                grouping.keyed_row(self.policy, r, sources, &mut lean, |row| {
+                                    w.write_map(row)
+                                })?;
                             }
                             w.into_bytes().map(Rows::Bytes)
                         } else if fragments {
@@ -545,7 +543,7 @@ pub fn outcome_of(policy: &Policy, r: &InputRecord) -> Outcome {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::input::Skipped;
     use crate::output::{OutputFormat, RecordWriter, Tail};
@@ -585,15 +583,21 @@ mod tests {
         }
     }
 
-    /// Two inputs' records, with kept cells: the corpus's web lines, repeated so that
-    /// keys repeat, and the cells that a row quotes or marks as text, reading problems,
-    /// and records that a policy refuses.
-    fn records(corpus_lines: usize) -> Vec<InputRecord> {
+    /// A file of the shared corpus's `others` folder (`../shared/datasets`, beside the
+    /// repository).
+    pub(crate) fn corpus(file: &str) -> String {
         let dir = concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/../../../shared/datasets/ada-url-various-datasets/others"
         );
-        let text = std::fs::read_to_string(format!("{dir}/userbait.txt")).expect("the corpus");
+        std::fs::read_to_string(format!("{dir}/{file}")).expect("the corpus")
+    }
+
+    /// Two inputs' records, with kept cells: the corpus's web lines, repeated so that
+    /// keys repeat, and the cells that a row quotes or marks as text, reading problems,
+    /// and records that a policy refuses.
+    fn records(corpus_lines: usize) -> Vec<InputRecord> {
+        let text = corpus("userbait.txt");
         let mut lines: Vec<String> = [
             "https://Example.com/a/?utm_source=x&b=2&a=1&gclid=1#f",
             "https://example.com/a/?b=3&a=1",

@@ -77,10 +77,6 @@ const BATCH_CHUNKS: (usize, usize) = (32, 8);
 /// Entries a pass-two task reads and fills in: a thread's whole batch with more than one.
 pub(crate) const CHUNKS_PER_TASK: usize = BATCH_CHUNKS.1;
 
-/// Records pass two reads at a time past the last entry (an input that grew between the
-/// passes): pass one's chunk.
-const UNSPILLED_CHUNK: usize = super::CHUNK;
-
 /// What a pass-one worker makes of a chunk of records.
 pub(crate) struct Piece {
     /// What the grouping counts.
@@ -565,7 +561,8 @@ impl BatchSource for SpillReader<'_> {
             if place.is_none() && self.ended {
                 break;
             }
-            let want = place.map_or(UNSPILLED_CHUNK, |p| p.records);
+            // Past the last entry (an input that grew between the passes): pass one's chunk.
+            let want = place.map_or(super::CHUNK, |p| p.records);
             let mut records = Vec::with_capacity(want);
             self.read_records(&mut records, want)?;
             if place.is_some() {
@@ -769,7 +766,7 @@ fn row_of_cells(
 
 /// The row of a record that pass one did not keep as it is now: keyed again, its states
 /// probed in the tables, as when the run does not spill.
-pub(crate) fn row_keyed_again(
+fn row_keyed_again(
     policy: &Policy,
     r: &InputRecord,
     grouping: &Grouping,
@@ -777,14 +774,9 @@ pub(crate) fn row_keyed_again(
     lean: &mut LeanRow,
     out: &mut Vec<u8>,
 ) {
-    if lean.key(policy, r) {
-        let row = grouping.lean_row(r, lean, shape.sources);
-        push_map_row(out, shape.delimiter, &row, shape.tail);
-    } else {
-        let o = outcome_of(policy, r);
-        let row = grouping.row(r, &o, false, shape.sources);
-        push_map_row(out, shape.delimiter, &row, shape.tail);
-    }
+    grouping.keyed_row(policy, r, shape.sources, lean, |row| {
+        push_map_row(out, shape.delimiter, row, shape.tail)
+    });
 }
 
 /// Pass two on one chunk: its rows, from its entry and its records read again, appended
@@ -931,11 +923,7 @@ mod tests {
     #[test]
     fn a_key_comes_back_from_its_edit() {
         // Keys the policies make: most have no text of their own.
-        let dir = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/datasets/ada-url-various-datasets/others"
-        );
-        let text = std::fs::read_to_string(format!("{dir}/userbait.txt")).expect("the corpus");
+        let text = crate::map::tests::corpus("userbait.txt");
         let set = urlkey::PolicySet::builtin();
         let (mut keys, mut own) = (0, 0);
         for id in urlkey::policy::builtin_variants() {
