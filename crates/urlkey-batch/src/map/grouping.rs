@@ -69,9 +69,9 @@ impl Fp {
 }
 
 /// Per distinct key, in a dense vector (`Grouping::key_states`, 32 bytes) that the key
-/// table indexes (4 bytes a bucket: a `u32` ordinal). Every state is a fresh page's worth
-/// of memory in time, and memory new to the process is what `map` waits for most
-/// (issue 19): 32 bytes, not 40, with the count in 32 bits ([`Counter`]).
+/// table indexes (4 bytes a bucket: a `u32` ordinal). Every state is memory the process
+/// touches for the first time, which is what `map` waits for most (issue 19): 32 bytes,
+/// not 40, with the count in 32 bits ([`Counter`]).
 #[derive(Clone, Copy)]
 struct KeyState {
     fp: Fp,
@@ -600,7 +600,7 @@ impl Grouping {
             }
         };
         let sig_state = &mut self.sig_states[sig];
-        // Below MAX_STATES, as an ordinal_of.
+        // Fits: every ordinal went through `ordinal_of`, below MAX_STATES.
         let sig_ordinal = sig as u32;
         add_one(
             &mut sig_state.members,
