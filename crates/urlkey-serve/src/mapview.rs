@@ -303,7 +303,6 @@ fn map_run<'a>(state: &'a AppState, p: &'a Prepared) -> MapRun<'a> {
         notice: None,
         sources: &[],
         spill: false,
-        input_bytes: None,
     }
 }
 

@@ -86,7 +86,6 @@ fn cli_csv(text: &str, policy: &str) -> Vec<u8> {
         notice: None,
         sources: &[],
         spill: false,
-        input_bytes: None,
     }
     .run(&open, &mut w)
     .unwrap();

@@ -8,10 +8,11 @@
 use std::collections::BTreeMap;
 use std::hash::{BuildHasher, Hasher};
 
-use hashbrown::{HashMap, HashTable};
+use hashbrown::HashMap;
 use urlkey::{ErrorCode, Outcome, Policy};
 
 use super::dense::Dense;
+use super::slots::Slots;
 use crate::input::{InputRecord, RecordRef, Skipped};
 use crate::output::{join_names, GroupCells};
 pub use crate::rows::GroupRow;
@@ -124,17 +125,31 @@ fn total(c: Counter, beyond: &HashMap<Full, u64>, which: Full) -> u64 {
 /// The ordinal in `states` of the one whose fingerprint is `fp`. The tables hold
 /// ordinals, not states, so that pass one can note where each record's states are
 /// ([`Places`]) and pass two read them there.
-fn find<S>(
-    table: &HashTable<u32>,
+fn find<S>(table: &Slots, states: &Dense<S>, fp_of: impl Fn(&S) -> Fp, fp: Fp) -> Option<usize> {
+    table.find(fp.0, |i| states.get(i).is_some_and(|s| fp_of(s) == fp))
+}
+
+/// Reads, for each fingerprint, the slot where its probe starts, then the state that slot
+/// names: a run of reads that depend on nothing before them, so their cache misses are in
+/// flight together, and the probes that follow find their slots and states in the cache.
+/// A probe alone waits for its slot, then its state, and the next probe waits its turn:
+/// at 5M keys that wait was most of the counting thread's time (issue 19, ninth round).
+fn warm_probes<S>(
+    table: &Slots,
     states: &Dense<S>,
     fp_of: impl Fn(&S) -> Fp,
-    fp: Fp,
-) -> Option<usize> {
-    table
-        .find(fp.0, |&i| {
-            states.get(i as usize).is_some_and(|s| fp_of(s) == fp)
-        })
-        .map(|&i| i as usize)
+    fps: impl Iterator<Item = Fp> + Clone,
+    homes: &mut Vec<u64>,
+) {
+    homes.clear();
+    homes.extend(fps.clone().map(|f| table.home(f.0)));
+    let mut read = 0;
+    for (&home, f) in homes.iter().zip(fps) {
+        if let Some(s) = Slots::named(home, f.0).and_then(|i| states.get(i)) {
+            read ^= fp_of(s).0;
+        }
+    }
+    std::hint::black_box(read);
 }
 
 /// The ordinals of a record's key and signature states, where the tables have them.
@@ -423,10 +438,10 @@ impl LeanRow {
 /// The state of pass one.
 pub struct Grouping {
     /// Ordinals in `key_states`, hashed by the low half of the key's fingerprint.
-    keys: HashTable<u32>,
+    keys: Slots,
     key_states: Dense<KeyState>,
     /// Ordinals in `sig_states`, hashed by the low half of the signature's fingerprint.
-    sigs: HashTable<u32>,
+    sigs: Slots,
     sig_states: Dense<SigState>,
     places: Places,
     /// Counters past 32 bits ([`Counter`]).
@@ -434,8 +449,9 @@ pub struct Grouping {
     /// Note where each record's states are ([`Places`]): off while pass one keeps its rows
     /// in a temporary file ([`super::spill`]), whose entries carry their states' ordinals.
     placing: bool,
-    /// [`Grouping::insert_chunk`]'s buffer.
+    /// [`Grouping::insert_chunk`]'s buffers.
     found: Vec<Found>,
+    homes: Vec<u64>,
     /// Only with `--groups`: per signature ordinal, its text and up to five member lines.
     sig_detail: Vec<(String, Vec<u64>)>,
     verify: Option<HashMap<Fingerprint, Box<str>, FingerprintHasher>>,
@@ -449,14 +465,15 @@ impl Grouping {
     /// `groups` keeps signature texts and sample lines for `--groups`.
     pub fn new(policy: &str, verify: bool, groups: bool) -> Self {
         Grouping {
-            keys: HashTable::new(),
+            keys: Slots::default(),
             key_states: Dense::default(),
-            sigs: HashTable::new(),
+            sigs: Slots::default(),
             sig_states: Dense::default(),
             places: Places::default(),
             beyond: HashMap::new(),
             placing: true,
             found: Vec::new(),
+            homes: Vec::new(),
             sig_detail: Vec::new(),
             verify: verify.then(|| HashMap::with_hasher(FingerprintHasher(0))),
             keep_detail: groups,
@@ -465,19 +482,6 @@ impl Grouping {
                 ..MapSummary::default()
             },
         }
-    }
-
-    /// Makes room in the tables for `records` more records' keys and signatures, so that
-    /// they do not grow while pass one counts: at 5M keys each growth rehashed every
-    /// ordinal into a table twice the size, with fresh pages for it (`reserve_rehash` and
-    /// its page faults were 7% of `map`'s time, docs/benchmarks.md, issue 19). Buckets
-    /// that are never filled are never touched, so a high guess costs address space and
-    /// one control byte a bucket.
-    pub fn reserve(&mut self, records: usize) {
-        let (key_states, sig_states) = (&self.key_states, &self.sig_states);
-        let records = records.min(MAX_STATES);
-        self.keys.reserve(records, |&i| key_states[i as usize].fp.0);
-        self.sigs.reserve(records, |&i| sig_states[i as usize].fp.0);
     }
 
     /// Counts one record.
@@ -508,13 +512,33 @@ impl Grouping {
         placed: &mut dyn FnMut(Option<(usize, usize)>),
     ) -> Result<(), CountError> {
         let mut found = std::mem::take(&mut self.found);
+        let mut homes = std::mem::take(&mut self.homes);
         found.clear();
-        // Keys first, then signatures: a signature's probe starts from its key's state,
-        // which the first loop has brought in by then.
+        let key_fps = chunk.iter().filter_map(|c| valid_fps(c).map(|f| f.0));
+        warm_probes(&self.keys, &self.key_states, |k| k.fp, key_fps, &mut homes);
         found.extend(chunk.iter().map(|c| Found {
             key: valid_fps(c).and_then(|(kf, _)| self.find_key(kf)),
             sig: None,
         }));
+        // A known key's signature state is the one its first record had (in practice
+        // always): read those, then probe the signature table for the rest.
+        let mut read = 0;
+        for k in found.iter().filter_map(|f| f.key) {
+            let s = self.key_states[k].signature as usize;
+            read ^= self.sig_states.get(s).map_or(0, |s| s.fp.0);
+        }
+        std::hint::black_box(read);
+        let unknown = |(c, f): (&Counted, &Found)| {
+            let (_, sf) = valid_fps(c)?;
+            let known = f.key.is_some_and(|k| {
+                let s = self.key_states[k].signature as usize;
+                self.sig_states.get(s).is_some_and(|s| s.fp == sf)
+            });
+            (!known).then_some(sf)
+        };
+        let sig_fps = chunk.iter().zip(found.iter()).filter_map(unknown);
+        warm_probes(&self.sigs, &self.sig_states, |s| s.fp, sig_fps, &mut homes);
+        self.homes = homes;
         for (f, c) in found.iter_mut().zip(&chunk) {
             if let Some((_, sf)) = valid_fps(c) {
                 f.sig = self.find_signature(f.key, sf);
@@ -590,8 +614,7 @@ impl Grouping {
                     members: Counter::default(),
                 });
                 let states = &self.sig_states;
-                self.sigs
-                    .insert_unique(sf.0, ordinal, |&i| states[i as usize].fp.0);
+                self.sigs.insert(sf.0, ordinal, |i| states[i as usize].fp.0);
                 if self.keep_detail {
                     let text = c.signature.map(str::into_string).unwrap_or_default();
                     self.sig_detail.push((text, Vec::new()));
@@ -630,8 +653,7 @@ impl Grouping {
                     signature: sig_ordinal,
                 });
                 let states = &self.key_states;
-                self.keys
-                    .insert_unique(kf.0, ordinal, |&i| states[i as usize].fp.0);
+                self.keys.insert(kf.0, ordinal, |i| states[i as usize].fp.0);
                 n
             }
         };
@@ -1115,48 +1137,6 @@ mod tests {
         assert_eq!(ordinal_of(MAX_STATES - 1).ok(), Some(u32::MAX - 1));
         for n in [MAX_STATES, MAX_STATES + 1, usize::MAX] {
             assert!(matches!(ordinal_of(n), Err(CountError::TooManyKeys)), "{n}");
-        }
-    }
-
-    /// Tables sized beforehand count as tables that grow: the same summary and rows.
-    #[test]
-    fn reserved_tables_count_the_same() {
-        let recs: Vec<_> = (0..5000u64)
-            .map(|i| InputRecord {
-                line: i + 1,
-                observed: format!("https://example.com/{}?utm_source=x&a={}", i % 1700, i % 3),
-                ..InputRecord::default()
-            })
-            .collect();
-        let policy = urlkey::PolicySet::builtin().get("mapper@1").unwrap();
-        let count = |reserve: Option<usize>| {
-            let mut g = Grouping::new("mapper@1", true, false);
-            if let Some(n) = reserve {
-                g.reserve(n);
-            }
-            let mut buf = KeyBuffers::default();
-            for chunk in recs.chunks(512) {
-                let counted = chunk
-                    .iter()
-                    .map(|r| Counted::key(&policy, r, true, false, &mut buf))
-                    .collect();
-                g.insert_chunk(counted).unwrap();
-            }
-            g.close();
-            let rows: Vec<String> = recs
-                .iter()
-                .map(|r| {
-                    let o = policy.key(&r.observed);
-                    serde_json::to_string(&g.row(r, &o, false, &[])).unwrap()
-                })
-                .collect();
-            (serde_json::to_string(&g.summary).unwrap(), rows)
-        };
-        let grown = count(None);
-        // (i % 1700, i % 3) repeats only after 5100 records.
-        assert!(grown.0.contains("\"distinct_keys\":5000"), "{}", grown.0);
-        for n in [0, 10, 5000, 100_000] {
-            assert_eq!(count(Some(n)), grown, "reserved {n}");
         }
     }
 

@@ -14,6 +14,7 @@
 
 mod dense;
 mod grouping;
+mod slots;
 mod spill;
 
 use std::io::Write;
@@ -97,9 +98,6 @@ pub struct MapRun<'p> {
     /// that pass two does not key every record again ([`spill`]; where the file cannot be
     /// made or written, the run says so through `notice` and keys again).
     pub spill: bool,
-    /// The inputs' size in bytes, where known (as `bytes_read` counts them): once it has
-    /// read 4 MiB, pass one sizes its tables for the records that many bytes hold.
-    pub input_bytes: Option<u64>,
 }
 
 /// Which pass of a map run is under way.
@@ -255,15 +253,8 @@ impl MapRun<'_> {
         mut insert: impl FnMut(&mut Grouping, T, &ReadBatch) -> Result<(), CountError> + Send,
     ) -> Result<Grouping, MapError> {
         let mut src = open().map_err(MapError::Input)?;
-        let mut sized = self.input_bytes.is_none();
         self.pipeline
             .stream(src.as_mut(), CHUNK, work, |batch, counted| {
-                if !sized && batch.bytes_read >= SIZING_BYTES {
-                    sized = true;
-                    if let Some(records) = expected_records(self.input_bytes, batch) {
-                        grouping.reserve(records);
-                    }
-                }
                 for chunk in counted {
                     insert(&mut grouping, chunk, batch).map_err(MapError::from)?;
                 }
@@ -493,22 +484,6 @@ enum Rows {
     Outcomes(Vec<Outcome>),
 }
 
-/// Bytes read before pass one guesses the input's records from its lines per byte: the
-/// readers count what they take from the file in 256 KiB reads, which makes a guess from
-/// the first batch (4,096 records with two threads) up to twice too small.
-const SIZING_BYTES: u64 = 4 << 20;
-
-/// Records in an input of `input_bytes` bytes, guessed from the lines per byte read so
-/// far; `None` without a size or a line read.
-fn expected_records(input_bytes: Option<u64>, so_far: &ReadBatch) -> Option<usize> {
-    let total = input_bytes? as f64;
-    if so_far.bytes_read == 0 || so_far.lines_read == 0 {
-        return None;
-    }
-    let guess = total * so_far.lines_read as f64 / so_far.bytes_read as f64;
-    Some(guess.min(MAX_STATES as f64) as usize)
-}
-
 /// The CSV or TSV delimiter of `format`.
 fn delimiter(format: OutputFormat) -> u8 {
     if format == OutputFormat::Tsv {
@@ -550,8 +525,7 @@ pub(crate) mod tests {
     use std::sync::Mutex;
     use urlkey::{ErrorCode, KeyError};
 
-    /// What [`Given`] says it reads a line: enough that a test's input passes
-    /// [`SIZING_BYTES`], and pass one sizes its tables.
+    /// What [`Given`] says it reads a line.
     const BYTES_PER_LINE: u64 = 1000;
 
     /// Records given in memory, as a reader would hand them over.
@@ -654,9 +628,7 @@ pub(crate) mod tests {
                 lines: 0,
             }))
         };
-        // Sized tables where the run spills; growing ones where it keys again.
-        let input_bytes = spill.map(|_| recs.len() as u64 * BYTES_PER_LINE);
-        run_with(policy, &open, format, threads, spill, input_bytes)
+        run_with(policy, &open, format, threads, spill)
     }
 
     /// [`run`] with an input that `open` gives, spilling or not.
@@ -668,7 +640,7 @@ pub(crate) mod tests {
         spill: bool,
     ) -> Ran {
         let make = &spill::Spill::create as &dyn Fn() -> std::io::Result<spill::Spill>;
-        run_with(policy, open, format, threads, spill.then_some(make), None)
+        run_with(policy, open, format, threads, spill.then_some(make))
     }
 
     fn run_with(
@@ -677,7 +649,6 @@ pub(crate) mod tests {
         format: OutputFormat,
         threads: usize,
         spill: Option<&dyn Fn() -> std::io::Result<spill::Spill>>,
-        input_bytes: Option<u64>,
     ) -> Ran {
         let policy = urlkey::PolicySet::builtin().get(policy).unwrap();
         let pipeline = Pipeline::new(threads).unwrap();
@@ -693,7 +664,6 @@ pub(crate) mod tests {
             notice: Some(&notice),
             sources: &sources,
             spill: spill.is_some(),
-            input_bytes,
         };
         let tail = Tail {
             sources: true,
@@ -765,28 +735,6 @@ pub(crate) mod tests {
             let spilled = run(&id, &few, OutputFormat::Csv, 2, Some(&spill::Spill::create));
             assert_same(&spilled, &again, &id);
         }
-    }
-
-    /// The guess of an input's records from what was read so far.
-    #[test]
-    fn records_are_guessed_from_lines_per_byte() {
-        let read = |lines, bytes| ReadBatch::<InputRecord> {
-            records: Vec::new(),
-            lines_read: lines,
-            bytes_read: bytes,
-            notices: Vec::new(),
-        };
-        assert_eq!(
-            expected_records(Some(650_000_000), &read(65_000, 4_225_000)),
-            Some(10_000_000)
-        );
-        assert_eq!(expected_records(None, &read(10, 100)), None);
-        assert_eq!(expected_records(Some(100), &read(0, 100)), None);
-        assert_eq!(expected_records(Some(100), &read(10, 0)), None);
-        assert_eq!(
-            expected_records(Some(u64::MAX), &read(10, 1)),
-            Some(MAX_STATES)
-        );
     }
 
     /// A temporary file that cannot be made, or that fills up: the run says so and keys

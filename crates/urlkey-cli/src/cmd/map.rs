@@ -89,7 +89,6 @@ pub fn run(a: MapArgs) -> Result<(), Failure> {
         notice: Some(&notice),
         sources: &labels,
         spill: true,
-        input_bytes: total,
     };
     let summary = run.run(&open, &mut writer).map_err(|e| match e {
         MapError::Input(e) => Failure::Input(e.to_string()),
