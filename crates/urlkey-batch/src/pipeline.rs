@@ -19,9 +19,12 @@
 //! delays only the batch it holds. docs/benchmarks.md has what this did and did not
 //! change in wall time.
 
+mod cores;
+
 use std::collections::BTreeMap;
 use std::sync::{Condvar, Mutex, MutexGuard};
 
+use self::cores::Cores;
 use crate::input::{InputError, InputRecord, RecordSource};
 
 /// One batch as read, with the reader's counters after it.
@@ -211,7 +214,9 @@ impl Pipeline {
             changed: Condvar::new(),
             limit: (AHEAD_PER_THREAD * self.threads) as u64,
             batch: parallel,
+            cores: Cores::of_caller(),
         };
+        shared.cores.note_caller();
         std::thread::scope(|scope| {
             // A panic here, or a helper that cannot start, must stop the helpers too, or
             // the scope would wait for them forever.
@@ -232,7 +237,9 @@ impl Pipeline {
             }
             let out = compute(&first);
             shared.hand_in(0, Ok((first, out)));
-            while shared.key_next(&compute) {}
+            while shared.key_next(&compute) {
+                shared.cores.note_caller();
+            }
             Ok(())
         })?;
         // Every thread has ended: every batch is written, or the run failed.
@@ -282,6 +289,8 @@ struct Shared<'s, T, S: BatchSource + ?Sized, E> {
     limit: u64,
     /// Items per batch.
     batch: usize,
+    /// Where the calling thread runs, so that a helper does not share its core.
+    cores: Cores,
 }
 
 impl<T, S: BatchSource + ?Sized, E> Shared<'_, T, S, E> {
@@ -394,7 +403,12 @@ fn helper<T: Send, S: BatchSource + ?Sized, E>(
     compute: &Compute<'_, T, S::Item>,
 ) {
     let _guard = StopIfPanicking(shared);
-    while shared.key_next(compute) {}
+    loop {
+        shared.cores.keep_apart();
+        if !shared.key_next(compute) {
+            return;
+        }
+    }
 }
 
 #[cfg(test)]
