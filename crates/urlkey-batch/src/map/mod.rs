@@ -9,8 +9,8 @@
 //! be written, from the lean path again: [`LeanRow`], key, signature, removed
 //! parameters); JSONL and Parquet rows, which carry the transformation log and the facts,
 //! from the full `Outcome`, pass two running the policy again. Records are never held in
-//! memory. Once 4 MiB are read, pass one sizes its tables for the records the input's
-//! size holds ([`MapRun::input_bytes`]).
+//! memory. The tables that find the states grow with the distinct keys and signatures
+//! (`slots.rs`).
 
 mod dense;
 mod grouping;
