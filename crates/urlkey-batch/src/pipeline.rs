@@ -18,6 +18,11 @@
 //! the thread that hands in the batch next in order writes it, so a descheduled thread
 //! delays only the batch it holds. docs/benchmarks.md has what this did and did not
 //! change in wall time.
+//!
+//! Why a helper may move to another core (issue 19, ninth round): beside a process that
+//! keeps a core busy, the scheduler put the calling thread and its helper on the same
+//! free core, where two threads run no faster than one; `cores.rs` has the helper leave
+//! the calling thread's core.
 
 mod cores;
 

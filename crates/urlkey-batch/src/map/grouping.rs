@@ -70,9 +70,9 @@ impl Fp {
 }
 
 /// Per distinct key, in a dense vector (`Grouping::key_states`, 32 bytes) that the key
-/// table indexes ([`Slots`]: 8 bytes a slot, the ordinal and 32 bits of the hash). Every state is memory the process
-/// touches for the first time, which is what `map` waits for most (issue 19): 32 bytes,
-/// not 40, with the count in 32 bits ([`Counter`]).
+/// table indexes ([`Slots`]: 8 bytes a slot, the ordinal and 32 bits of the hash). Every
+/// state is memory the process touches for the first time, which is what `map` waits for
+/// most (issue 19): 32 bytes, not 40, with the count in 32 bits ([`Counter`]).
 #[derive(Clone, Copy)]
 struct KeyState {
     fp: Fp,
