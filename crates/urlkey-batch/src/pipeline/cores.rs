@@ -76,12 +76,18 @@ mod imp {
         fn a_helper_on_the_callers_core_moves_off_it() {
             let cores = Cores::of_caller();
             let allowed = cores.allowed.expect("sched_getaffinity works here");
-            let usable: Vec<usize> = (0..nix::sched::CpuSet::count())
+            let usable: Vec<usize> = (0..CpuSet::count())
                 .filter(|&c| allowed.is_set(c).unwrap_or(false))
                 .collect();
             std::thread::scope(|s| {
                 s.spawn(|| {
-                    let here = nix::sched::sched_getcpu().unwrap();
+                    let this = Pid::from_raw(0);
+                    let here = sched_getcpu().unwrap();
+                    // Held on its core, so that the scheduler cannot move it between the
+                    // checks (the test threads run beside each other).
+                    let mut only_here = CpuSet::new();
+                    only_here.set(here).unwrap();
+                    sched_setaffinity(this, &only_here).unwrap();
                     // The caller noted elsewhere: no move.
                     cores
                         .caller
@@ -94,10 +100,9 @@ mod imp {
                     let moved = cores.keep_apart();
                     assert_eq!(moved, usable.len() > 1, "{usable:?}");
                     if moved {
-                        let now =
-                            nix::sched::sched_getaffinity(nix::unistd::Pid::from_raw(0)).unwrap();
+                        let now = sched_getaffinity(this).unwrap();
                         assert!(!now.is_set(here).unwrap());
-                        assert_ne!(nix::sched::sched_getcpu().unwrap(), here);
+                        assert_ne!(sched_getcpu().unwrap(), here);
                     }
                 });
             });
