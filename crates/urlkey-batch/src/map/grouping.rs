@@ -4,6 +4,11 @@
 //!
 //! Per 128-bit fingerprint of the key it counts how many records share it and where the
 //! first one was; per fingerprint of the signature, how many distinct keys share it.
+//!
+//! A key's fingerprint is taken with its signature's ([`record_fingerprints`]): the
+//! signature is written from the same final parts as the key, so one key always has one
+//! signature, and a key state found by that fingerprint names the record's signature
+//! state without a read of it to check (issue 19, tenth round).
 
 use std::collections::BTreeMap;
 use std::hash::{BuildHasher, Hasher};
@@ -25,6 +30,20 @@ pub type Fingerprint = u128;
 #[inline]
 pub fn fingerprint(text: &str) -> Fingerprint {
     xxhash_rust::xxh3::xxh3_128(text.as_bytes())
+}
+
+/// A valid record's key and signature fingerprints, as `map` counts them: the key's is
+/// taken with the signature's as its seed, so that equal key fingerprints mean equal
+/// signatures too (with the odds of a 128-bit collision). The signature is written from
+/// the same final parts as the key (`host[:port]`, the path, the query's names), so a
+/// key has one signature and this is one fingerprint per key; were a key ever written
+/// with two signatures, it would be counted as two keys, each in its own signature group,
+/// rather than put in a group its signature is not.
+#[inline]
+pub fn record_fingerprints(key: &str, signature: &str) -> (Fingerprint, Fingerprint) {
+    let sig = fingerprint(signature);
+    let key = xxhash_rust::xxh3::xxh3_128_with_seed(key.as_bytes(), sig as u64);
+    (key, sig)
 }
 
 /// The fingerprints are already uniform: hash tables use their low 64 bits as is.
@@ -78,7 +97,8 @@ struct KeyState {
     fp: Fp,
     first: RecordRef,
     count: Counter,
-    /// The ordinal of the signature of its first record (`Grouping::sig_states`).
+    /// The ordinal of its signature (`Grouping::sig_states`): one per key
+    /// ([`record_fingerprints`]).
     signature: u32,
 }
 
@@ -89,6 +109,7 @@ struct SigState {
     first: RecordRef,
     /// At most the number of key states, so below [`MAX_STATES`].
     distinct_keys: u32,
+    /// Records with this signature: counted only for `--groups`, which shows it.
     members: Counter,
 }
 
@@ -346,7 +367,7 @@ impl Counted {
         match (o.key.as_deref(), o.signature.as_deref()) {
             (Some(key), Some(sig)) => Counted {
                 at,
-                fingerprints: Ok((fingerprint(key), fingerprint(sig))),
+                fingerprints: Ok(record_fingerprints(key, sig)),
                 key: verify.then(|| key.into()),
                 signature: groups.then(|| sig.into()),
             },
@@ -381,7 +402,7 @@ impl Counted {
             Some(p) => Err(Some(p.code)),
             None => policy
                 .key_signature_into(&r.observed, &mut buf.key, &mut buf.signature)
-                .map(|()| (fingerprint(&buf.key), fingerprint(&buf.signature)))
+                .map(|()| record_fingerprints(&buf.key, &buf.signature))
                 .map_err(Some),
         };
         let valid = fingerprints.is_ok();
@@ -431,7 +452,7 @@ impl LeanRow {
     pub(crate) fn counted(&self, r: &InputRecord, verify: bool) -> Counted {
         Counted {
             at: RecordRef::of(r),
-            fingerprints: Ok((fingerprint(&self.key), fingerprint(&self.signature))),
+            fingerprints: Ok(record_fingerprints(&self.key, &self.signature)),
             key: verify.then(|| self.key.as_str().into()),
             signature: None,
         }
@@ -519,16 +540,15 @@ impl Grouping {
         found.clear();
         let key_fps = chunk.iter().filter_map(|c| valid_fps(c).map(|f| f.0));
         warm_probes(&self.keys, &self.key_states, |k| k.fp, key_fps, &mut homes);
-        found.extend(chunk.iter().map(|c| Found {
-            key: valid_fps(c).and_then(|(kf, _)| self.find_key(kf)),
-            sig: None,
+        // A known key's state names its signature's ([`record_fingerprints`]): the
+        // signature table is probed for new keys only.
+        found.extend(chunk.iter().map(|c| {
+            let key = valid_fps(c).and_then(|(kf, _)| self.find_key(kf));
+            Found {
+                key,
+                sig: self.signature_of_key(key),
+            }
         }));
-        // A known key's signature is the one its first record had (in practice always):
-        // a loop of its own, whose reads depend on nothing before them, so their misses
-        // overlap too. The signature table is probed for the rest.
-        for (f, c) in found.iter_mut().zip(&chunk) {
-            f.sig = valid_fps(c).and_then(|(_, sf)| self.signature_of_key(f.key, sf));
-        }
         let unknown = |(c, f): (&Counted, &Found)| valid_fps(c).filter(|_| f.sig.is_none());
         let sig_fps = chunk.iter().zip(found.iter()).filter_map(unknown);
         warm_probes(
@@ -559,17 +579,16 @@ impl Grouping {
         find(&self.keys, &self.key_states, |k| k.fp, kf)
     }
 
-    /// The signature's ordinal: a known key's first record found it already (when this
-    /// record has the same one, as it always has in practice), else the signature table.
+    /// The signature's ordinal: a known key's state names it, else the signature table.
     fn find_signature(&self, key: Option<usize>, sf: Fp) -> Option<usize> {
-        self.signature_of_key(key, sf)
+        self.signature_of_key(key)
             .or_else(|| find(&self.sigs, &self.sig_states, |s| s.fp, sf))
     }
 
-    /// The ordinal of the signature of `key`'s first record, when it is `sf`.
-    fn signature_of_key(&self, key: Option<usize>, sf: Fp) -> Option<usize> {
+    /// The ordinal of a known key's signature: a key fingerprint holds its signature's
+    /// ([`record_fingerprints`]), so the key state's is the record's.
+    fn signature_of_key(&self, key: Option<usize>) -> Option<usize> {
         key.map(|k| self.key_states[k].signature as usize)
-            .filter(|&s| self.sig_states.get(s).is_some_and(|s| s.fp == sf))
     }
 
     /// [`Grouping::insert_counted`] with what [`Grouping::insert_chunk`] found before the
@@ -627,17 +646,20 @@ impl Grouping {
                 n
             }
         };
-        let sig_state = &mut self.sig_states[sig];
         // Fits: every ordinal went through `ordinal_of`, below MAX_STATES.
         let sig_ordinal = sig as u32;
-        add_one(
-            &mut sig_state.members,
-            &mut self.beyond,
-            Full::Members(sig_ordinal),
-        );
-        if let Some(d) = self.sig_detail.get_mut(sig) {
-            if d.1.len() < 5 {
-                d.1.push(at.line());
+        // Members and sample lines are shown by `--groups` only: without it, a record of
+        // a known key does not touch its signature's state.
+        if self.keep_detail {
+            add_one(
+                &mut self.sig_states[sig].members,
+                &mut self.beyond,
+                Full::Members(sig_ordinal),
+            );
+            if let Some(d) = self.sig_detail.get_mut(sig) {
+                if d.1.len() < 5 {
+                    d.1.push(at.line());
+                }
             }
         }
         let key = match key {
@@ -650,7 +672,7 @@ impl Grouping {
                 let n = self.key_states.len();
                 let ordinal = ordinal_of(n)?;
                 // One per key state, so below MAX_STATES too.
-                sig_state.distinct_keys += 1;
+                self.sig_states[sig].distinct_keys += 1;
                 self.key_states.push(KeyState {
                     fp: kf,
                     first: at,
@@ -676,7 +698,8 @@ impl Grouping {
     /// The states of a valid record's key and signature: where pass one noted them
     /// ([`Places`]) when they are its own, else from the tables.
     fn states_of(&self, at: RecordRef, key: &str, sig: &str) -> (Option<usize>, Option<usize>) {
-        let (kf, sf) = (Fp::of(fingerprint(key)), Fp::of(fingerprint(sig)));
+        let (kf, sf) = record_fingerprints(key, sig);
+        let (kf, sf) = (Fp::of(kf), Fp::of(sf));
         let own = |(k, s): (usize, usize)| {
             let (ks, ss) = (self.key_states.get(k)?, self.sig_states.get(s)?);
             (ks.fp == kf && ss.fp == sf).then_some((k, s))
@@ -968,6 +991,93 @@ mod tests {
     }
 
     /// Pass one's lean path counts exactly what the `Outcome` path counts.
+    /// What [`record_fingerprints`] rests on: under every builtin policy, one key has one
+    /// signature, over the corpus, the WHATWG test inputs and inputs made to write the
+    /// same key from different parts (path-only, opaque, other schemes, ports, userinfo).
+    #[test]
+    fn a_key_has_one_signature_under_every_builtin_policy() {
+        let set = urlkey::PolicySet::builtin();
+        let wpt: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../../shared/wpt/urltestdata.json"
+            ))
+            .expect("the WPT data"),
+        )
+        .expect("WPT JSON");
+        let mut inputs: Vec<String> = [
+            "http://mailto:25/x?a=1",
+            "mailto:25/x?a=1",
+            "foo:/p?b",
+            "foo://h/p?b",
+            "//h/p",
+            "/h/p",
+            "h/p",
+            "https://h/p",
+            "http://h/p",
+            "http://u:p@h/p",
+            "http://h:80/p",
+            "http://h:8080/p",
+            "h:8080/p",
+            "http://h/p?b=1&a=2#f",
+            "http://h/p?a=2&b=1",
+            "http://[::1]/p",
+            "file:///p",
+            "file://h/p",
+            "javascript:alert(1)",
+            "http://h/p?utm_source=x",
+            "http://h/p?",
+            "http://h/p#",
+            "/p?a&a&b",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        for f in ["userbait.txt", "kasztp.txt"] {
+            inputs.extend(corpus(f).lines().map(str::to_string));
+        }
+        let cases = wpt.as_array().expect("WPT cases");
+        inputs.extend(
+            cases
+                .iter()
+                .filter_map(|c| c["input"].as_str().map(str::to_string)),
+        );
+        for info in set.list() {
+            let p = set.get(&info.id).expect("builtin policy");
+            let mut seen: HashMap<String, String> = HashMap::new();
+            let (mut key, mut sig) = (String::new(), String::new());
+            for input in &inputs {
+                if p.key_signature_into(input, &mut key, &mut sig).is_ok() {
+                    let first = seen.entry(key.clone()).or_insert_with(|| sig.clone());
+                    assert_eq!(*first, sig, "{}: key {key:?} ({input:?})", info.id);
+                }
+            }
+            assert!(seen.len() > 1000, "{}: {} keys", info.id, seen.len());
+        }
+    }
+
+    /// A key written with two signatures (none is, above) would be two keys, each in
+    /// its own signature group.
+    #[test]
+    fn a_key_with_two_signatures_counts_as_two() {
+        let mut g = Grouping::new("test", false, false);
+        for (line, sig) in [(1, "s1"), (2, "s2"), (3, "s1")] {
+            g.insert_counted(Counted {
+                at: RecordRef::new(0, line),
+                fingerprints: Ok(record_fingerprints("k", sig)),
+                key: None,
+                signature: None,
+            })
+            .expect("counted");
+        }
+        g.close();
+        assert_eq!(
+            (g.summary.distinct_keys, g.summary.signature_groups),
+            (2, 2)
+        );
+        assert_eq!(g.summary.duplicate_groups, 1);
+    }
+
     #[test]
     fn lean_counting_equals_outcome_counting() {
         let set = urlkey::PolicySet::builtin();
@@ -1067,7 +1177,8 @@ mod tests {
             assert_eq!(json(&a), json(&b), "{:?}", r.observed);
             if let (Some(key), Some(sig)) = (o.key.as_deref(), o.signature.as_deref()) {
                 valid += 1;
-                let (kf, sf) = (Fp::of(fingerprint(key)), Fp::of(fingerprint(sig)));
+                let (kf, sf) = record_fingerprints(key, sig);
+                let (kf, sf) = (Fp::of(kf), Fp::of(sf));
                 let at = RecordRef::of(r);
                 from_places += usize::from(placed.places.get(at).is_some_and(|(k, s)| {
                     placed.key_states[k].fp == kf && placed.sig_states[s].fp == sf
