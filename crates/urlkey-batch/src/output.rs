@@ -529,17 +529,39 @@ pub(crate) struct MapRowHoles {
 /// Appends one CSV or TSV map row (with `tail`'s cells) to `b`, and says where its
 /// [`GroupCells`] went.
 pub(crate) fn push_map_row(b: &mut Vec<u8>, d: u8, r: &MapRow<'_>, tail: &Tail) -> MapRowHoles {
+    push_map_row_as_observed(b, d, r, tail, false)
+}
+
+/// [`push_map_row`] where the caller knows (`as_observed`) that the key and the signature
+/// need quotes only when the text as read does (they are cut from it, case folded, with
+/// additions that hold no delimiter, `"`, CR or LF): their scans are skipped when the
+/// text as read needs none, as it does not in most rows. `urlkey map`'s pass two knows it
+/// from pass one's edits ([`crate::map`]'s spill): the scans were a fifth of its work.
+pub(crate) fn push_map_row_as_observed(
+    b: &mut Vec<u8>,
+    d: u8,
+    r: &MapRow<'_>,
+    tail: &Tail,
+    as_observed: bool,
+) -> MapRowHoles {
     let start = b.len();
     push_u64(b, r.line);
     b.push(d);
-    csv_field(b, d, &spreadsheet_safe(r.observed));
+    let observed_quoted = csv_field(b, d, &spreadsheet_safe(r.observed));
+    let plain = as_observed && !observed_quoted;
     b.push(d);
     plain_field(b, d, r.status);
     b.push(d);
-    csv_field(b, d, &spreadsheet_safe(r.key.unwrap_or("")));
-    b.push(d);
-    csv_field(b, d, &spreadsheet_safe(r.signature.unwrap_or("")));
-    b.push(d);
+    for cell in [r.key, r.signature] {
+        let cell = spreadsheet_safe(cell.unwrap_or(""));
+        if plain {
+            debug_assert!(!needs_quotes(cell.as_bytes(), d), "{cell:?}");
+            b.extend_from_slice(cell.as_bytes());
+        } else {
+            csv_field(b, d, &cell);
+        }
+        b.push(d);
+    }
     let cells = GroupCells::of(r);
     let groups_at = b.len() - start;
     push_map_groups(b, d, &cells);
@@ -592,15 +614,16 @@ pub(crate) fn push_map_group_sources(b: &mut Vec<u8>, d: u8, c: &GroupCells<'_>)
 
 /// One CSV/TSV field as the csv crate writes it with [`csv_encoder`]'s settings (quote
 /// style "necessary", `"` doubled): quoted when it holds the delimiter, `"`, CR or LF.
-fn csv_field(out: &mut Vec<u8>, delimiter: u8, field: &str) {
+/// True when it was quoted.
+fn csv_field(out: &mut Vec<u8>, delimiter: u8, field: &str) -> bool {
     let bytes = field.as_bytes();
     // Half of a map row's text fields are empty: no scan, no call to copy nothing.
     if bytes.is_empty() {
-        return;
+        return false;
     }
     if !needs_quotes(bytes, delimiter) {
         out.extend_from_slice(bytes);
-        return;
+        return false;
     }
     out.push(b'"');
     for (i, piece) in bytes.split(|&c| c == b'"').enumerate() {
@@ -610,6 +633,7 @@ fn csv_field(out: &mut Vec<u8>, delimiter: u8, field: &str) {
         out.extend_from_slice(piece);
     }
     out.push(b'"');
+    true
 }
 
 /// A field that is one of this crate's own names (a status, a classification, the
@@ -624,7 +648,7 @@ fn plain_field(out: &mut Vec<u8>, delimiter: u8, field: &str) {
 /// test that has no early exit inside the block, which the compiler turns into vector
 /// compares; the rest with [`needs_quotes_words`]. The byte-wise test was ~2,000
 /// instructions a map row, the word-wise one still a tenth of `map`'s time at 10M rows.
-fn needs_quotes(bytes: &[u8], delimiter: u8) -> bool {
+pub(crate) fn needs_quotes(bytes: &[u8], delimiter: u8) -> bool {
     let special = |c: u8| (c == delimiter) | (c == b'"') | (c == b'\r') | (c == b'\n');
     let mut blocks = bytes.chunks_exact(16);
     for block in &mut blocks {
@@ -754,6 +778,64 @@ pub(crate) mod tests {
             state ^= state >> 7;
             state ^= state << 17;
             state
+        }
+    }
+
+    /// A row whose key and signature are cut from the text as read, case folded, with
+    /// plain additions, comes out of [`push_map_row_as_observed`] as [`push_map_row`]
+    /// writes it: with quotes where the text as read needs them, as it is where not.
+    #[test]
+    fn rows_as_observed_equal_rows_scanned() {
+        let texts = [
+            "HTTPS://Example.COM/a/b?x=1&y=2",
+            "https://example.com/a,b?c=\"d\"",
+            "http://h/p\tq",
+            "http://h/p\rq",
+            "=HTTP://h/p",
+            "-http://h/p,",
+            "\thttp://h/p",
+            "http://h/é?ü=1",
+            "",
+        ];
+        for d in [b',', b'\t'] {
+            for t in texts {
+                for cut in [0, t.len() / 3, t.len() / 2, t.len()] {
+                    let Some(head) = t.get(..cut) else { continue };
+                    for rest in ["", "/", "?a=1", "x"] {
+                        let key = format!("{}{rest}", head.to_ascii_lowercase());
+                        let sig = &key[key.len() / 4..];
+                        let row = MapRow {
+                            line: 7,
+                            observed: t,
+                            status: "ok",
+                            key: Some(&key),
+                            signature: Some(sig),
+                            group: Some(1),
+                            duplicate_of: None,
+                            duplicates: Some(2),
+                            variants: Some(1),
+                            classification: "duplicate",
+                            removed_tracking: String::new(),
+                            error_code: None,
+                            error: None,
+                            review: REVIEW,
+                            transformations: None,
+                            removed_params: None,
+                            facts: None,
+                            source: None,
+                            group_source: None,
+                            duplicate_of_source: None,
+                            kept: &[],
+                        };
+                        let (mut want, mut got) = (Vec::new(), Vec::new());
+                        let tail = Tail::default();
+                        let a = push_map_row(&mut want, d, &row, &tail);
+                        let b = push_map_row_as_observed(&mut got, d, &row, &tail, true);
+                        assert_eq!(got, want, "{t:?} {key:?}");
+                        assert_eq!(a, b);
+                    }
+                }
+            }
         }
     }
 

@@ -54,7 +54,7 @@ use urlkey::Policy;
 use super::grouping::{row_from_parts, ungrouped_row, Counted, Grouping, LeanRow};
 use super::outcome_of;
 use crate::input::{InputError, InputRecord, RecordRef, RecordSource};
-use crate::output::{join_names_into, push_map_row, Tail};
+use crate::output::{join_names_into, needs_quotes, push_map_row, push_map_row_as_observed, Tail};
 use crate::pipeline::{BatchSource, ReadBatch};
 
 /// Bytes of a row beyond its texts, about (a CSV row of the 10M-line benchmark holds 228
@@ -734,6 +734,14 @@ fn row_of_cells(
         }
     };
     let observed = r.observed.as_str();
+    // The key is the text as read, cut and case folded, plus `rest`; the signature is in
+    // the key or its own text: what a quote could need beyond the text as read.
+    let d = shape.delimiter;
+    let as_observed = !needs_quotes(cells_key.2.as_bytes(), d)
+        && match sig {
+            Sig::Text(t) => !needs_quotes(t.as_bytes(), d),
+            Sig::InKey(..) => true,
+        };
     let key = key_of_edit(observed, cells_key, key)?;
     let sig = match sig {
         Sig::Text(t) => t,
@@ -760,7 +768,7 @@ fn row_of_cells(
         .cells_at(here, k, s, shape.sources)
         .ok_or_else(damaged)?;
     row.set_groups(groups);
-    push_map_row(out, shape.delimiter, &row, shape.tail);
+    push_map_row_as_observed(out, d, &row, shape.tail, as_observed);
     Ok(())
 }
 
