@@ -307,21 +307,6 @@ pub fn inputs(input: &InputArgs, also_written: &[&Path]) -> Result<Inputs, Failu
     })
 }
 
-/// Turns transparent huge pages off for this process (Linux; elsewhere nothing).
-///
-/// The allocator asks for huge pages for its arena. On a virtual machine that hands its
-/// free memory back to the host (free page reporting, as Firecracker's balloon does), a
-/// huge page touched for the first time cost 2.1-2.9 ms a megabyte, a small page
-/// 0.44-0.60 (issue 19, tenth round): `map` touches ~0.5 GB of fresh memory for its
-/// tables at 5M keys, so huge pages made it 3-8% slower, for all the misses they save
-/// in the page tables (docs/benchmarks.md). Where the call fails, nothing changes.
-pub fn small_pages() {
-    #[cfg(target_os = "linux")]
-    {
-        let _ = nix::sys::prctl::set_thp_disable(true);
-    }
-}
-
 /// The worker pool of `--threads`.
 pub fn pipeline(threads: usize) -> Result<Pipeline, Failure> {
     Pipeline::new(threads).map_err(crate::thread_error)
