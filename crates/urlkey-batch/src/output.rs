@@ -804,29 +804,17 @@ pub(crate) mod tests {
                     for rest in ["", "/", "?a=1", "x"] {
                         let key = format!("{}{rest}", head.to_ascii_lowercase());
                         let sig = &key[key.len() / 4..];
-                        let row = MapRow {
-                            line: 7,
-                            observed: t,
-                            status: "ok",
-                            key: Some(&key),
-                            signature: Some(sig),
-                            group: Some(1),
-                            duplicate_of: None,
-                            duplicates: Some(2),
-                            variants: Some(1),
-                            classification: "duplicate",
-                            removed_tracking: String::new(),
-                            error_code: None,
-                            error: None,
-                            review: REVIEW,
-                            transformations: None,
-                            removed_params: None,
-                            facts: None,
-                            source: None,
-                            group_source: None,
-                            duplicate_of_source: None,
-                            kept: &[],
-                        };
+                        let at = crate::input::RecordRef::new(0, 7);
+                        let mut row = crate::map::row_from_parts(
+                            at,
+                            t,
+                            Some((&key, sig)),
+                            String::new(),
+                            &[],
+                            &[],
+                        );
+                        (row.group, row.duplicates, row.variants) = (Some(1), Some(2), Some(1));
+                        row.classification = "duplicate";
                         let (mut want, mut got) = (Vec::new(), Vec::new());
                         let tail = Tail::default();
                         let a = push_map_row(&mut want, d, &row, &tail);
