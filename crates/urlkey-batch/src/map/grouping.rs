@@ -159,8 +159,8 @@ fn find<S>(table: &Slots, states: &Dense<S>, fp_of: impl Fn(&S) -> Fp, fp: Fp) -
 /// branch on a load still in flight, and its mispredictions cost the overlap (`map` 5-15%
 /// slower, measured). Each loop is a short body over a flat array, so that many of its
 /// loads fit in the processor's window at once: the hashes are copied out of the chunk's
-/// records first (the counting 3-11% faster than with loops over the records, issue 19,
-/// tenth round).
+/// records first (counting alone, in one process, was faster so in 7 of 8 rounds, by up
+/// to 17%: docs/benchmarks.md, issue 19's tenth round).
 fn warm_probes<S>(
     table: &Slots,
     states: &Dense<S>,
