@@ -86,6 +86,12 @@ impl Fp {
     fn of(f: Fingerprint) -> Self {
         Fp(f as u64, (f >> 64) as u64)
     }
+
+    /// A record's key and signature fingerprints ([`record_fingerprints`]) as two `Fp`s.
+    #[inline]
+    fn pair((key, sig): (Fingerprint, Fingerprint)) -> (Self, Self) {
+        (Fp::of(key), Fp::of(sig))
+    }
 }
 
 /// Per distinct key, in a dense vector (`Grouping::key_states`, 32 bytes) that the key
@@ -202,10 +208,7 @@ struct Found {
 
 /// A valid record's key and signature fingerprints.
 fn valid_fps(c: &Counted) -> Option<(Fp, Fp)> {
-    c.fingerprints
-        .as_ref()
-        .ok()
-        .map(|&(k, s)| (Fp::of(k), Fp::of(s)))
+    c.fingerprints.as_ref().ok().map(|&f| Fp::pair(f))
 }
 
 /// An unused place in [`Places`].
@@ -715,8 +718,7 @@ impl Grouping {
     /// The states of a valid record's key and signature: where pass one noted them
     /// ([`Places`]) when they are its own, else from the tables.
     fn states_of(&self, at: RecordRef, key: &str, sig: &str) -> (Option<usize>, Option<usize>) {
-        let (kf, sf) = record_fingerprints(key, sig);
-        let (kf, sf) = (Fp::of(kf), Fp::of(sf));
+        let (kf, sf) = Fp::pair(record_fingerprints(key, sig));
         let own = |(k, s): (usize, usize)| {
             let (ks, ss) = (self.key_states.get(k)?, self.sig_states.get(s)?);
             (ks.fp == kf && ss.fp == sf).then_some((k, s))
@@ -1007,7 +1009,6 @@ mod tests {
         )
     }
 
-    /// Pass one's lean path counts exactly what the `Outcome` path counts.
     /// What [`record_fingerprints`] rests on: under every builtin policy, one key has one
     /// signature, over the corpus, the WHATWG test inputs and inputs made to write the
     /// same key from different parts (path-only, opaque, other schemes, ports, userinfo).
@@ -1095,6 +1096,7 @@ mod tests {
         assert_eq!(g.summary.duplicate_groups, 1);
     }
 
+    /// Pass one's lean path counts exactly what the `Outcome` path counts.
     #[test]
     fn lean_counting_equals_outcome_counting() {
         let set = urlkey::PolicySet::builtin();
@@ -1194,8 +1196,7 @@ mod tests {
             assert_eq!(json(&a), json(&b), "{:?}", r.observed);
             if let (Some(key), Some(sig)) = (o.key.as_deref(), o.signature.as_deref()) {
                 valid += 1;
-                let (kf, sf) = record_fingerprints(key, sig);
-                let (kf, sf) = (Fp::of(kf), Fp::of(sf));
+                let (kf, sf) = Fp::pair(record_fingerprints(key, sig));
                 let at = RecordRef::of(r);
                 from_places += usize::from(placed.places.get(at).is_some_and(|(k, s)| {
                     placed.key_states[k].fp == kf && placed.sig_states[s].fp == sf
