@@ -897,6 +897,34 @@ impl Grouping {
         std::hint::black_box(read);
     }
 
+    /// The ordinal of the signature of the key state at `k`, if there is one.
+    pub(crate) fn signature_ordinal(&self, k: usize) -> Option<usize> {
+        self.key_states.get(k).map(|k| k.signature as usize)
+    }
+
+    /// Key states so far: the ordinal the next new key gets.
+    pub(crate) fn key_states_len(&self) -> usize {
+        self.key_states.len()
+    }
+
+    /// The ordinals of the records whose key ordinals pass one kept (`keys`; an invalid
+    /// record's [`u32::MAX`] as it is), each with its signature's, which its key state
+    /// names ([`record_fingerprints`]); a key ordinal this grouping does not have gets
+    /// `usize::MAX`. Reads the key states, then the signature states, each loop with its
+    /// cache misses in flight together, before rows are made from them.
+    pub(crate) fn ordinals_of_keys(&self, keys: &[usize], out: &mut Vec<(usize, usize)>) {
+        out.clear();
+        out.extend(
+            keys.iter()
+                .map(|&k| (k, self.signature_ordinal(k).unwrap_or(usize::MAX))),
+        );
+        let mut read = 0;
+        for &(_, s) in out.iter() {
+            read ^= self.sig_states.get(s).map_or(0, |s| s.distinct_keys);
+        }
+        std::hint::black_box(read);
+    }
+
     /// One row per signature group (needs `groups` at creation), ordered by input and
     /// group id; `sources` as for [`Grouping::row`].
     pub fn group_rows(&self, sources: &[String]) -> Vec<GroupRow> {

@@ -309,8 +309,14 @@ impl MapRun<'_> {
                 }
                 ordinals.clear();
                 let counted = std::mem::take(&mut piece.counted);
+                let base = grouping.key_states_len();
                 grouping.insert_chunk_placed(counted, &mut |o| ordinals.push(o))?;
-                match spill.put_head(&mut piece, &ordinals, &mut head) {
+                // Pass two takes a record's signature from its key's state.
+                debug_assert!(ordinals
+                    .iter()
+                    .flatten()
+                    .all(|&(k, s)| grouping.signature_ordinal(k) == Some(s)));
+                match spill.put_head(&mut piece, &ordinals, base, &mut head) {
                     Ok(place) => places.push(place),
                     Err(e) => {
                         spill.give_up();
@@ -773,6 +779,68 @@ pub(crate) mod tests {
         }
     }
 
+    /// The counting thread's part of an entry takes a byte a record where the ordinals
+    /// are small or the key is new, and pass two's rows from it are the rows of the run
+    /// that keys every record again: a chunk of new and repeated keys, then the same
+    /// records again, all known.
+    #[test]
+    fn a_spill_head_codes_a_new_key_in_a_byte() {
+        let recs = records(60);
+        let policy = urlkey::PolicySet::builtin().get("mapper@1").unwrap();
+        let tail = Tail::default();
+        let shape = spill::RowShape {
+            delimiter: b',',
+            tail: &tail,
+            sources: &[],
+        };
+        let s = spill::Spill::in_file(tempfile::tempfile().unwrap());
+        let mut grouping = Grouping::new("mapper@1", false, false);
+        let mut places = Vec::new();
+        for _ in 0..2 {
+            let mut piece = spill::piece(&policy, &recs, false, &shape);
+            s.put_piece(&mut piece);
+            let mut ordinals = Vec::new();
+            let base = grouping.key_states_len();
+            grouping
+                .insert_chunk_placed(piece.counted.clone(), &mut |o| ordinals.push(o))
+                .unwrap();
+            assert!(grouping.key_states_len() < 126, "ordinals in one byte");
+            let place = s
+                .put_head(&mut piece, &ordinals, base, &mut Vec::new())
+                .unwrap();
+            assert_eq!(place.head_bytes(), 12 + recs.len());
+            places.push(place);
+        }
+        grouping.close();
+        let (mut scratch, mut entry) = (spill::RowScratch::default(), Vec::new());
+        let mut lean = LeanRow::default();
+        for place in &places {
+            s.read_entry(place, &mut entry).unwrap();
+            let mut out = Vec::new();
+            let again = spill::rows_of(
+                &entry,
+                &recs,
+                &policy,
+                &grouping,
+                &shape,
+                &mut scratch,
+                &mut out,
+            )
+            .unwrap();
+            assert_eq!(again, 0);
+            let mut want = Vec::new();
+            for r in &recs {
+                grouping.keyed_row(&policy, r, &[], &mut lean, |row| {
+                    crate::output::push_map_row(&mut want, b',', row, &tail)
+                });
+            }
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                String::from_utf8(want).unwrap()
+            );
+        }
+    }
+
     /// A damaged entry is an error, never a panic or a wrong row.
     #[test]
     fn a_damaged_spill_entry_is_an_error() {
@@ -787,13 +855,16 @@ pub(crate) mod tests {
         let mut piece = spill::piece(&policy, &recs, false, &shape);
         let mut grouping = Grouping::new("mapper@1", false, false);
         let mut ordinals = Vec::new();
+        let base = grouping.key_states_len();
         grouping
             .insert_chunk_placed(piece.counted.clone(), &mut |o| ordinals.push(o))
             .unwrap();
         let file = tempfile::tempfile().unwrap();
         let s = spill::Spill::in_file(file.try_clone().unwrap());
         s.put_piece(&mut piece);
-        let place = s.put_head(&mut piece, &ordinals, &mut Vec::new()).unwrap();
+        let place = s
+            .put_head(&mut piece, &ordinals, base, &mut Vec::new())
+            .unwrap();
         let mut entry = Vec::new();
         s.read_entry(&place, &mut entry).unwrap();
         let mut scratch = spill::RowScratch::default();
@@ -817,7 +888,7 @@ pub(crate) mod tests {
                 let _ = rows(&bad, &mut out);
             }
         }
-        // Ordinals this grouping does not have.
+        // Ordinals this grouping does not have (the first new key's, from the base).
         let mut bad = entry.clone();
         bad[4..8].copy_from_slice(&(1u32 << 30).to_le_bytes());
         let mut out = Vec::new();
@@ -830,7 +901,7 @@ pub(crate) mod tests {
         let mut piece = spill::piece(&policy, &recs, false, &shape);
         s.put_piece(&mut piece);
         assert!(s
-            .put_head(&mut piece, &ordinals[1..], &mut Vec::new())
+            .put_head(&mut piece, &ordinals[1..], base, &mut Vec::new())
             .is_err());
     }
 

@@ -37,8 +37,10 @@
 //!   lengths and tags of its cells, or its whole row's length, as LEB128 integers (the
 //!   check as 4 bytes); then the texts of every record, one after another, which pass two
 //!   checks as UTF-8 once an entry;
-//! - the counting thread writes the record count (`u32`) and per record the ordinals of
-//!   its key and signature states (`u32` each, [`WHOLE`] for an invalid record).
+//! - the counting thread writes the record count, the number of key states before the
+//!   chunk and the length of the codes (`u32` each), then per record a code for the
+//!   ordinal of its key state ([`Spill::put_head`]); the signature's is in the key's
+//!   state.
 //!
 //! Workers write and read their own parts, so that neither the counting thread of pass
 //! one nor the reading lock of pass two copies the records. Fixed-size integers are
@@ -405,6 +407,14 @@ pub(crate) struct Place {
     records: usize,
 }
 
+impl Place {
+    /// Bytes of the counting thread's part of the entry.
+    #[cfg(test)]
+    pub(crate) fn head_bytes(&self) -> usize {
+        self.head.1
+    }
+}
+
 impl Spill {
     /// A new, empty temporary file in the system's temporary directory.
     pub fn create() -> io::Result<Self> {
@@ -454,12 +464,20 @@ impl Spill {
     }
 
     /// The counting thread's part of a chunk's entry, for a piece whose records' state
-    /// ordinals `ordinals` gives, in order (`None`: an invalid record). `head` is a
-    /// buffer.
+    /// ordinals `ordinals` gives, in order (`None`: an invalid record), counted into a
+    /// grouping that had `base` key states before the chunk. `head` is a buffer.
+    ///
+    /// Only the key's ordinal is kept: its state names its signature's
+    /// ([`super::grouping::record_fingerprints`]). A key that was new is the next of the
+    /// ordinals from `base` on, written as `1` (half the records of the 10M-line
+    /// benchmark); any other as its ordinal plus two, an invalid record as `0`, each a
+    /// LEB128 integer: 2.3 bytes a record where two `u32`s took 8, page-cache memory
+    /// this kind of machine makes dear on first touch (docs/benchmarks.md).
     pub fn put_head(
         &self,
         piece: &mut Piece,
         ordinals: &[Option<(usize, usize)>],
+        base: usize,
         head: &mut Vec<u8>,
     ) -> io::Result<Place> {
         let too_big = || io::Error::other("a row or an ordinal too large for the temporary file");
@@ -470,16 +488,23 @@ impl Spill {
         };
         head.clear();
         put_u32(head, u32::try_from(ordinals.len()).map_err(|_| too_big())?);
+        put_u32(head, u32::try_from(base).map_err(|_| too_big())?);
+        // The codes' length, filled in below.
+        put_u32(head, 0);
+        let mut next_new = base;
         for o in ordinals {
-            let (k, s) = o.unwrap_or((WHOLE as usize, WHOLE as usize));
-            match (u32::try_from(k), u32::try_from(s)) {
-                (Ok(k), Ok(s)) if (k != WHOLE && s != WHOLE) || o.is_none() => {
-                    put_u32(head, k);
-                    put_u32(head, s);
+            match *o {
+                None => put_varint(head, 0),
+                Some((k, _)) if k >= WHOLE as usize => return Err(too_big()),
+                Some((k, _)) if k == next_new => {
+                    put_varint(head, 1);
+                    next_new += 1;
                 }
-                _ => return Err(too_big()),
+                Some((k, _)) => put_varint(head, k + 2),
             }
         }
+        let codes = u32::try_from(head.len() - 12).map_err(|_| too_big())?;
+        head[8..12].copy_from_slice(&codes.to_le_bytes());
         let head = self.put(&[head])?;
         Ok(Place {
             head,
@@ -707,6 +732,9 @@ enum Kept<'a> {
 pub(crate) struct RowScratch {
     key: String,
     lean: LeanRow,
+    /// A chunk's key ordinals, then with their signatures' ([`rows_of`]).
+    keys: Vec<usize>,
+    ordinals: Vec<(usize, usize)>,
 }
 
 /// The row of a valid record from its cells and the record read again, with its grouping
@@ -801,18 +829,39 @@ pub(crate) fn rows_of(
 ) -> io::Result<u64> {
     const WHOLE_AT: usize = WHOLE as usize;
     let n = u32_at(entry, 0)?;
-    let ordinals = entry.get(4..4 + 8 * n).ok_or_else(damaged)?;
-    let heads_len = u32_at(entry, 4 + 8 * n)?;
-    let heads_end = (8 + 8 * n).checked_add(heads_len).ok_or_else(damaged)?;
-    let heads = entry.get(8 + 8 * n..heads_end).ok_or_else(damaged)?;
+    let base = u32_at(entry, 4)?;
+    let codes_end = u32_at(entry, 8)?.checked_add(12).ok_or_else(damaged)?;
+    let codes = entry.get(12..codes_end).ok_or_else(damaged)?;
+    let heads_len = u32_at(entry, codes_end)?;
+    let heads_end = (codes_end + 4).checked_add(heads_len).ok_or_else(damaged)?;
+    let heads = entry.get(codes_end + 4..heads_end).ok_or_else(damaged)?;
     let texts = std::str::from_utf8(&entry[heads_end..]).map_err(|_| damaged())?;
     let mut cells = Cells { heads, texts };
-    let ordinal = |i: usize| -> io::Result<(usize, usize)> {
-        Ok((u32_at(ordinals, 8 * i)?, u32_at(ordinals, 8 * i + 4)?))
+    // The key ordinals ([`Spill::put_head`]), then each with its signature's.
+    let mut codes = Cells {
+        heads: codes,
+        texts: "",
     };
+    let mut next_new = base;
+    scratch.keys.clear();
+    for _ in 0..n {
+        let k = match codes.varint()? {
+            0 => WHOLE_AT,
+            1 => {
+                next_new += 1;
+                next_new - 1
+            }
+            c => c - 2,
+        };
+        scratch.keys.push(k);
+    }
+    if !codes.heads.is_empty() {
+        return Err(damaged());
+    }
     // One record's row after another's waits for its states' cache misses in turn; this
-    // loop has them in flight together.
-    grouping.warm_ordinals((0..n).filter_map(|i| ordinal(i).ok()));
+    // has them in flight together.
+    grouping.ordinals_of_keys(&scratch.keys, &mut scratch.ordinals);
+    let ordinal = |i: usize| scratch.ordinals.get(i).copied().ok_or_else(damaged);
     let mut again = 0;
     let mut place = 0u64;
     for i in 0..n {
