@@ -17,7 +17,8 @@
 //! machine, bytes written to fresh page-cache pages cost ten times the bytes read back
 //! from pages already cached (`pwrite64` was 18% of a 10M-line run's samples, reading the
 //! spill back 1.7%). The sixth round's spill kept the input's text, 130 bytes a record,
-//! twice the input's 65; this one keeps about 30.
+//! twice the input's 65; this one keeps about 25 (24.7 on the 10M-line benchmark, 30.6
+//! before the eleventh round coded the ordinals).
 //!
 //! Each record carries its place (as a difference from the record before it) and 32 bits
 //! of a hash of its text as read ([`check_of`]). A record that pass two reads with another
@@ -471,8 +472,9 @@ impl Spill {
     /// ([`super::grouping::record_fingerprints`]). A key that was new is the next of the
     /// ordinals from `base` on, written as `1` (half the records of the 10M-line
     /// benchmark); any other as its ordinal plus two, an invalid record as `0`, each a
-    /// LEB128 integer: 2.3 bytes a record where two `u32`s took 8, page-cache memory
-    /// this kind of machine makes dear on first touch (docs/benchmarks.md).
+    /// LEB128 integer: 2.1 bytes a record on the 10M-line benchmark where two `u32`s
+    /// took 8, page-cache memory this kind of machine makes dear on first touch
+    /// (docs/benchmarks.md, issue 19's eleventh round).
     pub fn put_head(
         &self,
         piece: &mut Piece,
