@@ -779,6 +779,15 @@ pub(crate) mod tests {
         }
     }
 
+    /// CSV rows with `tail`, from one input.
+    fn csv_shape(tail: &Tail) -> spill::RowShape<'_> {
+        spill::RowShape {
+            delimiter: b',',
+            tail,
+            sources: &[],
+        }
+    }
+
     /// The counting thread's part of an entry takes a byte a record where the ordinals
     /// are small or the key is new, and pass two's rows from it are the rows of the run
     /// that keys every record again: a chunk of new and repeated keys, then the same
@@ -788,11 +797,7 @@ pub(crate) mod tests {
         let recs = records(60);
         let policy = urlkey::PolicySet::builtin().get("mapper@1").unwrap();
         let tail = Tail::default();
-        let shape = spill::RowShape {
-            delimiter: b',',
-            tail: &tail,
-            sources: &[],
-        };
+        let shape = csv_shape(&tail);
         let s = spill::Spill::in_file(tempfile::tempfile().unwrap());
         let mut grouping = Grouping::new("mapper@1", false, false);
         let mut places = Vec::new();
@@ -847,11 +852,7 @@ pub(crate) mod tests {
         let recs = records(50);
         let policy = urlkey::PolicySet::builtin().get("mapper@1").unwrap();
         let tail = Tail::default();
-        let shape = spill::RowShape {
-            delimiter: b',',
-            tail: &tail,
-            sources: &[],
-        };
+        let shape = csv_shape(&tail);
         let mut piece = spill::piece(&policy, &recs, false, &shape);
         let mut grouping = Grouping::new("mapper@1", false, false);
         let mut ordinals = Vec::new();
