@@ -907,19 +907,17 @@ impl Grouping {
         self.key_states.len()
     }
 
-    /// The ordinals of the records whose key ordinals pass one kept (`keys`; an invalid
-    /// record's [`u32::MAX`] as it is), each with its signature's, which its key state
-    /// names ([`record_fingerprints`]); a key ordinal this grouping does not have gets
+    /// Fills in the signature ordinal of each pair from the key ordinal beside it (an
+    /// invalid record's [`u32::MAX`] as it is): a key state names its signature's
+    /// ([`record_fingerprints`]); a key ordinal this grouping does not have gets
     /// `usize::MAX`. Reads the key states, then the signature states, each loop with its
     /// cache misses in flight together, before rows are made from them.
-    pub(crate) fn ordinals_of_keys(&self, keys: &[usize], out: &mut Vec<(usize, usize)>) {
-        out.clear();
-        out.extend(
-            keys.iter()
-                .map(|&k| (k, self.signature_ordinal(k).unwrap_or(usize::MAX))),
-        );
+    pub(crate) fn add_signatures(&self, ordinals: &mut [(usize, usize)]) {
+        for (k, s) in ordinals.iter_mut() {
+            *s = self.signature_ordinal(*k).unwrap_or(usize::MAX);
+        }
         let mut read = 0;
-        for &(_, s) in out.iter() {
+        for &(_, s) in ordinals.iter() {
             read ^= self.sig_states.get(s).map_or(0, |s| s.distinct_keys);
         }
         std::hint::black_box(read);

@@ -734,8 +734,7 @@ enum Kept<'a> {
 pub(crate) struct RowScratch {
     key: String,
     lean: LeanRow,
-    /// A chunk's key ordinals, then with their signatures' ([`rows_of`]).
-    keys: Vec<usize>,
+    /// A chunk's key ordinals, each with its signature's ([`rows_of`]).
     ordinals: Vec<(usize, usize)>,
 }
 
@@ -845,7 +844,7 @@ pub(crate) fn rows_of(
         texts: "",
     };
     let mut next_new = base;
-    scratch.keys.clear();
+    scratch.ordinals.clear();
     for _ in 0..n {
         let k = match codes.varint()? {
             0 => WHOLE_AT,
@@ -855,14 +854,14 @@ pub(crate) fn rows_of(
             }
             c => c - 2,
         };
-        scratch.keys.push(k);
+        scratch.ordinals.push((k, usize::MAX));
     }
     if !codes.heads.is_empty() {
         return Err(damaged());
     }
     // One record's row after another's waits for its states' cache misses in turn; this
     // has them in flight together.
-    grouping.ordinals_of_keys(&scratch.keys, &mut scratch.ordinals);
+    grouping.add_signatures(&mut scratch.ordinals);
     let ordinal = |i: usize| scratch.ordinals.get(i).copied().ok_or_else(damaged);
     let mut again = 0;
     let mut place = 0u64;
