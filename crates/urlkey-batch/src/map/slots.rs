@@ -22,9 +22,18 @@
 /// Slots in an empty table: a probe never needs a special case for no slots.
 const MIN_SLOTS: usize = 16;
 
+/// A table this big (slots) or bigger is grown in room set aside for it ([`RESERVE`]).
+const RESERVE_FROM: usize = 1 << 16;
+
+/// Slots a table past [`RESERVE_FROM`] sets aside room for, when the system gives it:
+/// address space only (1 GB, 100M entries), which costs nothing until a slot is used,
+/// so that the table grows in place ([`Slots::grow`]).
+const RESERVE: usize = 1 << 27;
+
 /// The table: slots for hashes (64 bits, uniform), each with an ordinal.
 pub(super) struct Slots {
-    slots: Box<[u64]>,
+    /// `1 << bits` slots; its capacity may be more, room to grow into.
+    slots: Vec<u64>,
     /// Of the hash, the high bits that say where a probe starts: `slots` has `1 << bits`.
     bits: u32,
     len: usize,
@@ -33,7 +42,7 @@ pub(super) struct Slots {
 impl Default for Slots {
     fn default() -> Self {
         Slots {
-            slots: vec![0; MIN_SLOTS].into_boxed_slice(),
+            slots: vec![0; MIN_SLOTS],
             bits: MIN_SLOTS.trailing_zeros(),
             len: 0,
         }
@@ -104,22 +113,84 @@ impl Slots {
         self.len += 1;
     }
 
-    /// Twice the slots, with the entries in their new places. The slots are read in
-    /// order, and each entry's place is found from its tag: where the probe for the high
-    /// bits starts moves with them, so the new places come in order too.
+    /// Twice the slots, with the entries in their new places: in place where the table
+    /// has room set aside ([`Slots::grow_in_place`]), else in a new allocation (with room
+    /// set aside, once the table is big), the slots read in order and each entry put
+    /// from its new start.
     fn grow(&mut self, hash_of: &impl Fn(u32) -> u64) {
         let bits = self.bits + 1;
-        let mut bigger = vec![0; 1 << bits].into_boxed_slice();
-        for &slot in self.slots.iter().filter(|&&s| s != 0) {
-            let hash = if bits <= 32 {
+        let hash_at = |slot: u64| {
+            if bits <= 32 {
+                // The tag holds the hash's high 32 bits: all a start needs.
                 slot & !0xffff_ffff
             } else {
                 hash_of(slot as u32 - 1)
-            };
-            Self::put(&mut bigger, bits, hash, slot);
+            }
+        };
+        let size = 1usize << bits;
+        if self.slots.capacity() >= size {
+            return self.grow_in_place(bits, hash_at);
+        }
+        let mut bigger = Vec::new();
+        let room = if size >= RESERVE_FROM {
+            RESERVE.max(size)
+        } else {
+            size
+        };
+        if room > size && bigger.try_reserve_exact(room).is_err() {
+            bigger = Vec::new();
+        }
+        bigger.resize(size, 0);
+        for &slot in self.slots.iter().filter(|&&s| s != 0) {
+            Self::put(&mut bigger, bits, hash_at(slot), slot);
         }
         self.slots = bigger;
         self.bits = bits;
+    }
+
+    /// [`Slots::grow`] within the slots' capacity: the new half is added and the entries
+    /// moved within the table, so that a growth touches only the new half for the first
+    /// time (a table doubled into a new allocation touched its whole new size, and at 5M
+    /// keys the thread that counts waited for those pages: fresh memory costs 1-15 ms a
+    /// megabyte on this kind of machine, docs/benchmarks.md, issue 19).
+    ///
+    /// A probe starts where the hash's high bits say, so an entry whose probe started at
+    /// `h` starts at `2h` or `2h + 1` in the grown table: at or past where it is, unless
+    /// it is further from its start than the start is from slot 0 (an entry that went
+    /// round the end has its start past it). The entries are moved from the last slot to
+    /// the first, each to the first empty slot from its new start, past which every
+    /// entry is one already moved; the few that cannot be so moved (a new start before
+    /// the place, a probe that would go round the end) are put in last, when every other
+    /// entry is in its new place.
+    fn grow_in_place(&mut self, bits: u32, hash_at: impl Fn(u64) -> u64) {
+        let old = self.slots.len();
+        let size = 1usize << bits;
+        self.slots.resize(size, 0);
+        self.bits = bits;
+        let slots = &mut self.slots[..];
+        let mut last = Vec::new();
+        for p in (0..old).rev() {
+            let slot = std::mem::take(&mut slots[p]);
+            if slot == 0 {
+                continue;
+            }
+            let mut q = home_of(hash_at(slot), bits);
+            if q < p {
+                last.push(slot);
+                continue;
+            }
+            // Past `p`, only entries in their new places.
+            while q < size && slots[q] != 0 {
+                q += 1;
+            }
+            match slots.get_mut(q) {
+                Some(s) => *s = slot,
+                None => last.push(slot),
+            }
+        }
+        for slot in last {
+            Self::put(slots, bits, hash_at(slot), slot);
+        }
     }
 
     /// Puts `slot` in the first empty slot from where the probe for `hash` starts.
@@ -167,6 +238,60 @@ mod tests {
         }
         assert_eq!(t.find(0xabcd_ef01_0000_0000, |_| false), None);
         assert_eq!(t.find(5, |_| true), None);
+    }
+
+    /// Past [`RESERVE_FROM`] the table grows in place: entries come back after every
+    /// growth, among them runs that start at the last slot (and go round the end), at
+    /// slot 0, near it in runs longer than their start's distance from it, and on one
+    /// hash. Fails if the entries put in last are not (a test of the fallback alone).
+    #[test]
+    fn slots_grown_in_place_find_what_was_inserted() {
+        let mut next = crate::output::tests::xorshift();
+        let n = 3 * RESERVE_FROM + 1000;
+        let hashes: Vec<u64> = (0..n)
+            .map(|i| match (i % 400, i % 4000) {
+                // Starts at the last slot at every size, then wraps.
+                (0, _) => u64::MAX - (next() & 0xffff_ffff),
+                // Starts at slot 0 at every size.
+                (1, _) => next() & 0xffff_ffff,
+                // One hash: told apart by `is` only.
+                (_, 2) => 0x1234_5678_9abc_def0,
+                // Start at one slot near the first (2^(bits - 9)), in a run longer than
+                // that: further from their start than it is from slot 0.
+                (3..=5, _) => (0x0080_0000 | (next() & 0x3ff)) << 32 | (next() & 0xffff_ffff),
+                _ => next(),
+            })
+            .collect();
+        let mut t = Slots::default();
+        let no_states = |_: u32| -> u64 { unreachable!("below 2^32 slots, growth reads no state") };
+        let (mut in_place, mut moved) = (0, 0);
+        for (o, &h) in hashes.iter().enumerate() {
+            let (before, at) = (t.slots.len(), t.slots.as_ptr());
+            t.insert(h, o as u32, no_states);
+            if t.slots.len() != before {
+                if t.slots.as_ptr() == at {
+                    in_place += 1;
+                } else {
+                    moved += 1;
+                }
+                for (o, &h) in hashes[..=o].iter().enumerate() {
+                    assert_eq!(
+                        t.find(h, |x| x == o),
+                        Some(o),
+                        "{o} after growing to {}",
+                        t.slots.len()
+                    );
+                }
+            }
+        }
+        assert!(t.slots.capacity() >= RESERVE, "room set aside");
+        assert!(
+            in_place >= 2 && moved >= 12,
+            "{in_place} in place, {moved} moved"
+        );
+        for (o, &h) in hashes.iter().enumerate() {
+            assert_eq!(t.find(h, |x| x == o), Some(o), "{o}");
+        }
     }
 
     #[test]
