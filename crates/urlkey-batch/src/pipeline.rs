@@ -9,7 +9,8 @@
 //! Here each thread takes a whole batch, reads it, computes it and hands it in. No
 //! thread ever waits for another's part of a batch, and there are exactly `threads`
 //! threads: a descheduled thread delays only the batch it holds, while the others run
-//! ahead by at most [`AHEAD_PER_THREAD`] batches per thread.
+//! ahead by at most [`AHEAD_PER_THREAD`] batches per thread (or the pipeline's own lead,
+//! [`Pipeline::with_lead`]).
 //!
 //! Why any thread writes (issue 19, fifth round): when only the calling thread wrote,
 //! a calling thread that shared its core with another process held every batch the
@@ -138,8 +139,11 @@ pub const PARALLEL_BATCH: usize = 4 * 1024;
 pub const AHEAD_PER_THREAD: usize = 4;
 
 /// Runs a per-record function on one or more threads.
+#[derive(Clone, Debug)]
 pub struct Pipeline {
     threads: usize,
+    /// Batches per thread the threads may read past the one to write next.
+    lead: usize,
 }
 
 impl Pipeline {
@@ -152,7 +156,23 @@ impl Pipeline {
         } else {
             threads
         };
-        Ok(Pipeline { threads })
+        Ok(Pipeline {
+            threads,
+            lead: AHEAD_PER_THREAD,
+        })
+    }
+
+    /// This pipeline with threads that may run `batches_per_thread` batches per thread
+    /// ahead of the batch to write next ([`AHEAD_PER_THREAD`] unless set; at least one).
+    /// A longer lead holds more batches in memory, and lets the other threads go on
+    /// computing while the sink is slow on one batch: `urlkey map`'s counting waits for
+    /// fresh memory now and then, for tens to hundreds of milliseconds on this kind of
+    /// machine (docs/benchmarks.md, issue 19's twelfth round).
+    pub fn with_lead(&self, batches_per_thread: usize) -> Pipeline {
+        Pipeline {
+            lead: batches_per_thread.max(1),
+            ..self.clone()
+        }
     }
 
     /// The number of worker threads.
@@ -217,7 +237,7 @@ impl Pipeline {
             }),
             sink: Mutex::new(&mut sink),
             changed: Condvar::new(),
-            limit: (AHEAD_PER_THREAD * self.threads) as u64,
+            limit: (self.lead * self.threads) as u64,
             batch: parallel,
             cores: Cores::of_caller(),
         };
@@ -618,6 +638,47 @@ mod tests {
             writers.iter().any(|n| n.starts_with("urlkey-work-")),
             "only {writers:?} wrote"
         );
+    }
+
+    /// While the sink holds the first batch, the threads compute the batches up to the
+    /// lead and no further: [`AHEAD_PER_THREAD`] per thread, or what `with_lead` says.
+    #[test]
+    fn threads_run_as_far_ahead_of_a_slow_sink_as_the_lead() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let pipeline = Pipeline::new(2).expect("pipeline");
+        for (p, lead) in [
+            (pipeline.clone(), AHEAD_PER_THREAD),
+            (pipeline.with_lead(12), 12),
+        ] {
+            let computed = AtomicUsize::new(0);
+            let mut held = None;
+            let mut src = numbers(40 * PARALLEL_BATCH as u64);
+            let r: Result<(), StreamError<()>> = p.stream(
+                &mut src,
+                PARALLEL_BATCH,
+                |_| {
+                    computed.fetch_add(1, Ordering::SeqCst);
+                },
+                |_, _| {
+                    if held.is_none() {
+                        // The first batch: wait (up to a generous bound) for the others
+                        // to reach the lead, then a little longer for any past it.
+                        let limit = 2 * lead;
+                        let start = std::time::Instant::now();
+                        while computed.load(Ordering::SeqCst) < limit
+                            && start.elapsed() < Duration::from_secs(20)
+                        {
+                            std::thread::sleep(Duration::from_millis(1));
+                        }
+                        std::thread::sleep(Duration::from_millis(30));
+                        held = Some(computed.load(Ordering::SeqCst));
+                    }
+                    Ok(())
+                },
+            );
+            assert!(r.is_ok(), "the run failed");
+            assert_eq!(held, Some(2 * lead), "lead {lead}");
+        }
     }
 
     #[test]

@@ -30,6 +30,14 @@ use crate::rows::{RowSink, Table};
 /// Records per unit of work handed to a worker thread.
 const CHUNK: usize = 512;
 
+/// Batches per thread that pass one's threads may key ahead of the batch being counted
+/// ([`Pipeline::with_lead`]). Counting waits now and then for fresh memory (a 2 MB block
+/// of states, the new half of a grown table: 10-600 ms where the first touch of a
+/// megabyte costs 1-15 ms, as it does on this kind of machine); with the pipeline's
+/// usual lead of 4 batches (about 11 ms of keying) the other thread then sat idle. 32
+/// batches hold about 12 MB more (docs/benchmarks.md, issue 19's twelfth round).
+const COUNT_LEAD: usize = 32;
+
 pub use grouping::*;
 
 /// What can stop a map run.
@@ -254,6 +262,7 @@ impl MapRun<'_> {
     ) -> Result<Grouping, MapError> {
         let mut src = open().map_err(MapError::Input)?;
         self.pipeline
+            .with_lead(COUNT_LEAD)
             .stream(src.as_mut(), CHUNK, work, |batch, counted| {
                 for chunk in counted {
                     insert(&mut grouping, chunk, batch).map_err(MapError::from)?;
