@@ -1801,3 +1801,55 @@ fn diff_two_inventories_only_old_only_new_both_spellings_and_invalid_rows() {
     let text = String::from_utf8_lossy(&printed.stdout);
     assert!(text.contains("only in old  4 keys (5 records)"), "{text}");
 }
+
+/// `THP_enabled` of a running `urlkey ARGS` that waits on its standard input, from
+/// /proc (Linux 5.0+); the run then gets an empty input and must succeed.
+#[cfg(target_os = "linux")]
+fn thp_enabled_while_running(args: &[&str]) -> String {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_urlkey"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let status = format!("/proc/{}/status", child.id());
+    let field = |s: &str| {
+        s.lines()
+            .find_map(|l| l.strip_prefix("THP_enabled:"))
+            .map(|v| v.trim().to_string())
+    };
+    // The binary was just started: it reads its standard input once it has set up.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let mut seen = None;
+    while std::time::Instant::now() < deadline {
+        let s = std::fs::read_to_string(&status).expect("/proc status of the run");
+        let stack =
+            std::fs::read_to_string(format!("/proc/{}/wchan", child.id())).unwrap_or_default();
+        seen = field(&s);
+        // Waiting in a read of its standard input (a pipe): past its setup.
+        if stack.contains("pipe") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    drop(child.stdin.take());
+    let out = child.wait_with_output().expect("the binary finishes");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    seen.expect("THP_enabled in /proc/PID/status")
+}
+
+/// `map` turns transparent huge pages off for its process (docs/benchmarks.md, issue 19:
+/// on this kind of virtual machine a huge page's first touch costs 4-6 times a small
+/// page's); `key`, which touches little memory, leaves them as they are.
+#[cfg(target_os = "linux")]
+#[test]
+fn map_runs_without_transparent_huge_pages() {
+    assert_eq!(thp_enabled_while_running(&["map", "--quiet", "-"]), "0");
+    assert_eq!(thp_enabled_while_running(&["key", "--quiet", "-"]), "1");
+}
