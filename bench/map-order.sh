@@ -5,13 +5,19 @@
 # faster, so a fixed order favours the second build.
 #
 # usage: bench/map-order.sh --new DIR --old DIR [--blocks N] [--threads "1 2"] [--input FILE]
+#                           [--pause SECONDS]
 #   Each block runs `key --policy mapper@1 --format key` (from --new), then both builds'
 #   `map --quiet`; the next block has the builds the other way round. N blocks of each
 #   order per thread count (default 4). The input defaults to bench/map.sh's 10M / 5M file.
+#   --pause sleeps that long before every run, so that each starts cold: this kind of VM
+#   hands memory freed in blocks of 8 MB or more back to its host about 2 s after it is
+#   freed (free page reporting, `page_reporting.page_reporting_order=11` on the kernel's
+#   command line), and a run that starts later faults every huge page in from the host
+#   (docs/benchmarks.md, issue 19's twelfth round). 0 (the default): back to back.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
-new="" old="" blocks=4 threads="1 2"
+new="" old="" blocks=4 threads="1 2" pause=0
 input="$root/target/bench-data/gen-10000000-5000000-s1.txt"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -20,6 +26,7 @@ while [ $# -gt 0 ]; do
     --blocks) blocks="$2"; shift 2 ;;
     --threads) threads="$2"; shift 2 ;;
     --input) input="$2"; shift 2 ;;
+    --pause) pause="$2"; shift 2 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -36,10 +43,12 @@ trap 'rm -f "$out"' EXIT
 for t in $threads; do
   for b in $(seq 1 "$blocks"); do
     for order in "new old" "old new"; do
+      sleep "$pause"
       /usr/bin/time -f "$t $b key %e" -a -o "$out" \
         "$new/urlkey" key --policy mapper@1 --format key --threads "$t" --quiet "$input" >/dev/null
       for which in $order; do
         dir="$new"; [ "$which" = old ] && dir="$old"
+        sleep "$pause"
         /usr/bin/time -f "$t $b $which %e %U %S" -a -o "$out" \
           "$dir/urlkey" map --threads "$t" --quiet "$input" >/dev/null
       done
