@@ -10,7 +10,6 @@ use crate::flags::{value_name, MapArgs};
 use crate::{output_error, Failure};
 
 pub fn run(a: MapArgs) -> Result<(), Failure> {
-    setup::small_pages();
     let policy = setup::policy(&a.source, &a.policy, a.input.max_line_bytes)?;
     let format = OutputFormat::from(a.format);
     setup::check_output_format(format, &value_name(a.format), &a.input)?;

@@ -307,25 +307,6 @@ pub fn inputs(input: &InputArgs, also_written: &[&Path]) -> Result<Inputs, Failu
     })
 }
 
-/// Turns transparent huge pages off for this process (Linux; elsewhere nothing).
-///
-/// The allocator asks for huge pages for its arena. On a virtual machine that hands its
-/// free memory back to the host (free page reporting: Firecracker's balloon, here for
-/// free blocks of 8 MB and more, about 2 s after they are freed), a huge page is carved
-/// from memory the host took back, and its first touch cost 7.5-9.0 ms a megabyte, a
-/// small page 0.4-2.0 (`bench/first_touch.c`, issue 19, twelfth round). `map` touches
-/// ~0.45 GB for its tables at 5M keys: started cold, it was faster without huge pages in
-/// 13 of 14 runs (0.92x on two threads), for all the misses they save in the page tables;
-/// right after another process freed as much, huge pages are cheap and it was 4-14%
-/// slower (tenth round). docs/benchmarks.md has both. Where the call fails, nothing
-/// changes.
-pub fn small_pages() {
-    #[cfg(target_os = "linux")]
-    {
-        let _ = nix::sys::prctl::set_thp_disable(true);
-    }
-}
-
 /// The worker pool of `--threads`.
 pub fn pipeline(threads: usize) -> Result<Pipeline, Failure> {
     Pipeline::new(threads).map_err(crate::thread_error)
