@@ -608,7 +608,7 @@ impl Grouping {
     /// The ordinal of a known key's signature: a key fingerprint holds its signature's
     /// ([`record_fingerprints`]), so the key state's is the record's.
     fn signature_of_key(&self, key: Option<usize>) -> Option<usize> {
-        key.map(|k| self.key_states[k].signature as usize)
+        key.and_then(|k| self.signature_ordinal(k))
     }
 
     /// [`Grouping::insert_counted`] with what [`Grouping::insert_chunk`] found before the
@@ -907,10 +907,9 @@ impl Grouping {
         self.key_states.len()
     }
 
-    /// Fills in the signature ordinal of each pair from the key ordinal beside it (an
-    /// invalid record's [`u32::MAX`] as it is): a key state names its signature's
-    /// ([`record_fingerprints`]); a key ordinal this grouping does not have gets
-    /// `usize::MAX`. Reads the key states, then the signature states, each loop with its
+    /// Fills in the signature ordinal of each pair from the key ordinal beside it: a key
+    /// state names its signature's ([`record_fingerprints`]); a key ordinal this grouping
+    /// does not have (an invalid record's `u32::MAX` among them) gets `usize::MAX`. Reads the key states, then the signature states, each loop with its
     /// cache misses in flight together, before rows are made from them.
     pub(crate) fn add_signatures(&self, ordinals: &mut [(usize, usize)]) {
         for (k, s) in ordinals.iter_mut() {

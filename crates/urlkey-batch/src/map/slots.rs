@@ -13,8 +13,8 @@
 //! that finds nothing meets an empty slot soon. A slot is `0` when empty, else the tag
 //! (the hash's high 32 bits) above the ordinal plus one: ordinals are below `u32::MAX`
 //! (`super::grouping::MAX_STATES`). A probe starts at the slot the hash's high bits
-//! name, so the tag holds them: the table grows in one pass over its slots in order,
-//! without reading a state (up to 2^32 slots, 3 billion entries; past that it reads the
+//! name, so the tag holds them: the table grows in one pass over its slots, in place
+//! ([`Slots::grow_in_place`]), without reading a state (up to 2^32 slots, 3 billion entries; past that it reads the
 //! states' hashes). It grows with its entries rather than being sized for the input's
 //! records ahead: every slot is memory the process touches for the first time, which on
 //! this kind of machine costs about as much per byte as the work of a record.
@@ -118,46 +118,41 @@ impl Slots {
         self.len += 1;
     }
 
-    /// Twice the slots, with the entries in their new places: in place where the table
-    /// has room set aside ([`Slots::grow_in_place`]), else in a new allocation (with room
-    /// set aside, once the table is big), the slots read in order and each entry put
-    /// from its new start.
+    /// Twice the slots, with the entries in their new places ([`Slots::grow_in_place`]).
+    /// A table without the room is first copied into a new allocation, with room set
+    /// aside once it is big ([`ROOM`]; where the system refuses that, room for this
+    /// growth only).
     fn grow(&mut self, hash_of: &impl Fn(u32) -> u64) {
         let bits = self.bits + 1;
-        let hash_at = |slot: u64| {
+        let size = 1usize << bits;
+        if self.slots.capacity() < size {
+            let room = if size >= RESERVE_FROM {
+                size.saturating_mul(ROOM)
+            } else {
+                size
+            };
+            let mut moved = Vec::new();
+            if moved.try_reserve_exact(room).is_err() {
+                moved.reserve_exact(size);
+            }
+            moved.extend_from_slice(&self.slots);
+            self.slots = moved;
+        }
+        self.grow_in_place(bits, |slot| {
             if bits <= 32 {
                 // The tag holds the hash's high 32 bits: all a start needs.
                 slot & !0xffff_ffff
             } else {
                 hash_of(slot as u32 - 1)
             }
-        };
-        let size = 1usize << bits;
-        if self.slots.capacity() >= size {
-            return self.grow_in_place(bits, hash_at);
-        }
-        let mut bigger = Vec::new();
-        let room = if size >= RESERVE_FROM {
-            size.saturating_mul(ROOM)
-        } else {
-            size
-        };
-        if room > size && bigger.try_reserve_exact(room).is_err() {
-            bigger = Vec::new();
-        }
-        bigger.resize(size, 0);
-        for &slot in self.slots.iter().filter(|&&s| s != 0) {
-            Self::put(&mut bigger, bits, hash_at(slot), slot);
-        }
-        self.slots = bigger;
-        self.bits = bits;
+        });
     }
 
     /// [`Slots::grow`] within the slots' capacity: the new half is added and the entries
-    /// moved within the table, so that a growth touches only the new half for the first
-    /// time (a table doubled into a new allocation touched its whole new size, and at 5M
-    /// keys the thread that counts waited for those pages: fresh memory costs 1-15 ms a
-    /// megabyte on this kind of machine, docs/benchmarks.md, issue 19).
+    /// moved within the table, so that a growth with room touches only the new half for
+    /// the first time (a table doubled into a new allocation touched its whole new size,
+    /// and at 5M keys the thread that counts waited for those pages: fresh memory costs
+    /// 1-15 ms a megabyte on this kind of machine, docs/benchmarks.md, issue 19).
     ///
     /// A probe starts where the hash's high bits say, so an entry whose probe started at
     /// `h` starts at `2h` or `2h + 1` in the grown table: at or past where it is, unless
