@@ -261,8 +261,10 @@ impl MapRun<'_> {
         mut insert: impl FnMut(&mut Grouping, T, &ReadBatch) -> Result<(), CountError> + Send,
     ) -> Result<Grouping, MapError> {
         let mut src = open().map_err(MapError::Input)?;
+        // The sink counts the workers' results: the records can go where they were read.
         self.pipeline
             .with_lead(COUNT_LEAD)
+            .dropping_records()
             .stream(src.as_mut(), CHUNK, work, |batch, counted| {
                 for chunk in counted {
                     insert(&mut grouping, chunk, batch).map_err(MapError::from)?;
