@@ -33,9 +33,9 @@ pub fn keep_freed_memory() {
 
 /// The purge delay in force, in milliseconds (-1: never).
 #[cfg(test)]
-fn purge_delay() -> std::ffi::c_long {
+fn purge_delay() -> i64 {
     // SAFETY: reads an integer from mimalloc's option table.
-    unsafe { libmimalloc_sys::mi_option_get(PURGE_DELAY) }
+    i64::from(unsafe { libmimalloc_sys::mi_option_get(PURGE_DELAY) })
 }
 
 #[cfg(test)]
