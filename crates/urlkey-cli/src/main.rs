@@ -7,11 +7,10 @@
 //! used; 6 the ledger's database could not be used; 130 interrupted (SIGINT); 143
 //! terminated (SIGTERM). An interrupted run leaves every output file as it was.
 
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 
 mod cmd;
 mod flags;
-mod memory;
 
 use clap::Parser;
 
@@ -105,9 +104,6 @@ fn handle_signals() {
 
 fn main() {
     let cli = flags::Cli::parse();
-    if !matches!(cli.command, flags::Command::Serve(_)) {
-        memory::keep_freed_memory();
-    }
     handle_signals();
     let result = match cli.command {
         flags::Command::Key(a) => cmd::key::run(a),
