@@ -184,8 +184,8 @@ impl Pipeline {
     /// results. Each record is then freed by the thread that read it, whose next batch
     /// reuses the memory, and the batches waiting for the sink hold only their results.
     /// `urlkey map`'s pass one keeps 32 batches a thread ahead: with their records it held
-    /// 58 MB 0.4 s into a 10M-line run (9 MB without), and its peak memory was 528-571 MB
-    /// against 491-497 (docs/benchmarks.md, issue 19's thirteenth round).
+    /// 58 MB 0.4 s into a 10M-line run (9 MB without), and its peak memory was 480-487 MB
+    /// against 452-461 (docs/benchmarks.md, issue 19's thirteenth round).
     pub fn dropping_records(&self) -> Pipeline {
         Pipeline {
             keep_records: false,

@@ -6,7 +6,7 @@ use std::ops::{Index, IndexMut};
 /// fill. The allocator puts a header before a block, so a block of 2 MB (the tenth
 /// round's) lay across two of the process's 2 MB huge pages, and the allocations placed
 /// between blocks took huge pages of their own: with 2 MB blocks `map`'s peak memory on
-/// 10M lines was 517-521 MB, with 32 MB blocks 490-497 (docs/benchmarks.md, issue 19's
+/// 10M lines was 498-500 MB, with 32 MB blocks 452-461 (docs/benchmarks.md, issue 19's
 /// thirteenth round). A short input touches one huge page of its first block.
 const BLOCK: usize = 1 << 20;
 
