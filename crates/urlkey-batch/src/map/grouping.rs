@@ -909,8 +909,9 @@ impl Grouping {
 
     /// Fills in the signature ordinal of each pair from the key ordinal beside it: a key
     /// state names its signature's ([`record_fingerprints`]); a key ordinal this grouping
-    /// does not have (an invalid record's `u32::MAX` among them) gets `usize::MAX`. Reads the key states, then the signature states, each loop with its
-    /// cache misses in flight together, before rows are made from them.
+    /// does not have (an invalid record's `u32::MAX` among them) gets `usize::MAX`. Reads
+    /// the key states, then the signature states, each loop with its cache misses in
+    /// flight together, before rows are made from them.
     pub(crate) fn add_signatures(&self, ordinals: &mut [(usize, usize)]) {
         for (k, s) in ordinals.iter_mut() {
             *s = self.signature_ordinal(*k).unwrap_or(usize::MAX);

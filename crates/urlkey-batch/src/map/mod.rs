@@ -24,7 +24,7 @@ use urlkey::{Outcome, Policy};
 
 use crate::input::{InputError, InputRecord, RecordSource};
 use crate::output::{OutputFormat, RecordWriter};
-use crate::pipeline::{Pipeline, ReadBatch, StreamError, ThreadError};
+use crate::pipeline::{Pipeline, StreamError, ThreadError};
 use crate::rows::{RowSink, Table};
 
 /// Records per unit of work handed to a worker thread.
@@ -242,7 +242,7 @@ impl MapRun<'_> {
                     .map(|r| Counted::key(self.policy, r, verify, groups, &mut buf))
                     .collect::<Vec<_>>()
             },
-            |grouping, chunk, _| grouping.insert_chunk(chunk),
+            |grouping, chunk| grouping.insert_chunk(chunk),
         )
     }
 
@@ -252,13 +252,13 @@ impl MapRun<'_> {
     }
 
     /// Pass one into `grouping` with workers' results of any kind: `work` makes a chunk's,
-    /// `insert` counts it on this thread (with the batch it came from).
+    /// `insert` counts it on this thread.
     fn count_by<T: Send>(
         &self,
         mut grouping: Grouping,
         open: &dyn Fn() -> Result<Box<dyn RecordSource>, InputError>,
         work: impl Fn(&[InputRecord]) -> T + Sync + Send,
-        mut insert: impl FnMut(&mut Grouping, T, &ReadBatch) -> Result<(), CountError> + Send,
+        mut insert: impl FnMut(&mut Grouping, T) -> Result<(), CountError> + Send,
     ) -> Result<Grouping, MapError> {
         let mut src = open().map_err(MapError::Input)?;
         // The sink counts the workers' results: the records can go where they were read.
@@ -267,7 +267,7 @@ impl MapRun<'_> {
             .dropping_records()
             .stream(src.as_mut(), CHUNK, work, |batch, counted| {
                 for chunk in counted {
-                    insert(&mut grouping, chunk, batch).map_err(MapError::from)?;
+                    insert(&mut grouping, chunk).map_err(MapError::from)?;
                 }
                 if let Some(p) = self.progress {
                     p(Pass::Counting, batch.lines_read, batch.bytes_read);
@@ -314,7 +314,7 @@ impl MapRun<'_> {
                 spill.put_piece(&mut piece);
                 piece
             },
-            |grouping, mut piece: spill::Piece, _| {
+            |grouping, mut piece: spill::Piece| {
                 if spill.is_broken() {
                     return grouping.insert_chunk(piece.counted);
                 }

@@ -14,8 +14,8 @@
 //! (the hash's high 32 bits) above the ordinal plus one: ordinals are below `u32::MAX`
 //! (`super::grouping::MAX_STATES`). A probe starts at the slot the hash's high bits
 //! name, so the tag holds them: the table grows in one pass over its slots, in place
-//! ([`Slots::grow_in_place`]), without reading a state (up to 2^32 slots, 3 billion entries; past that it reads the
-//! states' hashes). It grows with its entries rather than being sized for the input's
+//! ([`Slots::grow_in_place`]), without reading a state (up to 2^32 slots, 3 billion
+//! entries; past that it reads the states' hashes). It grows with its entries rather than being sized for the input's
 //! records ahead: every slot is memory the process touches for the first time, which on
 //! this kind of machine costs about as much per byte as the work of a record.
 
