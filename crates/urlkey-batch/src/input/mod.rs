@@ -784,10 +784,6 @@ impl RecordRef {
     pub(crate) fn to_bits(self) -> u64 {
         self.0
     }
-    /// The place whose packed bits are `bits` ([`RecordRef::to_bits`]).
-    pub(crate) fn from_bits(bits: u64) -> Self {
-        RecordRef(bits)
-    }
 }
 
 impl RecordSource for ChainSource {

@@ -94,78 +94,28 @@ impl Fp {
     }
 }
 
-/// What a state keeps of its fingerprint: 96 of its 128 bits, the low half of the
-/// fingerprint's low 64 bits and its high 64. The table's slot that names the state holds
-/// the other 32 ([`Slots`]: its tag is the high half of the low 64 bits), so that a probe
-/// that matches the tag and these bits has matched all 128; a state 4 bytes smaller is 4
-/// bytes a key of fresh memory fewer (issue 19, fourteenth round).
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct FpRest([u32; 3]);
-
-impl FpRest {
-    #[inline]
-    fn of(fp: Fp) -> Self {
-        FpRest([fp.0 as u32, fp.1 as u32, (fp.1 >> 32) as u32])
-    }
-
-    /// The low 32 bits of the hash the tables use (the fingerprint's low half): the
-    /// slot's tag holds the high 32.
-    #[inline]
-    fn low(self) -> u32 {
-        self.0[0]
-    }
-}
-
-/// A [`RecordRef`] in two 32-bit halves, so that a state is aligned to 4 bytes and a
-/// 28-byte state is not padded to 32.
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct PackedRef([u32; 2]);
-
-impl PackedRef {
-    #[inline]
-    fn of(r: RecordRef) -> Self {
-        let bits = r.to_bits();
-        PackedRef([bits as u32, (bits >> 32) as u32])
-    }
-
-    #[inline]
-    fn get(self) -> RecordRef {
-        RecordRef::from_bits(u64::from(self.0[0]) | (u64::from(self.0[1]) << 32))
-    }
-}
-
-/// Per distinct key, in a dense vector (`Grouping::key_states`, 28 bytes) that the key
+/// Per distinct key, in a dense vector (`Grouping::key_states`, 32 bytes) that the key
 /// table indexes ([`Slots`]: 8 bytes a slot, the ordinal and 32 bits of the hash). Every
 /// state is memory the process touches for the first time, which is what `map` waits for
-/// most (issue 19): 28 bytes, not 40, with the count in 32 bits ([`Counter`]) and 96 bits
-/// of the fingerprint ([`FpRest`]).
+/// most (issue 19): 32 bytes, not 40, with the count in 32 bits ([`Counter`]).
 #[derive(Clone, Copy)]
 struct KeyState {
-    fp: FpRest,
-    first: PackedRef,
+    fp: Fp,
+    first: RecordRef,
     count: Counter,
     /// The ordinal of its signature (`Grouping::sig_states`): one per key
     /// ([`record_fingerprints`]).
     signature: u32,
 }
 
-/// Per distinct signature, in a dense vector (24 bytes) that the signature table indexes.
-/// The records of a signature are counted only for `--groups`, which shows them
-/// ([`SigDetail`]).
+/// Per distinct signature, in a dense vector (32 bytes) that the signature table indexes.
 #[derive(Clone, Copy)]
 struct SigState {
-    fp: FpRest,
-    first: PackedRef,
+    fp: Fp,
+    first: RecordRef,
     /// At most the number of key states, so below [`MAX_STATES`].
     distinct_keys: u32,
-}
-
-/// What `--groups` shows of a signature beyond its state: its text, its first five
-/// records' lines and how many records it has.
-#[derive(Default)]
-struct SigDetail {
-    text: String,
-    lines: Vec<u64>,
+    /// Records with this signature: counted only for `--groups`, which shows it.
     members: Counter,
 }
 
@@ -202,14 +152,8 @@ fn total(c: Counter, beyond: &HashMap<Full, u64>, which: Full) -> u64 {
 /// The ordinal in `states` of the one whose fingerprint is `fp`. The tables hold
 /// ordinals, not states, so that pass one can note where each record's states are
 /// ([`Places`]) and pass two read them there.
-fn find<S>(
-    table: &Slots,
-    states: &Dense<S>,
-    fp_of: impl Fn(&S) -> FpRest,
-    fp: Fp,
-) -> Option<usize> {
-    let rest = FpRest::of(fp);
-    table.find(fp.0, |i| states.get(i).is_some_and(|s| fp_of(s) == rest))
+fn find<S>(table: &Slots, states: &Dense<S>, fp_of: impl Fn(&S) -> Fp, fp: Fp) -> Option<usize> {
+    table.find(fp.0, |i| states.get(i).is_some_and(|s| fp_of(s) == fp))
 }
 
 /// Reads, for each fingerprint, the slot where its probe starts, then the state that slot
@@ -226,7 +170,7 @@ fn find<S>(
 fn warm_probes<S>(
     table: &Slots,
     states: &Dense<S>,
-    fp_of: impl Fn(&S) -> FpRest,
+    fp_of: impl Fn(&S) -> Fp,
     fps: impl Iterator<Item = Fp>,
     probes: &mut Probes,
 ) {
@@ -241,7 +185,7 @@ fn warm_probes<S>(
     let mut read = 0;
     for &i in slots.iter() {
         if let Some(s) = usize::try_from(i).ok().and_then(|i| states.get(i)) {
-            read ^= fp_of(s).low();
+            read ^= fp_of(s).0;
         }
     }
     std::hint::black_box(read);
@@ -552,8 +496,8 @@ pub struct Grouping {
     /// [`Grouping::insert_chunk`]'s buffers.
     found: Vec<Found>,
     probes: Probes,
-    /// Only with `--groups`: per signature ordinal, what it shows beyond the state.
-    sig_detail: Vec<SigDetail>,
+    /// Only with `--groups`: per signature ordinal, its text and up to five member lines.
+    sig_detail: Vec<(String, Vec<u64>)>,
     verify: Option<HashMap<Fingerprint, Box<str>, FingerprintHasher>>,
     keep_detail: bool,
     /// Summary counts so far.
@@ -708,19 +652,16 @@ impl Grouping {
                 let n = self.sig_states.len();
                 let ordinal = ordinal_of(n)?;
                 self.sig_states.push(SigState {
-                    fp: FpRest::of(sf),
-                    first: PackedRef::of(at),
+                    fp: sf,
+                    first: at,
                     distinct_keys: 0,
+                    members: Counter::default(),
                 });
                 let states = &self.sig_states;
-                self.sigs
-                    .insert(sf.0, ordinal, |i| states[i as usize].fp.low());
+                self.sigs.insert(sf.0, ordinal, |i| states[i as usize].fp.0);
                 if self.keep_detail {
                     let text = c.signature.map(str::into_string).unwrap_or_default();
-                    self.sig_detail.push(SigDetail {
-                        text,
-                        ..SigDetail::default()
-                    });
+                    self.sig_detail.push((text, Vec::new()));
                 }
                 n
             }
@@ -729,10 +670,16 @@ impl Grouping {
         let sig_ordinal = sig as u32;
         // Members and sample lines are shown by `--groups` only: without it, a record of
         // a known key does not touch its signature's state.
-        if let Some(d) = self.sig_detail.get_mut(sig) {
-            add_one(&mut d.members, &mut self.beyond, Full::Members(sig_ordinal));
-            if d.lines.len() < 5 {
-                d.lines.push(at.line());
+        if self.keep_detail {
+            add_one(
+                &mut self.sig_states[sig].members,
+                &mut self.beyond,
+                Full::Members(sig_ordinal),
+            );
+            if let Some(d) = self.sig_detail.get_mut(sig) {
+                if d.1.len() < 5 {
+                    d.1.push(at.line());
+                }
             }
         }
         let key = match key {
@@ -747,14 +694,13 @@ impl Grouping {
                 // One per key state, so below MAX_STATES too.
                 self.sig_states[sig].distinct_keys += 1;
                 self.key_states.push(KeyState {
-                    fp: FpRest::of(kf),
-                    first: PackedRef::of(at),
+                    fp: kf,
+                    first: at,
                     count: Counter(1),
                     signature: sig_ordinal,
                 });
                 let states = &self.key_states;
-                self.keys
-                    .insert(kf.0, ordinal, |i| states[i as usize].fp.low());
+                self.keys.insert(kf.0, ordinal, |i| states[i as usize].fp.0);
                 n
             }
         };
@@ -770,14 +716,12 @@ impl Grouping {
     }
 
     /// The states of a valid record's key and signature: where pass one noted them
-    /// ([`Places`]) when they are its own (the 96 bits of each fingerprint a state keeps
-    /// match: a place is a hint, and another key's state there matches with odds of
-    /// 2^-96), else from the tables.
+    /// ([`Places`]) when they are its own, else from the tables.
     fn states_of(&self, at: RecordRef, key: &str, sig: &str) -> (Option<usize>, Option<usize>) {
         let (kf, sf) = Fp::pair(record_fingerprints(key, sig));
         let own = |(k, s): (usize, usize)| {
             let (ks, ss) = (self.key_states.get(k)?, self.sig_states.get(s)?);
-            (ks.fp == FpRest::of(kf) && ss.fp == FpRest::of(sf)).then_some((k, s))
+            (ks.fp == kf && ss.fp == sf).then_some((k, s))
         };
         match self.places.get(at).and_then(own) {
             Some((k, s)) => (Some(k), Some(s)),
@@ -909,7 +853,7 @@ impl Grouping {
         });
         let k = k.map(|(_, k)| k);
         let distinct = s.map_or(1, |s| u64::from(s.distinct_keys));
-        let first = k.map(|k| k.first.get()).filter(|&f| f != here);
+        let first = k.map(|k| k.first).filter(|&f| f != here);
         let classification = if distinct > 1 {
             Classification::Review
         } else if count > 1 {
@@ -918,12 +862,12 @@ impl Grouping {
             Classification::Unique
         };
         GroupCells {
-            group: s.map(|s| s.first.get().line()),
+            group: s.map(|s| s.first.line()),
             duplicate_of: first.map(RecordRef::line),
             duplicates: Some(count),
             variants: Some(distinct),
             classification: classification.as_str(),
-            group_source: s.and_then(|s| name(s.first.get())),
+            group_source: s.and_then(|s| name(s.first)),
             duplicate_of_source: first.and_then(name),
         }
     }
@@ -988,14 +932,13 @@ impl Grouping {
             .zip(&self.sig_detail)
             .enumerate()
             .map(|(i, (s, d))| {
-                let members = total(d.members, &self.beyond, Full::Members(i as u32));
-                let first = s.first.get();
+                let members = total(s.members, &self.beyond, Full::Members(i as u32));
                 (
-                    first,
+                    s.first,
                     GroupRow {
-                        group: first.line(),
-                        group_source: sources.get(first.source() as usize).cloned(),
-                        signature: d.text.clone(),
+                        group: s.first.line(),
+                        group_source: sources.get(s.first.source() as usize).cloned(),
+                        signature: d.0.clone(),
                         members,
                         distinct_keys: u64::from(s.distinct_keys),
                         classification: if s.distinct_keys > 1 {
@@ -1005,7 +948,7 @@ impl Grouping {
                         } else {
                             "unique"
                         },
-                        sample_lines: d.lines.clone(),
+                        sample_lines: d.1.clone(),
                         review: REVIEW,
                     },
                 )
@@ -1179,54 +1122,6 @@ mod tests {
         assert_eq!(g.summary.duplicate_groups, 1);
     }
 
-    /// A state keeps 96 bits of its fingerprint and its slot the other 32 ([`FpRest`]):
-    /// fingerprints that differ only in the slot's bits, or only in the state's, are
-    /// distinct keys and signatures; equal ones are one. Record by record and a chunk at
-    /// a time.
-    #[test]
-    fn fingerprints_that_differ_in_any_part_are_told_apart() {
-        let base: u128 = 0x0123_4567_89ab_cdef_fedc_ba98_7654_3210;
-        // The slot's tag (bits 32..64), the state's low bits, its high half; then base.
-        let variants = [base, base ^ (1 << 40), base ^ 1, base ^ (1 << 100), base];
-        let counted = |line: usize, fps| Counted {
-            at: RecordRef::new(0, line as u64 + 1),
-            fingerprints: Ok(fps),
-            key: None,
-            signature: None,
-        };
-        for chunked in [false, true] {
-            // Keys apart, one signature; then signatures apart, and so keys (a key's
-            // fingerprint is taken with its signature's, [`record_fingerprints`]).
-            let by_key = variants.iter().map(|&k| (k, 7));
-            let by_sig = variants.iter().map(|&s| (s.rotate_left(64), s));
-            for (fps, keys, sigs) in [(by_key.collect::<Vec<_>>(), 4, 1), (by_sig.collect(), 4, 4)]
-            {
-                let mut g = Grouping::new("test", false, false);
-                let records: Vec<Counted> = fps
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &f)| counted(i, f))
-                    .collect();
-                if chunked {
-                    g.insert_chunk(records).unwrap();
-                } else {
-                    records
-                        .into_iter()
-                        .for_each(|c| g.insert_counted(c).unwrap());
-                }
-                g.close();
-                let s = &g.summary;
-                assert_eq!(
-                    (s.distinct_keys, s.signature_groups),
-                    (keys, sigs),
-                    "{chunked}"
-                );
-                // The last record is the first's key: a duplicate of line 1.
-                assert_eq!(g.key_states[0].count, Counter(2), "{chunked}");
-            }
-        }
-    }
-
     /// Pass one's lean path counts exactly what the `Outcome` path counts.
     #[test]
     fn lean_counting_equals_outcome_counting() {
@@ -1330,8 +1225,7 @@ mod tests {
                 let (kf, sf) = Fp::pair(record_fingerprints(key, sig));
                 let at = RecordRef::of(r);
                 from_places += usize::from(placed.places.get(at).is_some_and(|(k, s)| {
-                    placed.key_states[k].fp == FpRest::of(kf)
-                        && placed.sig_states[s].fp == FpRest::of(sf)
+                    placed.key_states[k].fp == kf && placed.sig_states[s].fp == sf
                 }));
             }
         }
@@ -1463,7 +1357,7 @@ mod tests {
         let mut g = Grouping::new("mapper@1", false, true);
         g.insert(RecordRef::of(&rec(1)), &o).unwrap();
         g.key_states[0].count = Counter(u32::MAX - 1);
-        g.sig_detail[0].members = Counter(u32::MAX - 1);
+        g.sig_states[0].members = Counter(u32::MAX - 1);
         for line in 2..=4 {
             g.insert(RecordRef::of(&rec(line)), &o).unwrap();
         }
@@ -1479,8 +1373,8 @@ mod tests {
         assert_eq!(groups[0].members, whole);
         assert_eq!(groups[0].classification, "duplicate");
         assert_eq!(g.summary.duplicate_groups, 1);
-        assert_eq!(std::mem::size_of::<KeyState>(), 28);
-        assert_eq!(std::mem::size_of::<SigState>(), 24);
+        assert_eq!(std::mem::size_of::<KeyState>(), 32);
+        assert_eq!(std::mem::size_of::<SigState>(), 32);
     }
 
     #[test]

@@ -15,11 +15,9 @@
 //! (`super::grouping::MAX_STATES`). A probe starts at the slot the hash's high bits
 //! name, so the tag holds them: the table grows in one pass over its slots, in place
 //! ([`Slots::grow_in_place`]), without reading a state (up to 2^32 slots, 3 billion
-//! entries; past that it reads the low 32 bits of each hash from its state). Since the
-//! slot holds the tag, a state need not: `map`'s states keep the other 96 bits of their
-//! 128-bit fingerprint. It grows with its entries rather than being sized for the
-//! input's records ahead: every slot is memory the process touches for the first time,
-//! which on this kind of machine costs about as much per byte as the work of a record.
+//! entries; past that it reads the states' hashes). It grows with its entries rather than being sized for the input's
+//! records ahead: every slot is memory the process touches for the first time, which on
+//! this kind of machine costs about as much per byte as the work of a record.
 
 /// Slots in an empty table: a probe never needs a special case for no slots.
 const MIN_SLOTS: usize = 16;
@@ -69,19 +67,6 @@ fn home_of(hash: u64, bits: u32) -> usize {
     (hash >> (64 - bits)) as usize
 }
 
-/// As much of the hash of the entry in `slot` as a start in `1 << bits` slots needs: the
-/// tag, the hash's high 32 bits, up to 2^32 slots; past that, with the low 32 bits that
-/// `low_of` reads from the entry's state.
-#[inline]
-fn hash_for_start(slot: u64, bits: u32, low_of: &impl Fn(u32) -> u32) -> u64 {
-    let high = slot & !0xffff_ffff;
-    if bits <= 32 {
-        high
-    } else {
-        high | u64::from(low_of(slot as u32 - 1))
-    }
-}
-
 /// Slots for `n` entries at most three quarters full: a power of two.
 fn slots_for(n: usize) -> usize {
     n.saturating_add(n / 3)
@@ -122,12 +107,11 @@ impl Slots {
         }
     }
 
-    /// Stores `ordinal` for `hash`, which the table does not hold. `low_of` gives the low
-    /// 32 bits of a stored ordinal's hash (the slot holds the high 32), for a table grown
-    /// past 2^32 slots: a state keeps those bits, not the whole hash.
-    pub(super) fn insert(&mut self, hash: u64, ordinal: u32, low_of: impl Fn(u32) -> u32) {
+    /// Stores `ordinal` for `hash`, which the table does not hold. `hash_of` gives the
+    /// hash of a stored ordinal, for a table grown past 2^32 slots.
+    pub(super) fn insert(&mut self, hash: u64, ordinal: u32, hash_of: impl Fn(u32) -> u64) {
         if slots_for(self.len + 1) > self.slots.len() {
-            self.grow(&low_of);
+            self.grow(&hash_of);
         }
         let slot = (u64::from(tag_of(hash)) << 32) | (u64::from(ordinal) + 1);
         Self::put(&mut self.slots, self.bits, hash, slot);
@@ -138,7 +122,7 @@ impl Slots {
     /// A table without the room is first copied into a new allocation, with room set
     /// aside once it is big ([`ROOM`]; where the system refuses that, room for this
     /// growth only).
-    fn grow(&mut self, low_of: &impl Fn(u32) -> u32) {
+    fn grow(&mut self, hash_of: &impl Fn(u32) -> u64) {
         let bits = self.bits + 1;
         let size = 1usize << bits;
         if self.slots.capacity() < size {
@@ -154,7 +138,14 @@ impl Slots {
             moved.extend_from_slice(&self.slots);
             self.slots = moved;
         }
-        self.grow_in_place(bits, |slot| hash_for_start(slot, bits, low_of));
+        self.grow_in_place(bits, |slot| {
+            if bits <= 32 {
+                // The tag holds the hash's high 32 bits: all a start needs.
+                slot & !0xffff_ffff
+            } else {
+                hash_of(slot as u32 - 1)
+            }
+        });
     }
 
     /// [`Slots::grow`] within the slots' capacity: the new half is added and the entries
@@ -232,7 +223,7 @@ mod tests {
             })
             .collect();
         let mut t = Slots::default();
-        let no_states = |_: u32| -> u32 { unreachable!("below 2^32 slots, growth reads no state") };
+        let no_states = |_: u32| -> u64 { unreachable!("below 2^32 slots, growth reads no state") };
         for (o, &h) in hashes.iter().enumerate() {
             assert_eq!(t.find(h, |x| x == o), None);
             t.insert(h, o as u32, no_states);
@@ -272,7 +263,7 @@ mod tests {
             })
             .collect();
         let mut t = Slots::default();
-        let no_states = |_: u32| -> u32 { unreachable!("below 2^32 slots, growth reads no state") };
+        let no_states = |_: u32| -> u64 { unreachable!("below 2^32 slots, growth reads no state") };
         let (mut in_place, mut moved) = (0, 0);
         for (o, &h) in hashes.iter().enumerate() {
             let (before, at) = (t.slots.len(), t.slots.as_ptr());
@@ -299,31 +290,6 @@ mod tests {
         assert_eq!((in_place, moved), (3, 12));
         for (o, &h) in hashes.iter().enumerate() {
             assert_eq!(t.find(h, |x| x == o), Some(o), "{o}");
-        }
-    }
-
-    /// Past 2^32 slots a start needs bits below the tag: the hash comes back whole from
-    /// the tag and the low 32 bits of the entry's state, and starts where the hash says.
-    #[test]
-    fn starts_past_2_pow_32_slots_take_the_low_bits_from_the_state() {
-        let mut next = crate::output::tests::xorshift();
-        for ordinal in [0u32, 1, 77, u32::MAX - 1] {
-            let hash = next();
-            let slot = (u64::from(tag_of(hash)) << 32) | (u64::from(ordinal) + 1);
-            let low_of = |o: u32| {
-                assert_eq!(o, ordinal);
-                hash as u32
-            };
-            for bits in [33, 34, 40] {
-                let h = hash_for_start(slot, bits, &low_of);
-                assert_eq!(h, hash);
-                assert_eq!(home_of(h, bits), home_of(hash, bits));
-            }
-            let no_states = |_: u32| -> u32 { unreachable!("below 2^32 slots") };
-            for bits in [4, 23, 32] {
-                let h = hash_for_start(slot, bits, &no_states);
-                assert_eq!(home_of(h, bits), home_of(hash, bits), "{bits}");
-            }
         }
     }
 
