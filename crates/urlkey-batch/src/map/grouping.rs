@@ -1122,6 +1122,49 @@ mod tests {
         assert_eq!(g.summary.duplicate_groups, 1);
     }
 
+    /// A slot holds 32 bits of a fingerprint (its tag) and the state all 128: fingerprints
+    /// that differ only in the tag's bits, only in the bits below them, or only in the
+    /// high half are distinct keys and signatures; equal ones are one. Record by record
+    /// and a chunk at a time (whose probes read the slots before any insert).
+    #[test]
+    fn fingerprints_that_differ_in_any_part_are_told_apart() {
+        let base: u128 = 0x0123_4567_89ab_cdef_fedc_ba98_7654_3210;
+        let variants = [base, base ^ (1 << 40), base ^ 1, base ^ (1 << 100), base];
+        let counted = |line: usize, fps| Counted {
+            at: RecordRef::new(0, line as u64 + 1),
+            fingerprints: Ok(fps),
+            key: None,
+            signature: None,
+        };
+        for chunked in [false, true] {
+            // Keys apart under one signature; then signatures apart, and so keys (a key's
+            // fingerprint is taken with its signature's, [`record_fingerprints`]).
+            let by_key: Vec<_> = variants.iter().map(|&k| (k, 7)).collect();
+            let by_sig: Vec<_> = variants.iter().map(|&s| (s.rotate_left(64), s)).collect();
+            for (fps, keys, sigs) in [(by_key, 4, 1), (by_sig, 4, 4)] {
+                let mut g = Grouping::new("test", false, false);
+                let records: Vec<Counted> = fps
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &f)| counted(i, f))
+                    .collect();
+                if chunked {
+                    g.insert_chunk(records).unwrap();
+                } else {
+                    for c in records {
+                        g.insert_counted(c).unwrap();
+                    }
+                }
+                g.close();
+                let s = &g.summary;
+                let got = (s.distinct_keys, s.signature_groups);
+                assert_eq!(got, (keys, sigs), "chunked: {chunked}");
+                // The last record is the first's key.
+                assert_eq!(g.key_states[0].count, Counter(2), "chunked: {chunked}");
+            }
+        }
+    }
+
     /// Pass one's lean path counts exactly what the `Outcome` path counts.
     #[test]
     fn lean_counting_equals_outcome_counting() {
