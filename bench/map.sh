@@ -8,6 +8,8 @@
 #
 # Every command runs R times, interleaved (run 1 of each, then run 2 of each, ...), with
 # output to /dev/null; wall time and peak RSS come from /usr/bin/time; the median is shown.
+# Last, the price of memory touched for the first time on this machine
+# (bench/fresh-memory.py, cold) and what the memory `map` touches beyond `key` costs at it.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -76,7 +78,7 @@ for r in $(seq 1 "$runs"); do
 done
 med() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 min() { tr ' ' '\n' | grep -v '^$' | sort -g | head -1; }
-declare -A m mn
+declare -A m mn rmed cmed
 echo
 echo "| command | wall s median | wall s min | all runs | CPU s (user+sys) median | peak RSS MiB (median) |"
 echo "|---|---:|---:|---|---:|---:|"
@@ -85,6 +87,7 @@ for i in "${!cmds[@]}"; do
   mn[$i]=$(echo "${wall[$i]}" | min)
   r=$(echo "${rss[$i]}" | med)
   c=$(echo "${cpu[$i]}" | med)
+  rmed[$i]=$r cmed[$i]=$c
   printf '| `%s` | %.2f | %.2f | %s | %.2f | %.0f |\n' "${cmds[$i]//$root\//}" "${m[$i]}" "${mn[$i]}" "$(echo ${wall[$i]})" "$c" "$(echo "$r/1024" | bc -l)"
 done
 ratio() { echo "scale=3; $1 / $2" | bc -l; }
@@ -92,10 +95,22 @@ echo
 echo "ratios (median; min in parentheses):"
 echo "map t1 / key jsonl t1 = $(ratio "${m[0]}" "${m[2]}")x ($(ratio "${mn[0]}" "${mn[2]}")x) (target <= 3)"
 echo "map t1 / key key-format t1 = $(ratio "${m[0]}" "${m[4]}")x ($(ratio "${mn[0]}" "${mn[4]}")x)"
+echo "map t2 / key key-format t2 = $(ratio "${m[1]}" "${m[5]}")x ($(ratio "${mn[1]}" "${mn[5]}")x) (issue 19's target <= 3)"
 echo "map speedup 2 threads = $(ratio "${m[0]}" "${m[1]}")x ($(ratio "${mn[0]}" "${mn[1]}")x) (target >= 1.7)"
 echo "key jsonl speedup 2 threads = $(ratio "${m[2]}" "${m[3]}")x ($(ratio "${mn[2]}" "${mn[3]}")x)"
 echo "key key-format speedup 2 threads = $(ratio "${m[4]}" "${m[5]}")x ($(ratio "${mn[4]}" "${mn[5]}")x)"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ -s "$data/map-summary-t1.json" ]; then
   echo "map summary (1 thread): $(tr -d ' \n' <"$data/map-summary-t1.json")"
+fi
+
+# What the memory `map` touches beyond `key`'s costs on this machine: its tables are memory
+# the process touches for the first time, whose price this kind of virtual machine sets
+# (docs/benchmarks.md, issue 19's fourteenth round). Measured cold, after a pause.
+extra=$(echo "(${rmed[1]} - ${rmed[5]}) / 1024" | bc)
+if [ "$extra" -gt 0 ]; then
+  line=$(python3 "$root/bench/fresh-memory.py" --mib "$extra" --pages huge --pause 6)
+  echo "$line"
+  perm=$(echo "$line" | awk '{print $(NF-1)}')
+  echo "map t2 peak RSS exceeds key t2's by $extra MiB: at $perm ms/MiB, about $(echo "scale=2; $extra * $perm / 1000" | bc -l) s of CPU to fault it in; key t2's whole run used ${cmed[5]} s of CPU"
 fi
