@@ -9,7 +9,7 @@
 # Every command runs R times, interleaved (run 1 of each, then run 2 of each, ...), with
 # output to /dev/null; wall time and peak RSS come from /usr/bin/time; the median is shown.
 # Last, the price of memory touched for the first time on this machine
-# (bench/fresh-memory.py, cold) and what the memory `map` touches beyond `key` costs at it.
+# (bench/first_touch.c, cold) and what the memory `map` touches beyond `key` costs at it.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -106,11 +106,18 @@ fi
 
 # What the memory `map` touches beyond `key`'s costs on this machine: its tables are memory
 # the process touches for the first time, whose price this kind of virtual machine sets
-# (docs/benchmarks.md, issue 19's fourteenth round). Measured cold, after a pause.
+# (docs/benchmarks.md, issue 19's twelfth and fourteenth rounds). Measured cold, after a
+# pause, with bench/first_touch.c and huge pages, as mimalloc asks for its arena.
 extra=$(echo "(${rmed[1]} - ${rmed[5]}) / 1024" | bc)
 if [ "$extra" -gt 0 ]; then
-  line=$(python3 "$root/bench/fresh-memory.py" --mib "$extra" --pages huge --pause 6)
-  echo "$line"
+  if ! command -v gcc >/dev/null; then
+    echo "installing gcc for bench/first_touch.c (apt-get install gcc)" >&2
+    apt-get install -y gcc >/dev/null
+  fi
+  gcc -O2 "$root/bench/first_touch.c" -o "$data/first_touch"
+  sleep 6
+  line=$("$data/first_touch" "$extra" 1)
   perm=$(echo "$line" | awk '{print $(NF-1)}')
-  echo "map t2 peak RSS exceeds key t2's by $extra MiB: at $perm ms/MiB, about $(echo "scale=2; $extra * $perm / 1000" | bc -l) s of CPU to fault it in; key t2's whole run used ${cmed[5]} s of CPU"
+  echo "first touch: $line"
+  echo "map t2 peak RSS exceeds key t2's by $extra MiB: at $perm ms a MiB, about $(echo "scale=2; $extra * $perm / 1000" | bc -l) s of CPU to fault it in; key t2's whole run used ${cmed[5]} s of CPU"
 fi
