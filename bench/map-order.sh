@@ -10,10 +10,12 @@
 #   `map --quiet`; the next block has the builds the other way round. N blocks of each
 #   order per thread count (default 4). The input defaults to bench/map.sh's 10M / 5M file.
 #   --pause sleeps that long before every run, so that each starts cold: this kind of VM
-#   hands memory freed in blocks of 8 MB or more back to its host about 2 s after it is
-#   freed (free page reporting, `page_reporting.page_reporting_order=11` on the kernel's
-#   command line), and a run that starts later faults every huge page in from the host
-#   (docs/benchmarks.md, issue 19's twelfth round). 0 (the default): back to back.
+#   hands free memory back to its host about 2 s after it is freed (free page reporting:
+#   /sys/module/page_reporting/parameters/page_reporting_order reads 5, blocks of 128 KB
+#   and more; the kernel's command line asks for 11, past this kernel's largest order, 10),
+#   and a run that starts later faults every huge page in from the host
+#   (docs/benchmarks.md, issue 19's twelfth and fourteenth rounds). 0 (the default): back
+#   to back.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
