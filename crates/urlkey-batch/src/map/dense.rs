@@ -8,7 +8,7 @@ use std::ops::{Index, IndexMut};
 /// between blocks took huge pages of their own: with 2 MB blocks `map`'s peak memory on
 /// 10M lines was 498-500 MB, with 32 MB blocks 452-461 (docs/benchmarks.md, issue 19's
 /// thirteenth round). A short input touches one huge page of its first block.
-const BLOCK: usize = 1 << 20;
+pub(super) const BLOCK: usize = 1 << 20;
 
 /// A vector that grows by whole blocks, never by moving what it holds. A `Vec` of 5M
 /// states doubles into a new 320 MB allocation and copies 160 MB into it, faulting in
@@ -54,6 +54,21 @@ impl<T> Dense<T> {
     /// Every element, in order.
     pub(super) fn iter(&self) -> impl Iterator<Item = &T> {
         self.blocks.iter().flatten()
+    }
+
+    /// Every element, in order, to change in place.
+    pub(super) fn iter_mut(&mut self) -> impl Iterator<Item = &mut T> {
+        self.blocks.iter_mut().flatten()
+    }
+
+    /// The blocks: [`BLOCK`] elements each, the last one the rest.
+    pub(super) fn blocks(&self) -> &[Vec<T>] {
+        &self.blocks
+    }
+
+    /// The blocks, to change in place ([`Dense::blocks`]).
+    pub(super) fn blocks_mut(&mut self) -> impl Iterator<Item = &mut Vec<T>> {
+        self.blocks.iter_mut()
     }
 }
 
@@ -105,6 +120,12 @@ mod tests {
         }
         assert_eq!(d.get(v.len()), None);
         assert!(d.iter().eq(v.iter()));
+        assert!(d.blocks().iter().flatten().eq(v.iter()));
+        d.iter_mut().for_each(|x| *x += 1);
+        assert!(d.iter().zip(&v).all(|(a, b)| *a == b + 1));
+        d.iter_mut().for_each(|x| *x -= 1);
+        assert_eq!(d.blocks().len(), 4);
+        assert!(d.blocks()[..3].iter().all(|b| b.len() == BLOCK));
         d[BLOCK] = 1;
         assert_eq!(
             (d[BLOCK - 1], d[BLOCK], d[BLOCK + 1]),

@@ -3,12 +3,14 @@
 //! ([`super::MapRun`]) feeds it; pass two reads its counts.
 //!
 //! Per 128-bit fingerprint of the key it counts how many records share it and where the
-//! first one was; per fingerprint of the signature, how many distinct keys share it.
+//! first one was, and keeps the key's signature fingerprint beside it, in key order. After
+//! pass one ([`Grouping::close`]) it sorts those to find each signature's group: its first
+//! record and how many distinct keys share it, written into the keys' states. There is no
+//! table of signatures (issue 19, fourteenth round).
 //!
 //! A key's fingerprint is taken with its signature's ([`record_fingerprints`]): the
 //! signature is written from the same final parts as the key, so one key always has one
-//! signature, and a key state found by that fingerprint names the record's signature
-//! state without a read of it to check (issue 19, tenth round).
+//! signature, and the signature kept with a key's first record is every record's.
 
 use std::collections::BTreeMap;
 use std::hash::{BuildHasher, Hasher};
@@ -97,26 +99,73 @@ impl Fp {
 /// Per distinct key, in a dense vector (`Grouping::key_states`, 32 bytes) that the key
 /// table indexes ([`Slots`]: 8 bytes a slot, the ordinal and 32 bits of the hash). Every
 /// state is memory the process touches for the first time, which is what `map` waits for
-/// most (issue 19): 32 bytes, not 40, with the count in 32 bits ([`Counter`]).
+/// most (issue 19): 32 bytes, not 40, with the count in 32 bits ([`Counter`]). 32 bytes,
+/// not 28 or 24: a smaller state lies across two cache lines now and then, and the random
+/// reads cost more than the memory saves (docs/benchmarks.md, issue 19's fourteenth round).
 #[derive(Clone, Copy)]
 struct KeyState {
     fp: Fp,
     first: RecordRef,
     count: Counter,
-    /// The ordinal of its signature (`Grouping::sig_states`): one per key
-    /// ([`record_fingerprints`]).
-    signature: u32,
+    /// Its signature group ([`Group`]), once [`Grouping::close`] has found the groups;
+    /// until then the low 32 bits of its signature's fingerprint.
+    group: Group,
 }
 
-/// Per distinct signature, in a dense vector (32 bytes) that the signature table indexes.
-#[derive(Clone, Copy)]
-struct SigState {
-    fp: Fp,
+/// A key's signature group, as its state holds it: the key that leads the group (the
+/// group's first key) holds [`Group::LEAD`] and the group's distinct keys; any other key
+/// its group's lead's ordinal. The group's first record is its lead's first record (a key
+/// state is made with its first record, in input order). So a row of a key alone in its
+/// signature reads one state, and any other row two (issue 19, fourteenth round).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Group(u32);
+
+impl Group {
+    /// The flag of a group's lead; ordinals stay below it ([`MAX_STATES`]).
+    const LEAD: u32 = 1 << 31;
+    /// The lead of a group of one key.
+    const ALONE: Group = Group(Self::LEAD | 1);
+
+    /// A lead's group: `distinct` keys, at least one and below [`Group::LEAD`].
+    fn lead(distinct: u32) -> Self {
+        Group(Self::LEAD | distinct)
+    }
+
+    /// The distinct keys of a lead's group, or the ordinal of the group's lead.
+    fn read(self) -> Result<u32, usize> {
+        if self.0 & Self::LEAD != 0 {
+            Ok(self.0 & !Self::LEAD)
+        } else {
+            Err(self.0 as usize)
+        }
+    }
+}
+
+/// A key's signature group, as a row shows it: its first record and its distinct keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct GroupOf {
     first: RecordRef,
-    /// At most the number of key states, so below [`MAX_STATES`].
-    distinct_keys: u32,
-    /// Records with this signature: counted only for `--groups`, which shows it.
-    members: Counter,
+    distinct: u32,
+}
+
+/// A signature's place in the sorted blocks [`Grouping::close`] makes: its fingerprint's
+/// high 96 bits above the ordinal of a key with that signature. Sorted, a signature's keys
+/// come together, least ordinal first.
+fn sig_entry(sig: Fingerprint, ordinal: u32) -> u128 {
+    (sig & !0xffff_ffff) | u128::from(ordinal)
+}
+
+/// The 96 bits of a signature's fingerprint that its entry keeps ([`sig_entry`]).
+fn sig_bits(entry: u128) -> u128 {
+    entry >> 32
+}
+
+/// What `--groups` shows of a key's records: its signature's text and its first five
+/// records' places (a group shows its first five records, its keys' merged).
+#[derive(Default)]
+struct KeyDetail {
+    signature: String,
+    firsts: Vec<RecordRef>,
 }
 
 /// A count in 32 bits that goes on in [`Grouping::beyond`] once it is full: a key seen more
@@ -128,7 +177,6 @@ struct Counter(u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Full {
     Count(u32),
-    Members(u32),
 }
 
 /// Adds one to `c`, or, when it is full, to its continuation in `beyond`.
@@ -199,13 +247,6 @@ struct Probes {
     slots: Vec<u64>,
 }
 
-/// The ordinals of a record's key and signature states, where the tables have them.
-#[derive(Clone, Copy, Default)]
-struct Found {
-    key: Option<usize>,
-    sig: Option<usize>,
-}
-
 /// A valid record's key and signature fingerprints.
 fn valid_fps(c: &Counted) -> Option<(Fp, Fp)> {
     c.fingerprints.as_ref().ok().map(|&f| Fp::pair(f))
@@ -214,16 +255,15 @@ fn valid_fps(c: &Counted) -> Option<(Fp, Fp)> {
 /// An unused place in [`Places`].
 const UNPLACED: u32 = u32::MAX;
 
-/// Where pass one left each record's key and signature states (their ordinals), by
-/// source and line. Pass two reads a record's states there instead of hashing its way
-/// through both tables again: at 10M records those probes were random reads into
-/// ~0.5 GB, the cost that made `map` memory-bound. Only a hint: pass two takes the
-/// states found here when they hold the record's own fingerprints, and probes the tables
-/// otherwise, so a line number seen twice or an input that changed between the passes
-/// still gets the probed row. 8 bytes a line.
+/// Where pass one left each record's key state (its ordinal), by source and line. Pass
+/// two reads a record's state there instead of hashing its way through the table again:
+/// at 10M records those probes were random reads into ~0.5 GB, the cost that made `map`
+/// memory-bound. Only a hint: pass two takes the state found here when it holds the
+/// record's own fingerprint, and probes the table otherwise, so a line number seen twice
+/// or an input that changed between the passes still gets the probed row. 4 bytes a line.
 #[derive(Default)]
 struct Places {
-    by_source: Vec<Dense<[u32; 2]>>,
+    by_source: Vec<Dense<u32>>,
     /// Places held, used or not.
     held: usize,
     records: usize,
@@ -233,19 +273,15 @@ struct Places {
 }
 
 impl Places {
-    fn note(&mut self, at: RecordRef, key: usize, sig: usize) {
+    fn note(&mut self, at: RecordRef, key: usize) {
         if self.off {
             return;
         }
         self.records += 1;
-        let (Ok(k), Ok(s), Ok(line)) = (
-            u32::try_from(key),
-            u32::try_from(sig),
-            usize::try_from(at.line()),
-        ) else {
+        let (Ok(k), Ok(line)) = (u32::try_from(key), usize::try_from(at.line())) else {
             return self.give_up();
         };
-        if k == UNPLACED || s == UNPLACED {
+        if k == UNPLACED {
             return self.give_up();
         }
         let source = at.source() as usize;
@@ -256,14 +292,14 @@ impl Places {
         if line >= places.len() {
             let more = line + 1 - places.len();
             // Line numbers count skipped lines too; an input of mostly blank lines is not
-            // worth 8 bytes a line.
+            // worth 4 bytes a line.
             if self.held + more > 2 * self.records + 4096 {
                 return self.give_up();
             }
             self.held += more;
-            places.grow_to(line + 1, [UNPLACED; 2]);
+            places.grow_to(line + 1, UNPLACED);
         }
-        places[line] = [k, s];
+        places[line] = k;
     }
 
     fn give_up(&mut self) {
@@ -271,11 +307,11 @@ impl Places {
         self.by_source = Vec::new();
     }
 
-    /// The key and signature ordinals noted at `at`.
-    fn get(&self, at: RecordRef) -> Option<(usize, usize)> {
+    /// The key ordinal noted at `at`.
+    fn get(&self, at: RecordRef) -> Option<usize> {
         let line = usize::try_from(at.line()).ok()?;
-        let [k, s] = *self.by_source.get(at.source() as usize)?.get(line)?;
-        (k != UNPLACED).then_some((k as usize, s as usize))
+        let k = *self.by_source.get(at.source() as usize)?.get(line)?;
+        (k != UNPLACED).then_some(k as usize)
     }
 }
 
@@ -319,17 +355,18 @@ pub struct FingerprintCollision {
 pub enum CountError {
     /// Two keys share a fingerprint.
     Collision(FingerprintCollision),
-    /// More distinct keys or signatures than the tables' 32-bit ordinals hold
-    /// ([`MAX_STATES`]).
+    /// More distinct keys than one run counts ([`MAX_STATES`]).
     TooManyKeys,
 }
 
-/// Distinct keys, and distinct signatures, one run can count: the tables hold 32-bit
-/// ordinals, half the size of `usize` ones (at 5M keys 40 MB a table instead of 72).
-pub const MAX_STATES: usize = u32::MAX as usize;
+/// Distinct keys one run can count: the table holds 32-bit ordinals, half the size of
+/// `usize` ones (at 5M keys 40 MB a table instead of 72), and a key state names its
+/// group's lead by an ordinal below [`Group::LEAD`] (2^31). Some 2.1 billion keys: at
+/// 60 bytes and more a key (docs/scale.md) more than a machine of 128 GB holds.
+pub const MAX_STATES: usize = (1 << 31) - 1;
 
 /// The table ordinal of the `n`th state, counted from 0: below [`MAX_STATES`], so never
-/// `u32::MAX`, which the spill's entries take for "no ordinal".
+/// `u32::MAX`, which the spill's entries take for "no ordinal", nor [`Group::LEAD`].
 fn ordinal_of(n: usize) -> Result<u32, CountError> {
     u32::try_from(n)
         .ok()
@@ -484,20 +521,27 @@ pub struct Grouping {
     /// Ordinals in `key_states`, hashed by the low half of the key's fingerprint.
     keys: Slots,
     key_states: Dense<KeyState>,
-    /// Ordinals in `sig_states`, hashed by the low half of the signature's fingerprint.
-    sigs: Slots,
-    sig_states: Dense<SigState>,
+    /// Pass one: each key's signature fingerprint, by key ordinal. [`Grouping::close`]
+    /// turns each block into sorted entries ([`sig_entry`]), read to find a signature's
+    /// group. There is no signature table: a key's signature is one fingerprint, kept in
+    /// order and never probed, and the groups are found once, after pass one (issue 19,
+    /// fourteenth round: 120 MB less fresh memory at 5M keys, no probe for a new key's
+    /// signature, one state read a row for a key alone in its signature).
+    signatures: Dense<u128>,
+    /// Signature groups, once [`Grouping::close`] has found them.
+    groups: usize,
+    closed: bool,
     places: Places,
     /// Counters past 32 bits ([`Counter`]).
     beyond: HashMap<Full, u64>,
-    /// Note where each record's states are ([`Places`]): off while pass one keeps its rows
-    /// in a temporary file ([`super::spill`]), whose entries carry their states' ordinals.
+    /// Note where each record's state is ([`Places`]): off while pass one keeps its rows in
+    /// a temporary file ([`super::spill`]), whose entries carry their states' ordinals.
     placing: bool,
     /// [`Grouping::insert_chunk`]'s buffers.
-    found: Vec<Found>,
+    found: Vec<Option<usize>>,
     probes: Probes,
-    /// Only with `--groups`: per signature ordinal, its text and up to five member lines.
-    sig_detail: Vec<(String, Vec<u64>)>,
+    /// Only with `--groups`: per key ordinal, its signature's text and first records.
+    key_detail: Vec<KeyDetail>,
     verify: Option<HashMap<Fingerprint, Box<str>, FingerprintHasher>>,
     keep_detail: bool,
     /// Summary counts so far.
@@ -511,14 +555,15 @@ impl Grouping {
         Grouping {
             keys: Slots::default(),
             key_states: Dense::default(),
-            sigs: Slots::default(),
-            sig_states: Dense::default(),
+            signatures: Dense::default(),
+            groups: 0,
+            closed: false,
             places: Places::default(),
             beyond: HashMap::new(),
             placing: true,
             found: Vec::new(),
             probes: Probes::default(),
-            sig_detail: Vec::new(),
+            key_detail: Vec::new(),
             verify: verify.then(|| HashMap::with_hasher(FingerprintHasher(0))),
             keep_detail: groups,
             summary: MapSummary {
@@ -536,11 +581,11 @@ impl Grouping {
 
     /// Counts one record whose fingerprints a worker computed ([`Counted::of`]).
     pub fn insert_counted(&mut self, c: Counted) -> Result<(), CountError> {
-        self.insert_found(c, Found::default()).map(|_| ())
+        self.insert_found(c, None).map(|_| ())
     }
 
     /// Counts a worker's chunk of records, in order: [`Grouping::insert_counted`] for each,
-    /// with the tables probed for the whole chunk before any of its records is inserted.
+    /// with the table probed for the whole chunk before any of its records is inserted.
     /// At millions of distinct keys each probe is a few cache misses; one record's probe
     /// after another's insert waits for them in turn, while a run of probes that depend on
     /// nothing but their own fingerprints has them in flight together.
@@ -548,42 +593,24 @@ impl Grouping {
         self.insert_chunk_placed(chunk, &mut |_| {})
     }
 
-    /// [`Grouping::insert_chunk`], handing each record's key and signature ordinals (or
-    /// `None` for an invalid record) to `placed`, in order.
+    /// [`Grouping::insert_chunk`], handing each record's key ordinal (or `None` for an
+    /// invalid record) to `placed`, in order.
     pub(crate) fn insert_chunk_placed(
         &mut self,
         chunk: Vec<Counted>,
-        placed: &mut dyn FnMut(Option<(usize, usize)>),
+        placed: &mut dyn FnMut(Option<usize>),
     ) -> Result<(), CountError> {
         let mut found = std::mem::take(&mut self.found);
         let mut probes = std::mem::take(&mut self.probes);
         found.clear();
         let key_fps = chunk.iter().filter_map(|c| valid_fps(c).map(|f| f.0));
         warm_probes(&self.keys, &self.key_states, |k| k.fp, key_fps, &mut probes);
-        // A known key's state names its signature's ([`record_fingerprints`]): the
-        // signature table is probed for new keys only.
-        found.extend(chunk.iter().map(|c| {
-            let key = valid_fps(c).and_then(|(kf, _)| self.find_key(kf));
-            Found {
-                key,
-                sig: self.signature_of_key(key),
-            }
-        }));
-        let unknown = |(c, f): (&Counted, &Found)| valid_fps(c).filter(|_| f.sig.is_none());
-        let sig_fps = chunk.iter().zip(found.iter()).filter_map(unknown);
-        warm_probes(
-            &self.sigs,
-            &self.sig_states,
-            |s| s.fp,
-            sig_fps.map(|f| f.1),
-            &mut probes,
-        );
         self.probes = probes;
-        for (f, c) in found.iter_mut().zip(&chunk) {
-            if let (None, Some((_, sf))) = (f.sig, valid_fps(c)) {
-                f.sig = find(&self.sigs, &self.sig_states, |s| s.fp, sf);
-            }
-        }
+        found.extend(
+            chunk
+                .iter()
+                .map(|c| valid_fps(c).and_then(|(kf, _)| self.find_key(kf))),
+        );
         let result = chunk
             .into_iter()
             .zip(found.iter())
@@ -599,26 +626,15 @@ impl Grouping {
         find(&self.keys, &self.key_states, |k| k.fp, kf)
     }
 
-    /// The signature's ordinal: a known key's state names it, else the signature table.
-    fn find_signature(&self, key: Option<usize>, sf: Fp) -> Option<usize> {
-        self.signature_of_key(key)
-            .or_else(|| find(&self.sigs, &self.sig_states, |s| s.fp, sf))
-    }
-
-    /// The ordinal of a known key's signature: a key fingerprint holds its signature's
-    /// ([`record_fingerprints`]), so the key state's is the record's.
-    fn signature_of_key(&self, key: Option<usize>) -> Option<usize> {
-        key.and_then(|k| self.signature_ordinal(k))
-    }
-
-    /// [`Grouping::insert_counted`] with what [`Grouping::insert_chunk`] found before the
-    /// records ahead of it in its chunk were inserted; the ordinals of the record's key
-    /// and signature states, for a valid record.
+    /// [`Grouping::insert_counted`] with the key's ordinal that [`Grouping::insert_chunk`]
+    /// found before the records ahead of it in its chunk were inserted; the ordinal of the
+    /// record's key state, for a valid record.
     fn insert_found(
         &mut self,
         c: Counted,
-        found: Found,
-    ) -> Result<Option<(usize, usize)>, CountError> {
+        found: Option<usize>,
+    ) -> Result<Option<usize>, CountError> {
+        debug_assert!(!self.closed, "a record counted after close");
         self.summary.records += 1;
         let (kf, sf) = match c.fingerprints {
             Ok(f) => f,
@@ -643,71 +659,47 @@ impl Grouping {
                 }));
             }
         }
-        let (at, kf, sf) = (c.at, Fp::of(kf), Fp::of(sf));
-        let key = found.key.or_else(|| self.find_key(kf));
-        let sig = found.sig.or_else(|| self.find_signature(key, sf));
-        let sig = match sig {
-            Some(s) => s,
-            None => {
-                let n = self.sig_states.len();
-                let ordinal = ordinal_of(n)?;
-                self.sig_states.push(SigState {
-                    fp: sf,
-                    first: at,
-                    distinct_keys: 0,
-                    members: Counter::default(),
-                });
-                let states = &self.sig_states;
-                self.sigs.insert(sf.0, ordinal, |i| states[i as usize].fp.0);
-                if self.keep_detail {
-                    let text = c.signature.map(str::into_string).unwrap_or_default();
-                    self.sig_detail.push((text, Vec::new()));
-                }
-                n
-            }
-        };
-        // Fits: every ordinal went through `ordinal_of`, below MAX_STATES.
-        let sig_ordinal = sig as u32;
-        // Members and sample lines are shown by `--groups` only: without it, a record of
-        // a known key does not touch its signature's state.
-        if self.keep_detail {
-            add_one(
-                &mut self.sig_states[sig].members,
-                &mut self.beyond,
-                Full::Members(sig_ordinal),
-            );
-            if let Some(d) = self.sig_detail.get_mut(sig) {
-                if d.1.len() < 5 {
-                    d.1.push(at.line());
-                }
-            }
-        }
-        let key = match key {
+        let (at, kf) = (c.at, Fp::of(kf));
+        let key = match found.or_else(|| self.find_key(kf)) {
             Some(k) => {
                 let count = &mut self.key_states[k].count;
                 add_one(count, &mut self.beyond, Full::Count(k as u32));
+                if let Some(d) = self.key_detail.get_mut(k) {
+                    if d.firsts.len() < 5 {
+                        d.firsts.push(at);
+                    }
+                }
                 k
             }
             None => {
                 let n = self.key_states.len();
                 let ordinal = ordinal_of(n)?;
-                // One per key state, so below MAX_STATES too.
-                self.sig_states[sig].distinct_keys += 1;
                 self.key_states.push(KeyState {
                     fp: kf,
                     first: at,
                     count: Counter(1),
-                    signature: sig_ordinal,
+                    // Until close: the signature fingerprint's low 32 bits, which its
+                    // entry does not keep ([`sig_entry`]).
+                    group: Group(sf as u32),
                 });
+                // A key has one signature ([`record_fingerprints`]): kept with its first
+                // record's, which the key's fingerprint was taken with.
+                self.signatures.push(sf);
                 let states = &self.key_states;
                 self.keys.insert(kf.0, ordinal, |i| states[i as usize].fp.0);
+                if self.keep_detail {
+                    self.key_detail.push(KeyDetail {
+                        signature: c.signature.map(str::into_string).unwrap_or_default(),
+                        firsts: vec![at],
+                    });
+                }
                 n
             }
         };
         if self.placing {
-            self.places.note(at, key, sig);
+            self.places.note(at, key);
         }
-        Ok(Some((key, sig)))
+        Ok(Some(key))
     }
 
     /// Stops or starts noting [`Places`]; a record counted while off is probed in pass two.
@@ -715,48 +707,163 @@ impl Grouping {
         self.placing = on;
     }
 
-    /// The states of a valid record's key and signature: where pass one noted them
-    /// ([`Places`]) when they are its own, else from the tables.
-    fn states_of(&self, at: RecordRef, key: &str, sig: &str) -> (Option<usize>, Option<usize>) {
-        let (kf, sf) = Fp::pair(record_fingerprints(key, sig));
-        let own = |(k, s): (usize, usize)| {
-            let (ks, ss) = (self.key_states.get(k)?, self.sig_states.get(s)?);
-            (ks.fp == kf && ss.fp == sf).then_some((k, s))
-        };
-        match self.places.get(at).and_then(own) {
-            Some((k, s)) => (Some(k), Some(s)),
-            None => (
-                find(&self.keys, &self.key_states, |k| k.fp, kf),
-                find(&self.sigs, &self.sig_states, |s| s.fp, sf),
-            ),
-        }
+    /// The state of a valid record's key: where pass one noted it ([`Places`]) when it is
+    /// its own, else from the table.
+    fn key_of(&self, at: RecordRef, kf: Fp) -> Option<usize> {
+        let own = |k: usize| (self.key_states.get(k)?.fp == kf).then_some(k);
+        self.places
+            .get(at)
+            .and_then(own)
+            .or_else(|| self.find_key(kf))
     }
 
     /// Reads the states pass one placed for `recs` ([`Places`]), before their rows are
-    /// made: one record's row after another's waits for its two cache misses in turn,
-    /// while this loop has them in flight together. What it reads goes to `black_box`,
-    /// so that the reads are not optimized away.
+    /// made: one record's row after another's waits for its cache misses in turn, while
+    /// this loop has them in flight together. What it reads goes to `black_box`, so that
+    /// the reads are not optimized away.
     pub fn warm(&self, recs: &[InputRecord]) {
-        self.warm_ordinals(
-            recs.iter()
-                .filter_map(|r| self.places.get(RecordRef::of(r))),
-        );
+        let ordinals: Vec<usize> = recs
+            .iter()
+            .filter_map(|r| self.places.get(RecordRef::of(r)))
+            .collect();
+        self.warm_keys(&ordinals, &mut Vec::new());
     }
 
-    /// Fills in the group counts of the summary; call after pass one.
+    /// Finds the signature groups and fills in the group counts of the summary; call
+    /// after pass one. Each block of signatures is sorted in place ([`sig_entry`]) and the
+    /// blocks are read merged: the keys of one signature come together, least ordinal
+    /// (its lead, whose first record is the group's) first. Only the states of keys that
+    /// share their signature are written: every key starts as a group of one.
     pub fn close(&mut self) {
+        if self.closed {
+            return;
+        }
+        self.closed = true;
+        for (b, block) in self.signatures.blocks_mut().enumerate() {
+            let base = b * super::dense::BLOCK;
+            for (i, e) in block.iter_mut().enumerate() {
+                // Ordinals went through `ordinal_of`: they fit.
+                *e = sig_entry(*e, (base + i) as u32);
+            }
+            block.sort_unstable();
+        }
+        let Grouping {
+            signatures,
+            key_states,
+            ..
+        } = self;
+        let (mut groups, mut review) = (0, 0);
+        // Keys whose state this loop wrote: the rest are groups of one.
+        let mut grouped = vec![0u64; key_states.len().div_ceil(64)];
+        let mut members: Vec<(u32, u32)> = Vec::new();
+        for_each_run(signatures.blocks(), |run| {
+            if run.len() == 1 {
+                groups += 1;
+                return;
+            }
+            // The run's keys agree in the 96 bits their entries keep; the low 32, in
+            // their states until now, tell their signatures apart.
+            members.clear();
+            members.extend(run.iter().map(|&k| (key_states[k as usize].group.0, k)));
+            members.sort_unstable();
+            for sig in members.chunk_by(|a, b| a.0 == b.0) {
+                groups += 1;
+                let [(_, lead), rest @ ..] = sig else {
+                    continue;
+                };
+                if rest.is_empty() {
+                    continue;
+                }
+                review += 1;
+                // At most the number of keys, below MAX_STATES.
+                key_states[*lead as usize].group = Group::lead(sig.len() as u32);
+                for &(_, k) in sig {
+                    let k = k as usize;
+                    if k != *lead as usize {
+                        key_states[k].group = Group(*lead);
+                    }
+                    grouped[k / 64] |= 1 << (k % 64);
+                }
+            }
+        });
+        for (k, state) in key_states.iter_mut().enumerate() {
+            if grouped[k / 64] & (1 << (k % 64)) == 0 {
+                state.group = Group::ALONE;
+            }
+        }
+        self.groups = groups;
         self.summary.distinct_keys = self.key_states.len() as u64;
-        self.summary.signature_groups = self.sig_states.len() as u64;
-        self.summary.review_groups = self
-            .sig_states
-            .iter()
-            .filter(|s| s.distinct_keys > 1)
-            .count() as u64;
+        self.summary.signature_groups = groups as u64;
+        self.summary.review_groups = review;
         self.summary.duplicate_groups = self
             .key_states
             .iter()
-            .filter(|k| k.count.0 > 1 && self.sig_states[k.signature as usize].distinct_keys == 1)
+            .filter(|k| k.count.0 > 1 && k.group == Group::ALONE)
             .count() as u64;
+    }
+
+    /// After [`Grouping::close`]: calls `each` with the key ordinals of each signature
+    /// group, its lead first.
+    fn for_each_group(&self, mut each: impl FnMut(&[u32])) {
+        let lead_of = |k: u32| match self.key_states.get(k as usize).map(|s| s.group.read()) {
+            Some(Err(lead)) => lead as u32,
+            _ => k,
+        };
+        let (mut by_lead, mut keys): (Vec<(u32, u32)>, Vec<u32>) = (Vec::new(), Vec::new());
+        for_each_run(self.signatures.blocks(), |run| {
+            if run.len() == 1 {
+                return each(run);
+            }
+            by_lead.clear();
+            by_lead.extend(run.iter().map(|&k| (lead_of(k), k)));
+            by_lead.sort_unstable();
+            for group in by_lead.chunk_by(|a, b| a.0 == b.0) {
+                keys.clear();
+                keys.extend(group.iter().map(|&(_, k)| k));
+                each(&keys);
+            }
+        });
+    }
+
+    /// The signature group of the key state at `k` (after [`Grouping::close`]).
+    fn group_of(&self, k: &KeyState) -> Option<GroupOf> {
+        debug_assert!(self.closed, "groups read before close");
+        match k.group.read() {
+            Ok(distinct) => Some(GroupOf {
+                first: k.first,
+                distinct,
+            }),
+            Err(lead) => {
+                let l = self.key_states.get(lead)?;
+                let distinct = l.group.read().ok()?;
+                Some(GroupOf {
+                    first: l.first,
+                    distinct,
+                })
+            }
+        }
+    }
+
+    /// The signature group of a signature fingerprint, for a record whose key pass one did
+    /// not see (an input changed between the passes): a search of the sorted blocks. The
+    /// entries keep 96 bits of the fingerprint: where two signatures pass one saw agree in
+    /// those (odds of about n^2 / 2^97), this takes the group of the one seen first.
+    fn group_of_signature(&self, sf: Fingerprint) -> Option<GroupOf> {
+        let bits = sig_bits(sig_entry(sf, 0));
+        let lead = self
+            .signatures
+            .blocks()
+            .iter()
+            .filter_map(|b| {
+                let i = b.partition_point(|&e| sig_bits(e) < bits);
+                b.get(i)
+                    .filter(|&&e| sig_bits(e) == bits)
+                    .map(|&e| e as u32)
+            })
+            .min()?;
+        self.key_states
+            .get(lead as usize)
+            .and_then(|k| self.group_of(k))
     }
 
     /// The row of one record, after pass one. `sources` names the run's inputs when it has
@@ -829,22 +936,29 @@ impl Grouping {
     ) -> MapRow<'a> {
         let mut row = ungrouped_row(rec, keyed, removed, sources);
         if let Some((key, sig)) = keyed {
-            let (k, s) = self.states_of(RecordRef::of(rec), key, sig);
-            let k = k.and_then(|k| Some((k, self.key_states.get(k)?)));
-            let s = s.and_then(|s| self.sig_states.get(s));
-            row.set_groups(self.cells_of(RecordRef::of(rec), k, s, sources));
+            let here = RecordRef::of(rec);
+            let (kf, sf) = record_fingerprints(key, sig);
+            let cells = match self.key_of(here, Fp::of(kf)) {
+                Some(k) => self.cells_at(here, k, sources),
+                None => None,
+            };
+            // A key pass one did not see (the input changed between the passes) is alone
+            // in its key; its signature may still have a group.
+            let cells = cells
+                .unwrap_or_else(|| self.cells_of(here, None, self.group_of_signature(sf), sources));
+            row.set_groups(cells);
         }
         row
     }
 
-    /// The grouping cells of the valid record at `here` whose key and signature states
-    /// are at ordinals `k` and `s` (none: a record pass one did not see, alone in its
-    /// groups).
+    /// The grouping cells of the valid record at `here` whose key state is `k` (none: a
+    /// record pass one did not see, alone in its key) in signature group `group` (none:
+    /// one pass one did not see, alone in it too).
     fn cells_of<'a>(
         &self,
         here: RecordRef,
         k: Option<(usize, &KeyState)>,
-        s: Option<&SigState>,
+        group: Option<GroupOf>,
         sources: &'a [String],
     ) -> GroupCells<'a> {
         let name = |r: RecordRef| sources.get(r.source() as usize).map(String::as_str);
@@ -852,7 +966,7 @@ impl Grouping {
             total(k.count, &self.beyond, Full::Count(i as u32))
         });
         let k = k.map(|(_, k)| k);
-        let distinct = s.map_or(1, |s| u64::from(s.distinct_keys));
+        let distinct = group.map_or(1, |g| u64::from(g.distinct));
         let first = k.map(|k| k.first).filter(|&f| f != here);
         let classification = if distinct > 1 {
             Classification::Review
@@ -862,44 +976,50 @@ impl Grouping {
             Classification::Unique
         };
         GroupCells {
-            group: s.map(|s| s.first.line()),
+            group: group.map(|g| g.first.line()),
             duplicate_of: first.map(RecordRef::line),
             duplicates: Some(count),
             variants: Some(distinct),
             classification: classification.as_str(),
-            group_source: s.and_then(|s| name(s.first)),
+            group_source: group.and_then(|g| name(g.first)),
             duplicate_of_source: first.and_then(name),
         }
     }
 
-    /// The grouping cells of the valid record at `here` whose states pass one found at
-    /// ordinals `k` and `s` ([`Grouping::insert_chunk_placed`]); `None` for ordinals this
-    /// grouping does not have.
+    /// The grouping cells of the valid record at `here` whose key state pass one found at
+    /// ordinal `k` ([`Grouping::insert_chunk_placed`]); `None` for an ordinal this grouping
+    /// does not have.
     pub(crate) fn cells_at<'a>(
         &self,
         here: RecordRef,
         k: usize,
-        s: usize,
         sources: &'a [String],
     ) -> Option<GroupCells<'a>> {
-        let (ks, ss) = (self.key_states.get(k)?, self.sig_states.get(s)?);
-        Some(self.cells_of(here, Some((k, ks)), Some(ss), sources))
+        let ks = self.key_states.get(k)?;
+        let group = self.group_of(ks)?;
+        Some(self.cells_of(here, Some((k, ks)), Some(group), sources))
     }
 
-    /// Reads the states at these ordinals, before rows are made from them: the loop of
-    /// [`Grouping::warm`], for ordinals from anywhere.
-    pub(crate) fn warm_ordinals(&self, ordinals: impl Iterator<Item = (usize, usize)>) {
+    /// Reads the key states at `ordinals`, then the states of the leads of those whose
+    /// group has more than one key, before rows are made from them: each loop has its
+    /// cache misses in flight together ([`Grouping::warm`]). Ordinals this grouping does
+    /// not have (an invalid record's `u32::MAX` among them) are skipped. `leads` is a
+    /// buffer.
+    pub(crate) fn warm_keys(&self, ordinals: &[usize], leads: &mut Vec<usize>) {
         let mut read = 0;
-        for (k, s) in ordinals {
-            read ^= self.key_states.get(k).map_or(0, |k| k.count.0);
-            read ^= self.sig_states.get(s).map_or(0, |s| s.distinct_keys);
+        leads.clear();
+        for &k in ordinals {
+            if let Some(k) = self.key_states.get(k) {
+                read ^= k.count.0;
+                if let Err(lead) = k.group.read() {
+                    leads.push(lead);
+                }
+            }
+        }
+        for &l in leads.iter() {
+            read ^= self.key_states.get(l).map_or(0, |k| k.group.0);
         }
         std::hint::black_box(read);
-    }
-
-    /// The ordinal of the signature of the key state at `k`, if there is one.
-    pub(crate) fn signature_ordinal(&self, k: usize) -> Option<usize> {
-        self.key_states.get(k).map(|k| k.signature as usize)
     }
 
     /// Key states so far: the ordinal the next new key gets.
@@ -907,55 +1027,109 @@ impl Grouping {
         self.key_states.len()
     }
 
-    /// Fills in the signature ordinal of each pair from the key ordinal beside it: a key
-    /// state names its signature's ([`record_fingerprints`]); a key ordinal this grouping
-    /// does not have (an invalid record's `u32::MAX` among them) gets `usize::MAX`. Reads
-    /// the key states, then the signature states, each loop with its cache misses in
-    /// flight together, before rows are made from them.
-    pub(crate) fn add_signatures(&self, ordinals: &mut [(usize, usize)]) {
-        for (k, s) in ordinals.iter_mut() {
-            *s = self.signature_ordinal(*k).unwrap_or(usize::MAX);
-        }
-        let mut read = 0;
-        for &(_, s) in ordinals.iter() {
-            read ^= self.sig_states.get(s).map_or(0, |s| s.distinct_keys);
-        }
-        std::hint::black_box(read);
-    }
-
     /// One row per signature group (needs `groups` at creation), ordered by input and
     /// group id; `sources` as for [`Grouping::row`].
     pub fn group_rows(&self, sources: &[String]) -> Vec<GroupRow> {
-        let mut rows: Vec<(RecordRef, GroupRow)> = self
-            .sig_states
-            .iter()
-            .zip(&self.sig_detail)
-            .enumerate()
-            .map(|(i, (s, d))| {
-                let members = total(s.members, &self.beyond, Full::Members(i as u32));
-                (
-                    s.first,
-                    GroupRow {
-                        group: s.first.line(),
-                        group_source: sources.get(s.first.source() as usize).cloned(),
-                        signature: d.0.clone(),
-                        members,
-                        distinct_keys: u64::from(s.distinct_keys),
-                        classification: if s.distinct_keys > 1 {
-                            "review"
-                        } else if members > 1 {
-                            "duplicate"
-                        } else {
-                            "unique"
-                        },
-                        sample_lines: d.1.clone(),
-                        review: REVIEW,
+        let mut rows: Vec<(RecordRef, GroupRow)> = Vec::with_capacity(self.groups);
+        if !self.keep_detail {
+            return Vec::new();
+        }
+        self.for_each_group(|run| {
+            let keys: Vec<(usize, &KeyState, &KeyDetail)> = run
+                .iter()
+                .filter_map(|&k| {
+                    let k = k as usize;
+                    Some((k, self.key_states.get(k)?, self.key_detail.get(k)?))
+                })
+                .collect();
+            let Some(&(_, lead, lead_detail)) = keys.first() else {
+                return;
+            };
+            let members: u64 = keys
+                .iter()
+                .map(|&(i, k, _)| total(k.count, &self.beyond, Full::Count(i as u32)))
+                .sum();
+            // The group's first five records: the least of its keys' first five each.
+            let mut firsts: Vec<RecordRef> = keys
+                .iter()
+                .flat_map(|(_, _, d)| d.firsts.iter().copied())
+                .collect();
+            firsts.sort_unstable();
+            firsts.truncate(5);
+            let first = lead.first;
+            rows.push((
+                first,
+                GroupRow {
+                    group: first.line(),
+                    group_source: sources.get(first.source() as usize).cloned(),
+                    signature: lead_detail.signature.clone(),
+                    members,
+                    distinct_keys: keys.len() as u64,
+                    classification: if keys.len() > 1 {
+                        "review"
+                    } else if members > 1 {
+                        "duplicate"
+                    } else {
+                        "unique"
                     },
-                )
-            })
-            .collect();
+                    sample_lines: firsts.iter().map(|r| r.line()).collect(),
+                    review: REVIEW,
+                },
+            ));
+        });
         rows.sort_by_key(|r| r.0);
         rows.into_iter().map(|r| r.1).collect()
+    }
+}
+
+/// Calls `each` with the key ordinals of each run of entries that agree in their 96 bits
+/// ([`sig_entry`]), least first, from the sorted blocks of [`Grouping::close`]: a
+/// signature's keys, and in a run of more than one key, now and then, another signature's
+/// that agrees in those bits.
+fn for_each_run(blocks: &[Vec<u128>], mut each: impl FnMut(&[u32])) {
+    let mut run: Vec<u32> = Vec::new();
+    let mut run_bits = 0;
+    for e in Merged::new(blocks) {
+        let bits = sig_bits(e);
+        if !run.is_empty() && bits != run_bits {
+            each(&run);
+            run.clear();
+        }
+        run_bits = bits;
+        // The low 32 bits: the ordinal.
+        run.push(e as u32);
+    }
+    if !run.is_empty() {
+        each(&run);
+    }
+}
+
+/// The entries of sorted blocks, merged in order: a heap of each block's next entry.
+struct Merged<'a> {
+    blocks: &'a [Vec<u128>],
+    heap: std::collections::BinaryHeap<std::cmp::Reverse<(u128, usize, usize)>>,
+}
+
+impl<'a> Merged<'a> {
+    fn new(blocks: &'a [Vec<u128>]) -> Self {
+        let heap = blocks
+            .iter()
+            .enumerate()
+            .filter_map(|(b, v)| v.first().map(|&e| std::cmp::Reverse((e, b, 0))))
+            .collect();
+        Merged { blocks, heap }
+    }
+}
+
+impl Iterator for Merged<'_> {
+    type Item = u128;
+
+    fn next(&mut self) -> Option<u128> {
+        let std::cmp::Reverse((e, b, i)) = self.heap.pop()?;
+        if let Some(&next) = self.blocks.get(b).and_then(|v| v.get(i + 1)) {
+            self.heap.push(std::cmp::Reverse((next, b, i + 1)));
+        }
+        Some(e)
     }
 }
 
@@ -1165,6 +1339,136 @@ mod tests {
         }
     }
 
+    /// Sorted blocks come out merged in order, each run of entries that agree in their 96
+    /// bits once, least ordinal first: runs within a block, across blocks, and of one
+    /// entry; empty blocks and none.
+    #[test]
+    fn runs_of_sorted_blocks_are_merged_in_order() {
+        let sig = |n: u128| n << 32;
+        let mut blocks = vec![
+            vec![sig(1) | 0, sig(3) | 1, sig(3) | 2, sig(9) | 3],
+            vec![sig(2) | 4, sig(3) | 5, sig(9) | 6],
+            vec![],
+            vec![sig(0) | 7, sig(3) | 8, sig(10) | 9],
+        ];
+        for b in &mut blocks {
+            b.sort_unstable();
+        }
+        let mut runs = Vec::new();
+        for_each_run(&blocks, |r| runs.push(r.to_vec()));
+        let want: Vec<Vec<u32>> = vec![
+            vec![7],
+            vec![0],
+            vec![4],
+            vec![1, 2, 5, 8],
+            vec![3, 6],
+            vec![9],
+        ];
+        assert_eq!(runs, want);
+        let all: Vec<u128> = Merged::new(&blocks).collect();
+        assert!(all.windows(2).all(|w| w[0] <= w[1]) && all.len() == 10);
+        for_each_run(&[], |_| panic!("no runs in no blocks"));
+    }
+
+    /// The groups [`Grouping::close`] finds are those of a plain map from each key's
+    /// signature fingerprint: each key's group's first record and distinct keys, the
+    /// summary's counts and `--groups`' rows, with signatures that agree in the 96 bits
+    /// the sorted entries keep and differ below them, keys out of order, repeats and
+    /// chunked counting.
+    #[test]
+    fn groups_are_those_of_a_plain_map_of_signatures() {
+        let mut next = crate::output::tests::xorshift();
+        let base = |i: u64| (u128::from(i) << 64) | 0xaaaa_0000_0000;
+        // 300 signatures: some share their 96 high bits with another (differ in the low 32).
+        let sigs: Vec<u128> = (0..300u64)
+            .map(|i| {
+                if i % 7 == 3 {
+                    base(i - 1) | 5
+                } else {
+                    base(i) | 9
+                }
+            })
+            .collect();
+        // 1200 keys, each with one signature; records of random keys, 6000 of them.
+        let keys: Vec<(u128, u128)> = (0..1200u64)
+            .map(|k| {
+                let sig = sigs[(next() % 300) as usize];
+                (u128::from(next()) << 64 | u128::from(k), sig)
+            })
+            .collect();
+        let records: Vec<(u128, u128)> =
+            (0..6000).map(|_| keys[(next() % 1200) as usize]).collect();
+        let mut g = Grouping::new("test", false, true);
+        let counted: Vec<Counted> = records
+            .iter()
+            .enumerate()
+            .map(|(i, &f)| Counted {
+                at: RecordRef::new(0, i as u64 + 1),
+                fingerprints: Ok(f),
+                key: None,
+                signature: Some(format!("{:x}", f.1).into()),
+            })
+            .collect();
+        for chunk in counted.chunks(512) {
+            g.insert_chunk(chunk.to_vec()).unwrap();
+        }
+        g.close();
+        // The plain map: per signature, its first record and its keys; per key its first
+        // record and count.
+        let mut by_key: HashMap<u128, (u64, u64)> = HashMap::new();
+        let mut by_sig: HashMap<u128, (u64, std::collections::HashSet<u128>, Vec<u64>)> =
+            HashMap::new();
+        for (i, &(k, s)) in records.iter().enumerate() {
+            let line = i as u64 + 1;
+            by_key.entry(k).or_insert((line, 0)).1 += 1;
+            let e = by_sig
+                .entry(s)
+                .or_insert((line, Default::default(), Vec::new()));
+            e.1.insert(k);
+            e.2.push(line);
+        }
+        assert!(by_sig.values().any(|s| s.1.len() > 1));
+        let s = &g.summary;
+        assert_eq!(s.distinct_keys, by_key.len() as u64);
+        assert_eq!(s.signature_groups, by_sig.len() as u64);
+        let review = by_sig.values().filter(|s| s.1.len() > 1).count();
+        assert_eq!(s.review_groups, review as u64);
+        for (i, &(k, sig)) in records.iter().enumerate() {
+            let here = RecordRef::new(0, i as u64 + 1);
+            let ordinal = g.find_key(Fp::of(k)).expect("a key pass one saw");
+            let cells = g.cells_at(here, ordinal, &[]).expect("cells");
+            let (first, keys, _) = &by_sig[&sig];
+            assert_eq!(cells.group, Some(*first), "record {i}");
+            assert_eq!(cells.variants, Some(keys.len() as u64), "record {i}");
+            assert_eq!(cells.duplicates, Some(by_key[&k].1), "record {i}");
+            // A signature found by its fingerprint (a key pass one did not see): its
+            // group, or, where another signature agrees in its 96 high bits, one of the two.
+            let found = g.group_of_signature(sig).expect("a signature pass one saw");
+            let twins: Vec<u64> = by_sig
+                .iter()
+                .filter(|(t, _)| sig_bits(sig_entry(**t, 0)) == sig_bits(sig_entry(sig, 0)))
+                .map(|(_, v)| v.0)
+                .collect();
+            if twins.len() == 1 {
+                assert_eq!(found.first.line(), *first, "record {i}");
+            } else {
+                assert!(twins.contains(&found.first.line()), "record {i}");
+            }
+        }
+        let rows = g.group_rows(&[]);
+        assert_eq!(rows.len(), by_sig.len());
+        for row in &rows {
+            let (_, keys, lines) = by_sig
+                .values()
+                .find(|s| s.0 == row.group)
+                .expect("a group per signature");
+            assert_eq!(row.distinct_keys, keys.len() as u64);
+            assert_eq!(row.members, lines.len() as u64);
+            assert_eq!(row.sample_lines, lines[..lines.len().min(5)]);
+        }
+        assert!(rows.windows(2).all(|w| w[0].group < w[1].group));
+    }
+
     /// Pass one's lean path counts exactly what the `Outcome` path counts.
     #[test]
     fn lean_counting_equals_outcome_counting() {
@@ -1265,11 +1569,14 @@ mod tests {
             assert_eq!(json(&a), json(&b), "{:?}", r.observed);
             if let (Some(key), Some(sig)) = (o.key.as_deref(), o.signature.as_deref()) {
                 valid += 1;
-                let (kf, sf) = Fp::pair(record_fingerprints(key, sig));
+                let kf = Fp::of(record_fingerprints(key, sig).0);
                 let at = RecordRef::of(r);
-                from_places += usize::from(placed.places.get(at).is_some_and(|(k, s)| {
-                    placed.key_states[k].fp == kf && placed.sig_states[s].fp == sf
-                }));
+                from_places += usize::from(
+                    placed
+                        .places
+                        .get(at)
+                        .is_some_and(|k| placed.key_states[k].fp == kf),
+                );
             }
         }
         assert!(from_places * 10 > valid * 9, "{from_places} of {valid}");
@@ -1337,7 +1644,7 @@ mod tests {
     #[test]
     fn ordinals_end_at_max_states() {
         assert_eq!(ordinal_of(0).ok(), Some(0));
-        assert_eq!(ordinal_of(MAX_STATES - 1).ok(), Some(u32::MAX - 1));
+        assert_eq!(ordinal_of(MAX_STATES - 1).ok(), Some(Group::LEAD - 2));
         for n in [MAX_STATES, MAX_STATES + 1, usize::MAX] {
             assert!(matches!(ordinal_of(n), Err(CountError::TooManyKeys)), "{n}");
         }
@@ -1400,7 +1707,6 @@ mod tests {
         let mut g = Grouping::new("mapper@1", false, true);
         g.insert(RecordRef::of(&rec(1)), &o).unwrap();
         g.key_states[0].count = Counter(u32::MAX - 1);
-        g.sig_states[0].members = Counter(u32::MAX - 1);
         for line in 2..=4 {
             g.insert(RecordRef::of(&rec(line)), &o).unwrap();
         }
@@ -1417,18 +1723,17 @@ mod tests {
         assert_eq!(groups[0].classification, "duplicate");
         assert_eq!(g.summary.duplicate_groups, 1);
         assert_eq!(std::mem::size_of::<KeyState>(), 32);
-        assert_eq!(std::mem::size_of::<SigState>(), 32);
     }
 
     #[test]
     fn places_give_up_on_sparse_lines() {
         let mut places = Places::default();
-        places.note(RecordRef::new(0, 1), 0, 0);
-        places.note(RecordRef::new(1, 3), 1, 0);
-        assert_eq!(places.get(RecordRef::new(1, 3)), Some((1, 0)));
+        places.note(RecordRef::new(0, 1), 0);
+        places.note(RecordRef::new(1, 3), 1);
+        assert_eq!(places.get(RecordRef::new(1, 3)), Some(1));
         assert_eq!(places.get(RecordRef::new(1, 2)), None);
         assert_eq!(places.get(RecordRef::new(2, 1)), None);
-        places.note(RecordRef::new(0, 10_000_000), 2, 1);
+        places.note(RecordRef::new(0, 10_000_000), 2);
         assert!(places.off);
         assert_eq!(places.get(RecordRef::new(0, 1)), None);
         assert!(places.by_source.is_empty());

@@ -2,15 +2,15 @@
 //! ([`grouping`]) between them.
 //!
 //! Pass one runs the policy on every record and counts, per 128-bit fingerprint of the
-//! key, how many records share it and where the first one was; per fingerprint of the
-//! signature, how many distinct keys share it. Pass two writes each row with those
+//! key, how many records share it and where the first one was; between the passes the
+//! grouping finds, per fingerprint of the signature, how many distinct keys share it.
+//! Pass two writes each row with those
 //! counts, in input order. CSV and TSV rows come from the input read again beside what
 //! pass one kept of each record's keying in a temporary file (`spill.rs`; where it cannot
 //! be written, from the lean path again: [`LeanRow`], key, signature, removed
 //! parameters); JSONL and Parquet rows, which carry the transformation log and the facts,
 //! from the full `Outcome`, pass two running the policy again. Records are never held in
-//! memory. The tables that find the states grow with the distinct keys and signatures
-//! (`slots.rs`).
+//! memory. The table that finds the key states grows with the distinct keys (`slots.rs`).
 
 mod dense;
 mod grouping;
@@ -49,8 +49,7 @@ pub enum MapError {
     Output(std::io::Error),
     /// Verifying fingerprints found two keys with one fingerprint.
     Collision(FingerprintCollision),
-    /// The input has more distinct keys or signatures than one run counts
-    /// ([`MAX_STATES`]).
+    /// The input has more distinct keys than one run counts ([`MAX_STATES`]).
     TooManyKeys,
     /// A pipeline thread could not be started.
     Thread(ThreadError),
@@ -68,8 +67,8 @@ impl std::fmt::Display for MapError {
             ),
             MapError::TooManyKeys => write!(
                 f,
-                "the input has more than {MAX_STATES} distinct keys or signatures, more than \
-                 one map run counts; split it and map the parts"
+                "the input has more than {MAX_STATES} distinct keys, more than one map run \
+                 counts; split it and map the parts"
             ),
             MapError::Thread(e) => write!(f, "{e}"),
         }
@@ -321,12 +320,8 @@ impl MapRun<'_> {
                 ordinals.clear();
                 let counted = std::mem::take(&mut piece.counted);
                 let base = grouping.key_states_len();
+                // Pass two takes a record's signature group from its key's state.
                 grouping.insert_chunk_placed(counted, &mut |o| ordinals.push(o))?;
-                // Pass two takes a record's signature from its key's state.
-                debug_assert!(ordinals
-                    .iter()
-                    .flatten()
-                    .all(|&(k, s)| grouping.signature_ordinal(k) == Some(s)));
                 match spill.put_head(&mut piece, &ordinals, base, &mut head) {
                     Ok(place) => places.push(place),
                     Err(e) => {
@@ -871,6 +866,7 @@ pub(crate) mod tests {
         grouping
             .insert_chunk_placed(piece.counted.clone(), &mut |o| ordinals.push(o))
             .unwrap();
+        grouping.close();
         let file = tempfile::tempfile().unwrap();
         let s = spill::Spill::in_file(file.try_clone().unwrap());
         s.put_piece(&mut piece);

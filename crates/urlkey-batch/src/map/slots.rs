@@ -1,5 +1,5 @@
 //! [`Slots`]: the table from a fingerprint to the ordinal of its state, for `map`'s key
-//! and signature states.
+//! states.
 //!
 //! Why not `hashbrown`'s table (issue 19, ninth round): at millions of distinct keys a
 //! probe there is three dependent cache misses, the control bytes, then the bucket beside

@@ -478,7 +478,7 @@ impl Spill {
     pub fn put_head(
         &self,
         piece: &mut Piece,
-        ordinals: &[Option<(usize, usize)>],
+        ordinals: &[Option<usize>],
         base: usize,
         head: &mut Vec<u8>,
     ) -> io::Result<Place> {
@@ -497,12 +497,12 @@ impl Spill {
         for o in ordinals {
             match *o {
                 None => put_varint(head, 0),
-                Some((k, _)) if k >= WHOLE as usize => return Err(too_big()),
-                Some((k, _)) if k == next_new => {
+                Some(k) if k >= WHOLE as usize => return Err(too_big()),
+                Some(k) if k == next_new => {
                     put_varint(head, 1);
                     next_new += 1;
                 }
-                Some((k, _)) => put_varint(head, k + 2),
+                Some(k) => put_varint(head, k + 2),
             }
         }
         let codes = u32::try_from(head.len() - 12).map_err(|_| too_big())?;
@@ -734,8 +734,9 @@ enum Kept<'a> {
 pub(crate) struct RowScratch {
     key: String,
     lean: LeanRow,
-    /// A chunk's key ordinals, each with its signature's ([`rows_of`]).
-    ordinals: Vec<(usize, usize)>,
+    /// A chunk's key ordinals ([`rows_of`]), and the leads of their groups.
+    ordinals: Vec<usize>,
+    leads: Vec<usize>,
 }
 
 /// The row of a valid record from its cells and the record read again, with its grouping
@@ -744,7 +745,7 @@ pub(crate) struct RowScratch {
 fn row_of_cells(
     kept: Kept,
     r: &InputRecord,
-    (k, s): (usize, usize),
+    k: usize,
     grouping: &Grouping,
     shape: &RowShape,
     key: &mut String,
@@ -794,7 +795,7 @@ fn row_of_cells(
         row.error = Some(message);
     }
     let groups = grouping
-        .cells_at(here, k, s, shape.sources)
+        .cells_at(here, k, shape.sources)
         .ok_or_else(damaged)?;
     row.set_groups(groups);
     push_map_row_as_observed(out, d, &row, shape.tail, as_observed);
@@ -838,7 +839,7 @@ pub(crate) fn rows_of(
     let heads = entry.get(codes_end + 4..heads_end).ok_or_else(damaged)?;
     let texts = std::str::from_utf8(&entry[heads_end..]).map_err(|_| damaged())?;
     let mut cells = Cells { heads, texts };
-    // The key ordinals ([`Spill::put_head`]), then each with its signature's.
+    // The key ordinals ([`Spill::put_head`]).
     let mut codes = Cells {
         heads: codes,
         texts: "",
@@ -854,14 +855,14 @@ pub(crate) fn rows_of(
             }
             c => c - 2,
         };
-        scratch.ordinals.push((k, usize::MAX));
+        scratch.ordinals.push(k);
     }
     if !codes.heads.is_empty() {
         return Err(damaged());
     }
     // One record's row after another's waits for its states' cache misses in turn; this
     // has them in flight together.
-    grouping.add_signatures(&mut scratch.ordinals);
+    grouping.warm_keys(&scratch.ordinals, &mut scratch.leads);
     let ordinal = |i: usize| scratch.ordinals.get(i).copied().ok_or_else(damaged);
     let mut again = 0;
     let mut place = 0u64;
@@ -869,7 +870,7 @@ pub(crate) fn rows_of(
         place = place.wrapping_add(cells.varint64()?);
         let check = cells.check()?;
         let kept = cells.record()?;
-        let (k, s) = ordinal(i)?;
+        let k = ordinal(i)?;
         if matches!(kept, Kept::Row(_)) != (k == WHOLE_AT) {
             return Err(damaged());
         }
@@ -879,7 +880,7 @@ pub(crate) fn rows_of(
             continue;
         };
         if RecordRef::of(r).to_bits() == place && check_of(&r.observed) == check {
-            row_of_cells(kept, r, (k, s), grouping, shape, &mut scratch.key, out)?;
+            row_of_cells(kept, r, k, grouping, shape, &mut scratch.key, out)?;
         } else {
             row_keyed_again(policy, r, grouping, shape, &mut scratch.lean, out);
             again += 1;
