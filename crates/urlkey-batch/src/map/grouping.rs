@@ -1344,13 +1344,17 @@ mod tests {
     /// entry; empty blocks and none.
     #[test]
     fn runs_of_sorted_blocks_are_merged_in_order() {
-        let sig = |n: u128| n << 32;
-        let mut blocks = vec![
-            vec![sig(1) | 0, sig(3) | 1, sig(3) | 2, sig(9) | 3],
-            vec![sig(2) | 4, sig(3) | 5, sig(9) | 6],
+        // (the 96 bits, the ordinal)
+        let e = |(bits, ordinal): (u128, u32)| sig_entry(bits << 32, ordinal);
+        let mut blocks: Vec<Vec<u128>> = [
+            vec![(1, 0), (3, 1), (3, 2), (9, 3)],
+            vec![(2, 4), (3, 5), (9, 6)],
             vec![],
-            vec![sig(0) | 7, sig(3) | 8, sig(10) | 9],
-        ];
+            vec![(0, 7), (3, 8), (10, 9)],
+        ]
+        .into_iter()
+        .map(|b| b.into_iter().map(e).collect())
+        .collect();
         for b in &mut blocks {
             b.sort_unstable();
         }
