@@ -408,7 +408,7 @@ pub struct MapSummary {
 }
 
 /// What pass one keeps of a record, computed on a worker thread so that the thread that
-/// owns the tables only inserts.
+/// owns the table only inserts.
 #[derive(Debug, Clone)]
 pub struct Counted {
     at: RecordRef,
@@ -1515,7 +1515,7 @@ mod tests {
         }
     }
     /// Pass two's rows from the places pass one noted ([`Places`]) equal the rows from
-    /// probing the tables, also when a line number comes twice in one source (two records,
+    /// probing the table, also when a line number comes twice in one source (two records,
     /// one place) and when records changed between the passes (their places hold other
     /// keys' states); and pass two does read most rows from their places.
     #[test]
@@ -1584,7 +1584,7 @@ mod tests {
             }
         }
         assert!(from_places * 10 > valid * 9, "{from_places} of {valid}");
-        assert!(from_places < valid, "no record fell back to the tables");
+        assert!(from_places < valid, "no record fell back to the table");
     }
 
     /// Counting a chunk at a time ([`Grouping::insert_chunk`], probes first) gives the
@@ -1643,7 +1643,7 @@ mod tests {
     }
 
     /// Places are given up, not grown without bound, for line numbers far past the
-    /// records (an input of mostly skipped lines); rows then come from the tables.
+    /// records (an input of mostly skipped lines); rows then come from the table.
     /// Ordinals stop short of the table's 32 bits with an error, never a wrapped ordinal.
     #[test]
     fn ordinals_end_at_max_states() {

@@ -328,7 +328,7 @@ impl MapRun<'_> {
                         spill.give_up();
                         places = Vec::new();
                         // Records counted from here on are placed for pass two; those
-                        // before are found by probing the tables.
+                        // before are found by probing the table.
                         grouping.set_placing(true);
                         self.say(&format!(
                             "cannot write map's temporary file ({e}); every record is keyed \

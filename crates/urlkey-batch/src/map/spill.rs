@@ -7,10 +7,10 @@
 //! input ([`put_key`]: most keys are the input with its scheme and host lowercased, cut
 //! before removed parameters), the signature (where it is in the key, as 98% are), the
 //! removed parameters, an error where the policy gave one with a key; the thread that
-//! counts adds the ordinals of each record's key and signature states. Pass two reads the
-//! input again, for the text as read and the kept cells, beside these entries, and writes
-//! each row with [`push_map_row`], the function that writes it when pass two keys again,
-//! with the grouping cells the whole input decides. An invalid record's row has no
+//! counts adds the ordinal of each record's key state. Pass two reads the input again, for
+//! the text as read and the kept cells, beside these entries, and writes each row with
+//! [`push_map_row`], the function that writes it when pass two keys again, with the
+//! grouping cells the whole input decides. An invalid record's row has no
 //! grouping cells: pass one writes it whole.
 //!
 //! Why the input is read twice rather than kept (issue 19, eighth round): on this kind of
@@ -23,7 +23,7 @@
 //! Each record carries its place (as a difference from the record before it) and 32 bits
 //! of a hash of its text as read ([`check_of`]). A record that pass two reads with another
 //! place or text (an input changed between the passes), or that pass one never saw, is
-//! keyed again and its states probed in the tables, as when the run does not spill; the
+//! keyed again and its state probed in the table, as when the run does not spill; the
 //! run says how many.
 //!
 //! The file is made by [`tempfile::tempfile`] in the system's temporary directory
@@ -802,8 +802,8 @@ fn row_of_cells(
     Ok(())
 }
 
-/// The row of a record that pass one did not keep as it is now: keyed again, its states
-/// probed in the tables, as when the run does not spill.
+/// The row of a record that pass one did not keep as it is now: keyed again, its state
+/// probed in the table, as when the run does not spill.
 fn row_keyed_again(
     policy: &Policy,
     r: &InputRecord,
