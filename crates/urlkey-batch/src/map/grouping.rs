@@ -88,12 +88,6 @@ impl Fp {
     fn of(f: Fingerprint) -> Self {
         Fp(f as u64, (f >> 64) as u64)
     }
-
-    /// A record's key and signature fingerprints ([`record_fingerprints`]) as two `Fp`s.
-    #[inline]
-    fn pair((key, sig): (Fingerprint, Fingerprint)) -> (Self, Self) {
-        (Fp::of(key), Fp::of(sig))
-    }
 }
 
 /// Per distinct key, in a dense vector (`Grouping::key_states`, 32 bytes) that the key
@@ -173,14 +167,9 @@ struct KeyDetail {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Counter(u32);
 
-/// Which counter of which state [`Grouping::beyond`] continues.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum Full {
-    Count(u32),
-}
-
-/// Adds one to `c`, or, when it is full, to its continuation in `beyond`.
-fn add_one(c: &mut Counter, beyond: &mut HashMap<Full, u64>, which: Full) {
+/// Adds one to `c`, the count of the key state at ordinal `which`, or, when it is full, to
+/// its continuation in `beyond`.
+fn add_one(c: &mut Counter, beyond: &mut HashMap<u32, u64>, which: u32) {
     match c.0.checked_add(1) {
         Some(n) => c.0 = n,
         None => *beyond.entry(which).or_default() += 1,
@@ -188,7 +177,7 @@ fn add_one(c: &mut Counter, beyond: &mut HashMap<Full, u64>, which: Full) {
 }
 
 /// The whole count of `c`.
-fn total(c: Counter, beyond: &HashMap<Full, u64>, which: Full) -> u64 {
+fn total(c: Counter, beyond: &HashMap<u32, u64>, which: u32) -> u64 {
     let past = if c.0 == u32::MAX {
         beyond.get(&which).copied().unwrap_or(0)
     } else {
@@ -197,11 +186,11 @@ fn total(c: Counter, beyond: &HashMap<Full, u64>, which: Full) -> u64 {
     u64::from(c.0) + past
 }
 
-/// The ordinal in `states` of the one whose fingerprint is `fp`. The tables hold
-/// ordinals, not states, so that pass one can note where each record's states are
-/// ([`Places`]) and pass two read them there.
-fn find<S>(table: &Slots, states: &Dense<S>, fp_of: impl Fn(&S) -> Fp, fp: Fp) -> Option<usize> {
-    table.find(fp.0, |i| states.get(i).is_some_and(|s| fp_of(s) == fp))
+/// The ordinal in `states` of the key whose fingerprint is `fp`. The table holds
+/// ordinals, not states, so that pass one can note where each record's state is
+/// ([`Places`]) and pass two read it there.
+fn find(table: &Slots, states: &Dense<KeyState>, fp: Fp) -> Option<usize> {
+    table.find(fp.0, |i| states.get(i).is_some_and(|s| s.fp == fp))
 }
 
 /// Reads, for each fingerprint, the slot where its probe starts, then the state that slot
@@ -215,10 +204,9 @@ fn find<S>(table: &Slots, states: &Dense<S>, fp_of: impl Fn(&S) -> Fp, fp: Fp) -
 /// loads fit in the processor's window at once: the hashes are copied out of the chunk's
 /// records first (counting alone, in one process, was faster so in 7 of 8 rounds, by up
 /// to 17%: docs/benchmarks.md, issue 19's tenth round).
-fn warm_probes<S>(
+fn warm_probes(
     table: &Slots,
-    states: &Dense<S>,
-    fp_of: impl Fn(&S) -> Fp,
+    states: &Dense<KeyState>,
     fps: impl Iterator<Item = Fp>,
     probes: &mut Probes,
 ) {
@@ -233,7 +221,7 @@ fn warm_probes<S>(
     let mut read = 0;
     for &i in slots.iter() {
         if let Some(s) = usize::try_from(i).ok().and_then(|i| states.get(i)) {
-            read ^= fp_of(s).0;
+            read ^= s.fp.0;
         }
     }
     std::hint::black_box(read);
@@ -247,9 +235,9 @@ struct Probes {
     slots: Vec<u64>,
 }
 
-/// A valid record's key and signature fingerprints.
-fn valid_fps(c: &Counted) -> Option<(Fp, Fp)> {
-    c.fingerprints.as_ref().ok().map(|&f| Fp::pair(f))
+/// A valid record's key fingerprint.
+fn valid_key_fp(c: &Counted) -> Option<Fp> {
+    c.fingerprints.as_ref().ok().map(|&(key, _)| Fp::of(key))
 }
 
 /// An unused place in [`Places`].
@@ -528,12 +516,10 @@ pub struct Grouping {
     /// fourteenth round: 120 MB less fresh memory at 5M keys, no probe for a new key's
     /// signature, one state read a row for a key alone in its signature).
     signatures: Dense<u128>,
-    /// Signature groups, once [`Grouping::close`] has found them.
-    groups: usize,
     closed: bool,
     places: Places,
-    /// Counters past 32 bits ([`Counter`]).
-    beyond: HashMap<Full, u64>,
+    /// Counters past 32 bits ([`Counter`]), by key ordinal.
+    beyond: HashMap<u32, u64>,
     /// Note where each record's state is ([`Places`]): off while pass one keeps its rows in
     /// a temporary file ([`super::spill`]), whose entries carry their states' ordinals.
     placing: bool,
@@ -556,7 +542,6 @@ impl Grouping {
             keys: Slots::default(),
             key_states: Dense::default(),
             signatures: Dense::default(),
-            groups: 0,
             closed: false,
             places: Places::default(),
             beyond: HashMap::new(),
@@ -603,13 +588,13 @@ impl Grouping {
         let mut found = std::mem::take(&mut self.found);
         let mut probes = std::mem::take(&mut self.probes);
         found.clear();
-        let key_fps = chunk.iter().filter_map(|c| valid_fps(c).map(|f| f.0));
-        warm_probes(&self.keys, &self.key_states, |k| k.fp, key_fps, &mut probes);
+        let key_fps = chunk.iter().filter_map(valid_key_fp);
+        warm_probes(&self.keys, &self.key_states, key_fps, &mut probes);
         self.probes = probes;
         found.extend(
             chunk
                 .iter()
-                .map(|c| valid_fps(c).and_then(|(kf, _)| self.find_key(kf))),
+                .map(|c| valid_key_fp(c).and_then(|kf| self.find_key(kf))),
         );
         let result = chunk
             .into_iter()
@@ -623,7 +608,7 @@ impl Grouping {
     /// it in a chunk are inserted, a `None` may since have turned into an ordinal; an
     /// ordinal stays right, since states are never removed or moved.
     fn find_key(&self, kf: Fp) -> Option<usize> {
-        find(&self.keys, &self.key_states, |k| k.fp, kf)
+        find(&self.keys, &self.key_states, kf)
     }
 
     /// [`Grouping::insert_counted`] with the key's ordinal that [`Grouping::insert_chunk`]
@@ -663,7 +648,7 @@ impl Grouping {
         let key = match found.or_else(|| self.find_key(kf)) {
             Some(k) => {
                 let count = &mut self.key_states[k].count;
-                add_one(count, &mut self.beyond, Full::Count(k as u32));
+                add_one(count, &mut self.beyond, k as u32);
                 if let Some(d) = self.key_detail.get_mut(k) {
                     if d.firsts.len() < 5 {
                         d.firsts.push(at);
@@ -768,38 +753,37 @@ impl Grouping {
             members.sort_unstable();
             for sig in members.chunk_by(|a, b| a.0 == b.0) {
                 groups += 1;
-                let [(_, lead), rest @ ..] = sig else {
-                    continue;
-                };
-                if rest.is_empty() {
+                if sig.len() == 1 {
                     continue;
                 }
                 review += 1;
-                // At most the number of keys, below MAX_STATES.
-                key_states[*lead as usize].group = Group::lead(sig.len() as u32);
+                // Sorted by ordinal within the signature: the first is its lead.
+                let lead = sig[0].1;
                 for &(_, k) in sig {
                     let k = k as usize;
-                    if k != *lead as usize {
-                        key_states[k].group = Group(*lead);
-                    }
+                    key_states[k].group = if k == lead as usize {
+                        // At most the number of keys, below MAX_STATES.
+                        Group::lead(sig.len() as u32)
+                    } else {
+                        Group(lead)
+                    };
                     grouped[k / 64] |= 1 << (k % 64);
                 }
             }
         });
+        // Every other key is alone in its signature; one of those seen more than once is a
+        // duplicate group.
+        let mut duplicates = 0;
         for (k, state) in key_states.iter_mut().enumerate() {
             if grouped[k / 64] & (1 << (k % 64)) == 0 {
                 state.group = Group::ALONE;
+                duplicates += u64::from(state.count.0 > 1);
             }
         }
-        self.groups = groups;
         self.summary.distinct_keys = self.key_states.len() as u64;
-        self.summary.signature_groups = groups as u64;
+        self.summary.signature_groups = groups;
         self.summary.review_groups = review;
-        self.summary.duplicate_groups = self
-            .key_states
-            .iter()
-            .filter(|k| k.count.0 > 1 && k.group == Group::ALONE)
-            .count() as u64;
+        self.summary.duplicate_groups = duplicates;
     }
 
     /// After [`Grouping::close`]: calls `each` with the key ordinals of each signature
@@ -938,10 +922,9 @@ impl Grouping {
         if let Some((key, sig)) = keyed {
             let here = RecordRef::of(rec);
             let (kf, sf) = record_fingerprints(key, sig);
-            let cells = match self.key_of(here, Fp::of(kf)) {
-                Some(k) => self.cells_at(here, k, sources),
-                None => None,
-            };
+            let cells = self
+                .key_of(here, Fp::of(kf))
+                .and_then(|k| self.cells_at(here, k, sources));
             // A key pass one did not see (the input changed between the passes) is alone
             // in its key; its signature may still have a group.
             let cells = cells
@@ -962,9 +945,7 @@ impl Grouping {
         sources: &'a [String],
     ) -> GroupCells<'a> {
         let name = |r: RecordRef| sources.get(r.source() as usize).map(String::as_str);
-        let count = k.map_or(1, |(i, k)| {
-            total(k.count, &self.beyond, Full::Count(i as u32))
-        });
+        let count = k.map_or(1, |(i, k)| total(k.count, &self.beyond, i as u32));
         let k = k.map(|(_, k)| k);
         let distinct = group.map_or(1, |g| u64::from(g.distinct));
         let first = k.map(|k| k.first).filter(|&f| f != here);
@@ -1030,10 +1011,11 @@ impl Grouping {
     /// One row per signature group (needs `groups` at creation), ordered by input and
     /// group id; `sources` as for [`Grouping::row`].
     pub fn group_rows(&self, sources: &[String]) -> Vec<GroupRow> {
-        let mut rows: Vec<(RecordRef, GroupRow)> = Vec::with_capacity(self.groups);
         if !self.keep_detail {
             return Vec::new();
         }
+        let groups = usize::try_from(self.summary.signature_groups).unwrap_or(0);
+        let mut rows: Vec<(RecordRef, GroupRow)> = Vec::with_capacity(groups);
         self.for_each_group(|run| {
             let keys: Vec<(usize, &KeyState, &KeyDetail)> = run
                 .iter()
@@ -1047,7 +1029,7 @@ impl Grouping {
             };
             let members: u64 = keys
                 .iter()
-                .map(|&(i, k, _)| total(k.count, &self.beyond, Full::Count(i as u32)))
+                .map(|&(i, k, _)| total(k.count, &self.beyond, i as u32))
                 .sum();
             // The group's first five records: the least of its keys' first five each.
             let mut firsts: Vec<RecordRef> = keys

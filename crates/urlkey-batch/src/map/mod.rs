@@ -4,13 +4,13 @@
 //! Pass one runs the policy on every record and counts, per 128-bit fingerprint of the
 //! key, how many records share it and where the first one was; between the passes the
 //! grouping finds, per fingerprint of the signature, how many distinct keys share it.
-//! Pass two writes each row with those
-//! counts, in input order. CSV and TSV rows come from the input read again beside what
-//! pass one kept of each record's keying in a temporary file (`spill.rs`; where it cannot
-//! be written, from the lean path again: [`LeanRow`], key, signature, removed
-//! parameters); JSONL and Parquet rows, which carry the transformation log and the facts,
-//! from the full `Outcome`, pass two running the policy again. Records are never held in
-//! memory. The table that finds the key states grows with the distinct keys (`slots.rs`).
+//! Pass two writes each row with those counts, in input order. CSV and TSV rows come from
+//! the input read again beside what pass one kept of each record's keying in a temporary
+//! file (`spill.rs`; where it cannot be written, from the lean path again: [`LeanRow`],
+//! key, signature, removed parameters); JSONL and Parquet rows, which carry the
+//! transformation log and the facts, from the full `Outcome`, pass two running the policy
+//! again. Records are never held in memory. The table that finds the key states grows with
+//! the distinct keys (`slots.rs`).
 
 mod dense;
 mod grouping;

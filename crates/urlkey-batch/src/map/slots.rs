@@ -15,9 +15,10 @@
 //! (`super::grouping::MAX_STATES`). A probe starts at the slot the hash's high bits
 //! name, so the tag holds them: the table grows in one pass over its slots, in place
 //! ([`Slots::grow_in_place`]), without reading a state (up to 2^32 slots, 3 billion
-//! entries; past that it reads the states' hashes). It grows with its entries rather than being sized for the input's
-//! records ahead: every slot is memory the process touches for the first time, which on
-//! this kind of machine costs about as much per byte as the work of a record.
+//! entries; past that it reads the states' hashes). It grows with its entries rather than
+//! being sized for the input's records ahead: every slot is memory the process touches for
+//! the first time, which on this kind of machine costs about as much per byte as the work
+//! of a record.
 
 /// Slots in an empty table: a probe never needs a special case for no slots.
 const MIN_SLOTS: usize = 16;
