@@ -51,11 +51,6 @@ impl<T> Dense<T> {
         self.blocks.get(i / BLOCK)?.get(i % BLOCK)
     }
 
-    /// Every element, in order, to change in place.
-    pub(super) fn iter_mut(&mut self) -> impl Iterator<Item = &mut T> {
-        self.blocks.iter_mut().flatten()
-    }
-
     /// The blocks: [`BLOCK`] elements each, the last one the rest.
     pub(super) fn blocks(&self) -> &[Vec<T>] {
         &self.blocks
@@ -95,7 +90,7 @@ impl<T> IndexMut<usize> for Dense<T> {
 mod tests {
     use super::*;
 
-    /// Indexing, `get`, the blocks, `iter_mut` and `grow_to` see what a `Vec` would, across
+    /// Indexing, `get`, the blocks (also to change) and `grow_to` see what a `Vec` would, across
     /// blocks.
     #[test]
     fn dense_equals_a_vec() {
@@ -118,9 +113,9 @@ mod tests {
         let all = |d: &Dense<usize>| d.blocks().iter().flatten().copied().collect::<Vec<_>>();
         assert_eq!(all(&d), v);
         assert!(d.blocks().iter().flatten().eq(v.iter()));
-        d.iter_mut().for_each(|x| *x += 1);
+        d.blocks_mut().flatten().for_each(|x| *x += 1);
         assert!(all(&d).iter().zip(&v).all(|(a, b)| *a == b + 1));
-        d.iter_mut().for_each(|x| *x -= 1);
+        d.blocks_mut().flatten().for_each(|x| *x -= 1);
         assert_eq!(d.blocks().len(), 4);
         assert!(d.blocks()[..3].iter().all(|b| b.len() == BLOCK));
         d[BLOCK] = 1;

@@ -279,7 +279,13 @@ impl MapRun<'_> {
             .map_err(stream_error)?;
         grouping.summary.lines_read = src.lines_read();
         grouping.summary.skipped = src.skipped();
-        grouping.close();
+        // Below a block of keys a thread costs more than it saves.
+        let threads = if grouping.key_states_len() < dense::BLOCK {
+            1
+        } else {
+            self.pipeline.threads()
+        };
+        grouping.close_on(threads);
         Ok(grouping)
     }
 
