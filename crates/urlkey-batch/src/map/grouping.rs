@@ -1120,10 +1120,14 @@ fn group_share(blocks: &[Vec<u128>], states: &Dense<KeyState>, t: usize, shares:
             &b[from..to]
         })
         .collect();
+    // Sized for a fifth of the keys sharing their signature (the 10M-line benchmark's
+    // share) plus room: growing from empty copied it, into memory touched for the first
+    // time, three times over.
+    let entries: usize = slices.iter().map(|s| s.len()).sum();
     let mut share = Share {
         groups: 0,
         review: 0,
-        writes: Vec::new(),
+        writes: Vec::with_capacity(entries / 4),
     };
     let mut members: Vec<(u32, u32)> = Vec::new();
     for_each_run(&slices, |run| {
