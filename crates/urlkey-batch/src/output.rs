@@ -41,10 +41,16 @@ impl OutputFormat {
 
 /// Makes a text cell safe to open in a spreadsheet.
 pub fn spreadsheet_safe(s: &str) -> std::borrow::Cow<'_, str> {
-    match s.as_bytes().first() {
-        Some(b'=' | b'+' | b'-' | b'@' | b'\t' | b'\r') => std::borrow::Cow::Owned(format!("'{s}")),
-        _ => std::borrow::Cow::Borrowed(s),
+    if starts_a_formula(s.as_bytes().first()) {
+        std::borrow::Cow::Owned(format!("'{s}"))
+    } else {
+        std::borrow::Cow::Borrowed(s)
     }
+}
+
+/// True when a cell that starts with `first` is one that [`spreadsheet_safe`] prefixes.
+pub(crate) fn starts_a_formula(first: Option<&u8>) -> bool {
+    matches!(first, Some(b'=' | b'+' | b'-' | b'@' | b'\t' | b'\r'))
 }
 
 /// Writes records in one format.
@@ -529,45 +535,69 @@ pub(crate) struct MapRowHoles {
 /// Appends one CSV or TSV map row (with `tail`'s cells) to `b`, and says where its
 /// [`GroupCells`] went.
 pub(crate) fn push_map_row(b: &mut Vec<u8>, d: u8, r: &MapRow<'_>, tail: &Tail) -> MapRowHoles {
-    push_map_row_as_observed(b, d, r, tail, false)
-}
-
-/// [`push_map_row`] where the caller knows (`as_observed`) that the key and the signature
-/// need quotes only when the text as read does (they are cut from it, case folded, with
-/// additions that hold no delimiter, `"`, CR or LF): their scans are skipped when the
-/// text as read needs none, as it does not in most rows. `urlkey map`'s pass two knows it
-/// from pass one's edits ([`crate::map`]'s spill): the scans were a fifth of its work.
-pub(crate) fn push_map_row_as_observed(
-    b: &mut Vec<u8>,
-    d: u8,
-    r: &MapRow<'_>,
-    tail: &Tail,
-    as_observed: bool,
-) -> MapRowHoles {
-    let start = b.len();
-    push_u64(b, r.line);
-    b.push(d);
-    let observed_quoted = csv_field(b, d, &spreadsheet_safe(r.observed));
-    let plain = as_observed && !observed_quoted;
-    b.push(d);
-    plain_field(b, d, r.status);
-    b.push(d);
+    let (start, _) = push_map_row_head(b, d, r.line, r.observed, r.status);
     for cell in [r.key, r.signature] {
-        let cell = spreadsheet_safe(cell.unwrap_or(""));
-        if plain {
-            debug_assert!(!needs_quotes(cell.as_bytes(), d), "{cell:?}");
-            b.extend_from_slice(cell.as_bytes());
-        } else {
-            csv_field(b, d, &cell);
-        }
+        csv_field(b, d, &spreadsheet_safe(cell.unwrap_or("")));
         b.push(d);
     }
-    let cells = GroupCells::of(r);
+    let rest = RowRest {
+        cells: GroupCells::of(r),
+        removed_tracking: &r.removed_tracking,
+        error_code: r.error_code,
+        error: r.error,
+        source: r.source,
+        kept: r.kept,
+    };
+    push_map_row_rest(b, d, start, &rest, tail)
+}
+
+/// The first cells of a CSV or TSV map row, `line` to `status`, each followed by the
+/// delimiter: where the row starts in `b`, and true when the text as read went in without
+/// quotes (then a cell cut from it, case folded, with additions that hold no delimiter,
+/// `"`, CR or LF, needs none either: `urlkey map`'s pass two skips their scans, which were
+/// a fifth of its work, [`crate::map`]'s spill).
+pub(crate) fn push_map_row_head(
+    b: &mut Vec<u8>,
+    d: u8,
+    line: u64,
+    observed: &str,
+    status: &str,
+) -> (usize, bool) {
+    let start = b.len();
+    push_u64(b, line);
+    b.push(d);
+    let observed_quoted = csv_field(b, d, &spreadsheet_safe(observed));
+    b.push(d);
+    plain_field(b, d, status);
+    b.push(d);
+    (start, !observed_quoted)
+}
+
+/// The cells of a map row after its signature: its [`GroupCells`], the removed
+/// parameters, the error, the review note and the tail's.
+pub(crate) struct RowRest<'a> {
+    pub cells: GroupCells<'a>,
+    pub removed_tracking: &'a str,
+    pub error_code: Option<&'a str>,
+    pub error: Option<&'a str>,
+    pub source: Option<&'a str>,
+    pub kept: &'a [String],
+}
+
+/// The cells of [`RowRest`] and the row's line end, for a row that started at `start` in
+/// `b`, whose cells up to its signature (each with its delimiter) `b` holds.
+pub(crate) fn push_map_row_rest(
+    b: &mut Vec<u8>,
+    d: u8,
+    start: usize,
+    r: &RowRest<'_>,
+    tail: &Tail,
+) -> MapRowHoles {
     let groups_at = b.len() - start;
-    push_map_groups(b, d, &cells);
+    push_map_groups(b, d, &r.cells);
     let groups = (groups_at, b.len() - start);
     b.push(d);
-    csv_field(b, d, &spreadsheet_safe(&r.removed_tracking));
+    csv_field(b, d, &spreadsheet_safe(r.removed_tracking));
     b.push(d);
     csv_field(b, d, r.error_code.unwrap_or(""));
     b.push(d);
@@ -579,7 +609,7 @@ pub(crate) fn push_map_row_as_observed(
         b.push(d);
         csv_field(b, d, &spreadsheet_safe(r.source.unwrap_or("")));
         let at = b.len() - start;
-        push_map_group_sources(b, d, &cells);
+        push_map_group_sources(b, d, &r.cells);
         sources = (at, b.len() - start);
     }
     if !tail.is_empty() {
@@ -778,52 +808,6 @@ pub(crate) mod tests {
             state ^= state >> 7;
             state ^= state << 17;
             state
-        }
-    }
-
-    /// A row whose key and signature are cut from the text as read, case folded, with
-    /// plain additions, comes out of [`push_map_row_as_observed`] as [`push_map_row`]
-    /// writes it: with quotes where the text as read needs them, as it is where not.
-    #[test]
-    fn rows_as_observed_equal_rows_scanned() {
-        let texts = [
-            "HTTPS://Example.COM/a/b?x=1&y=2",
-            "https://example.com/a,b?c=\"d\"",
-            "http://h/p\tq",
-            "http://h/p\rq",
-            "=HTTP://h/p",
-            "-http://h/p,",
-            "\thttp://h/p",
-            "http://h/é?ü=1",
-            "",
-        ];
-        for d in [b',', b'\t'] {
-            for t in texts {
-                for cut in [0, t.len() / 3, t.len() / 2, t.len()] {
-                    let Some(head) = t.get(..cut) else { continue };
-                    for rest in ["", "/", "?a=1", "x"] {
-                        let key = format!("{}{rest}", head.to_ascii_lowercase());
-                        let sig = &key[key.len() / 4..];
-                        let at = crate::input::RecordRef::new(0, 7);
-                        let mut row = crate::map::row_from_parts(
-                            at,
-                            t,
-                            Some((&key, sig)),
-                            String::new(),
-                            &[],
-                            &[],
-                        );
-                        (row.group, row.duplicates, row.variants) = (Some(1), Some(2), Some(1));
-                        row.classification = "duplicate";
-                        let (mut want, mut got) = (Vec::new(), Vec::new());
-                        let tail = Tail::default();
-                        let a = push_map_row(&mut want, d, &row, &tail);
-                        let b = push_map_row_as_observed(&mut got, d, &row, &tail, true);
-                        assert_eq!(got, want, "{t:?} {key:?}");
-                        assert_eq!(a, b);
-                    }
-                }
-            }
         }
     }
 

@@ -57,7 +57,10 @@ use urlkey::Policy;
 use super::grouping::{row_from_parts, ungrouped_row, Counted, Grouping, LeanRow};
 use super::outcome_of;
 use crate::input::{InputError, InputRecord, RecordRef, RecordSource};
-use crate::output::{join_names_into, needs_quotes, push_map_row, push_map_row_as_observed, Tail};
+use crate::output::{
+    join_names_into, needs_quotes, push_map_row, push_map_row_head, push_map_row_rest,
+    spreadsheet_safe, starts_a_formula, RowRest, Tail,
+};
 use crate::pipeline::{BatchSource, ReadBatch};
 
 /// Bytes of a row beyond its texts, about (a CSV row of the 10M-line benchmark holds 228
@@ -740,7 +743,10 @@ pub(crate) struct RowScratch {
 }
 
 /// The row of a valid record from its cells and the record read again, with its grouping
-/// cells, appended to `out`.
+/// cells, appended to `out`. Where the text as read needs no quotes (most rows) the key is
+/// written from its edit straight into the row and the signature copied from it there
+/// ([`push_key_cells`]); otherwise the row is made as a [`MapRow`](crate::rows::MapRow)
+/// with the key as text, and quoted where it needs it.
 #[allow(clippy::too_many_arguments)]
 fn row_of_cells(
     kept: Kept,
@@ -772,6 +778,38 @@ fn row_of_cells(
             Sig::Text(t) => !needs_quotes(t.as_bytes(), d),
             Sig::InKey(..) => true,
         };
+    let here = RecordRef::of(r);
+    let groups = grouping
+        .cells_at(here, k, shape.sources)
+        .ok_or_else(damaged)?;
+    let (status, error_code, error) = match error {
+        Some((valid, code, message)) => (
+            if valid { "ok" } else { "invalid" },
+            Some(code),
+            Some(message),
+        ),
+        None => ("ok", None, None),
+    };
+    if as_observed {
+        let (start, plain) = push_map_row_head(out, d, here.line(), observed, status);
+        if plain {
+            push_key_cells(out, d, observed, cells_key, sig)?;
+            let rest = RowRest {
+                cells: groups,
+                removed_tracking: removed,
+                error_code,
+                error,
+                source: shape
+                    .sources
+                    .get(here.source() as usize)
+                    .map(String::as_str),
+                kept: &r.kept,
+            };
+            push_map_row_rest(out, d, start, &rest, shape.tail);
+            return Ok(());
+        }
+        out.truncate(start);
+    }
     let key = key_of_edit(observed, cells_key, key)?;
     let sig = match sig {
         Sig::Text(t) => t,
@@ -780,7 +818,6 @@ fn row_of_cells(
             key.get(at..end).ok_or_else(damaged)?
         }
     };
-    let here = RecordRef::of(r);
     let mut row = row_from_parts(
         here,
         observed,
@@ -789,16 +826,60 @@ fn row_of_cells(
         &r.kept,
         shape.sources,
     );
-    if let Some((valid, code, message)) = error {
-        row.status = if valid { "ok" } else { "invalid" };
-        row.error_code = Some(code);
-        row.error = Some(message);
-    }
-    let groups = grouping
-        .cells_at(here, k, shape.sources)
-        .ok_or_else(damaged)?;
+    row.status = status;
+    row.error_code = error_code;
+    row.error = error;
     row.set_groups(groups);
-    push_map_row_as_observed(out, d, &row, shape.tail, as_observed);
+    push_map_row(out, d, &row, shape.tail);
+    Ok(())
+}
+
+/// The key and signature cells of a row whose text as read went in without quotes, each
+/// followed by `d`: the key from its edit ([`key_edit`]) written into `out` and case
+/// folded there, the signature copied from it there or from its own text; each prefixed
+/// as [`spreadsheet_safe`] would. What [`key_of_edit`] and the row's two cells did with a
+/// buffer and two copies.
+fn push_key_cells(
+    out: &mut Vec<u8>,
+    d: u8,
+    observed: &str,
+    (lower, same, rest): (usize, usize, &str),
+    sig: Sig,
+) -> io::Result<()> {
+    let end = lower.checked_add(same).ok_or_else(damaged)?;
+    let head = observed.get(..end).ok_or_else(damaged)?;
+    if !head.is_char_boundary(lower) {
+        return Err(damaged());
+    }
+    let mut at = out.len();
+    out.extend_from_slice(head.as_bytes());
+    out[at..at + lower].make_ascii_lowercase();
+    out.extend_from_slice(rest.as_bytes());
+    if starts_a_formula(out.get(at)) {
+        out.insert(at, b'\'');
+        at += 1;
+    }
+    let key_end = out.len();
+    out.push(d);
+    match sig {
+        Sig::Text(t) => out.extend_from_slice(spreadsheet_safe(t).as_bytes()),
+        Sig::InKey(from, len) => {
+            let from = at.checked_add(from).ok_or_else(damaged)?;
+            let to = from.checked_add(len).ok_or_else(damaged)?;
+            // The key is text: a slice of it is text when it starts and ends where a
+            // character does (a byte that is not a UTF-8 continuation, or the end).
+            let boundary =
+                |i: usize| i == key_end || out.get(i).is_some_and(|&b| (b as i8) >= -0x40);
+            if to > key_end || !boundary(from) || !boundary(to) {
+                return Err(damaged());
+            }
+            if starts_a_formula(out.get(from).filter(|_| from < to)) {
+                out.push(b'\'');
+            }
+            out.extend_from_within(from..to);
+        }
+    }
+    out.push(d);
     Ok(())
 }
 
@@ -928,6 +1009,7 @@ impl Spilled {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::output::GroupCells;
 
     /// [`key_edit`] a byte at a time, as the words must give it.
     fn key_edit_bytewise<'k>(observed: &str, key: &'k str) -> (usize, usize, &'k str) {
@@ -950,6 +1032,100 @@ mod tests {
             end -= 1;
         }
         (lower, end - lower, &key[end..])
+    }
+
+    #[test]
+    fn rows_from_edits_equal_rows_scanned() {
+        let texts = [
+            "HTTPS://Example.COM/a/b?x=1&y=2",
+            "https://example.com/a,b?c=\"d\"",
+            "http://h/p\tq",
+            "http://h/p\rq",
+            "=HTTP://h/p",
+            "-http://h/p,",
+            "\thttp://h/p",
+            "@h/p",
+            "http://h/é?ü=1",
+            "",
+        ];
+        let (mut plain_rows, mut quoted_rows) = (0, 0);
+        for d in [b',', b'\t'] {
+            for t in texts {
+                for cut in [0, 1, t.len() / 3, t.len() / 2, t.len()] {
+                    let Some(head) = t.get(..cut) else { continue };
+                    for rest in ["", "/", "?a=1", "x", "=x"] {
+                        let key = format!("{}{rest}", head.to_ascii_lowercase());
+                        for from in [0, 1, key.len() / 4, key.len()] {
+                            let Some(sig) = key.get(from..) else { continue };
+                            let at = RecordRef::new(0, 7);
+                            let mut row =
+                                row_from_parts(at, t, Some((&key, sig)), String::new(), &[], &[]);
+                            (row.group, row.duplicates, row.variants) = (Some(1), Some(2), Some(1));
+                            row.classification = "duplicate";
+                            let tail = Tail::default();
+                            let mut want = Vec::new();
+                            push_map_row(&mut want, d, &row, &tail);
+                            let mut got = Vec::new();
+                            let (start, plain) = push_map_row_head(&mut got, d, 7, t, "ok");
+                            if !plain || needs_quotes(rest.as_bytes(), d) {
+                                quoted_rows += 1;
+                                continue;
+                            }
+                            plain_rows += 1;
+                            let edit = key_edit(t, &key);
+                            for sig in [Sig::InKey(from, sig.len()), Sig::Text(sig)] {
+                                got.truncate(start);
+                                push_map_row_head(&mut got, d, 7, t, "ok");
+                                push_key_cells(&mut got, d, t, edit, sig).expect("cells");
+                                let rest = RowRest {
+                                    cells: GroupCells::of(&row),
+                                    removed_tracking: "",
+                                    error_code: None,
+                                    error: None,
+                                    source: None,
+                                    kept: &[],
+                                };
+                                push_map_row_rest(&mut got, d, start, &rest, &tail);
+                                assert_eq!(
+                                    String::from_utf8_lossy(&got),
+                                    String::from_utf8_lossy(&want),
+                                    "{t:?} {key:?} {from}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            plain_rows > 100 && quoted_rows > 100,
+            "{plain_rows} {quoted_rows}"
+        );
+    }
+
+    /// A damaged edit or signature place is an error, never a panic or a cut character.
+    #[test]
+    fn a_damaged_key_edit_is_an_error() {
+        let t = "http://h/é?ü=1";
+        let bad = [
+            ((0, 99, ""), Sig::InKey(0, 1)),
+            ((10, 0, ""), Sig::InKey(0, 1)),
+            ((0, 10, ""), Sig::InKey(0, 1)),
+            ((0, t.len(), ""), Sig::InKey(10, 1)),
+            ((0, t.len(), ""), Sig::InKey(0, 99)),
+            ((0, t.len(), ""), Sig::InKey(usize::MAX, 2)),
+            ((usize::MAX, 2, ""), Sig::InKey(0, 1)),
+        ];
+        for (edit, sig) in bad {
+            let mut out = Vec::new();
+            assert!(
+                push_key_cells(&mut out, b',', t, edit, sig).is_err(),
+                "{edit:?}"
+            );
+        }
+        let mut out = Vec::new();
+        push_key_cells(&mut out, b',', t, (4, t.len() - 4, ""), Sig::InKey(9, 2)).expect("a place");
+        assert_eq!(out, "http://h/é?ü=1,é,".as_bytes());
     }
 
     #[test]
