@@ -14,6 +14,7 @@
 
 use std::collections::BTreeMap;
 use std::hash::{BuildHasher, Hasher};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use hashbrown::HashMap;
 use urlkey::{ErrorCode, Outcome, Policy};
@@ -96,7 +97,6 @@ impl Fp {
 /// most (issue 19): 32 bytes, not 40, with the count in 32 bits ([`Counter`]). 32 bytes,
 /// not 28 or 24: a smaller state lies across two cache lines now and then, and the random
 /// reads cost more than the memory saves (docs/benchmarks.md, issue 19's fourteenth round).
-#[derive(Clone, Copy)]
 struct KeyState {
     fp: Fp,
     first: RecordRef,
@@ -111,26 +111,45 @@ struct KeyState {
 /// its group's lead's ordinal. The group's first record is its lead's first record (a key
 /// state is made with its first record, in input order). So a row of a key alone in its
 /// signature reads one state, and any other row two (issue 19, fourteenth round).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Group(u32);
+///
+/// An atomic cell (relaxed loads and stores, plain moves on x86) so that the threads of
+/// [`Grouping::close_on`] write the groups of their own keys through a shared reference:
+/// each key is in one signature's run, which one thread reads, and the threads are joined
+/// before anything else reads a group. A list of the writes, applied after, cost 8 bytes
+/// for each key that shares its signature (issue 19, fifteenth round).
+#[derive(Debug)]
+struct Group(AtomicU32);
 
 impl Group {
     /// The flag of a group's lead; ordinals stay below it ([`MAX_STATES`]).
     const LEAD: u32 = 1 << 31;
     /// The lead of a group of one key.
-    const ALONE: Group = Group(Self::LEAD | 1);
+    const ALONE: u32 = Self::LEAD | 1;
+
+    fn new(v: u32) -> Self {
+        Group(AtomicU32::new(v))
+    }
 
     /// A lead's group: `distinct` keys, at least one and below [`Group::LEAD`].
-    fn lead(distinct: u32) -> Self {
-        Group(Self::LEAD | distinct)
+    fn lead(distinct: u32) -> u32 {
+        Self::LEAD | distinct
+    }
+
+    fn get(&self) -> u32 {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    fn set(&self, v: u32) {
+        self.0.store(v, Ordering::Relaxed);
     }
 
     /// The distinct keys of a lead's group, or the ordinal of the group's lead.
-    fn read(self) -> Result<u32, usize> {
-        if self.0 & Self::LEAD != 0 {
-            Ok(self.0 & !Self::LEAD)
+    fn read(&self) -> Result<u32, usize> {
+        let v = self.get();
+        if v & Self::LEAD != 0 {
+            Ok(v & !Self::LEAD)
         } else {
-            Err(self.0 as usize)
+            Err(v as usize)
         }
     }
 }
@@ -665,7 +684,7 @@ impl Grouping {
                     count: Counter(1),
                     // Until close: the signature fingerprint's low 32 bits, which its
                     // entry does not keep ([`sig_entry`]).
-                    group: Group(sf as u32),
+                    group: Group::new(sf as u32),
                 });
                 // A key has one signature ([`record_fingerprints`]): kept with its first
                 // record's, which the key's fingerprint was taken with.
@@ -750,25 +769,18 @@ impl Grouping {
                 block.sort_unstable();
             }
         });
-        let (blocks, states) = (signatures.blocks(), &*key_states);
+        // Keys whose group a share wrote: the rest are groups of one.
+        let grouped: Vec<AtomicU64> = (0..key_states.len().div_ceil(64))
+            .map(|_| AtomicU64::new(0))
+            .collect();
+        let (blocks, states, marks) = (signatures.blocks(), &*key_states, &grouped[..]);
         let shares = on_threads((0..threads).collect(), |t| {
-            group_share(blocks, states, t, threads)
+            group_share(blocks, states, marks, t, threads)
         });
-        let (mut groups, mut review) = (0, 0);
-        // Keys whose state a share wrote: the rest are groups of one.
-        let mut grouped = vec![0u64; key_states.len().div_ceil(64)];
-        for share in shares {
-            groups += share.groups;
-            review += share.review;
-            for (k, group) in share.writes {
-                let k = k as usize;
-                key_states[k].group = group;
-                grouped[k / 64] |= 1 << (k % 64);
-            }
-        }
+        let groups = shares.iter().map(|s| s.0).sum();
+        let review = shares.iter().map(|s| s.1).sum();
         // Every other key is alone in its signature; one of those seen more than once is a
         // duplicate group.
-        let grouped = &grouped;
         let blocks: Vec<(usize, &mut Vec<KeyState>)> =
             key_states.blocks_mut().enumerate().collect();
         let duplicates: u64 = on_threads(deal(blocks, threads), |share| {
@@ -777,8 +789,8 @@ impl Grouping {
                 let base = b * super::dense::BLOCK;
                 for (i, state) in block.iter_mut().enumerate() {
                     let k = base + i;
-                    if grouped[k / 64] & (1 << (k % 64)) == 0 {
-                        state.group = Group::ALONE;
+                    if marks[k / 64].load(Ordering::Relaxed) & (1 << (k % 64)) == 0 {
+                        state.group.set(Group::ALONE);
                         duplicates += u64::from(state.count.0 > 1);
                     }
                 }
@@ -1005,7 +1017,7 @@ impl Grouping {
             }
         }
         for &l in leads.iter() {
-            read ^= self.key_states.get(l).map_or(0, |k| k.group.0);
+            read ^= self.key_states.get(l).map_or(0, |k| k.group.get());
         }
         std::hint::black_box(read);
     }
@@ -1093,14 +1105,6 @@ fn for_each_run<B: AsRef<[u128]>>(blocks: &[B], mut each: impl FnMut(&[u32])) {
     }
 }
 
-/// What one thread of [`Grouping::close_on`] found in its share of the signatures.
-struct Share {
-    groups: u64,
-    review: u64,
-    /// The key states to write: each key of a group of more than one key.
-    writes: Vec<(u32, Group)>,
-}
-
 /// The share, of `shares`, that an entry's fingerprint falls in: its high 32 bits scaled,
 /// so that the shares are contiguous ranges of the sorted blocks and a signature's
 /// entries (which agree in those bits) are all in one.
@@ -1109,9 +1113,16 @@ fn share_of(entry: u128, shares: usize) -> usize {
 }
 
 /// The groups of the signatures in share `t` of `shares` ([`share_of`]): the entries of
-/// each sorted block in that share, read merged. Keys in a run of more than one get
-/// their group written: the lead the group's distinct keys, every other key its lead.
-fn group_share(blocks: &[Vec<u128>], states: &Dense<KeyState>, t: usize, shares: usize) -> Share {
+/// each sorted block in that share, read merged. Each key in a run of more than one gets
+/// its group written, the lead the group's distinct keys and every other key its lead,
+/// and its bit set in `grouped`. Gives the share's signature groups and review groups.
+fn group_share(
+    blocks: &[Vec<u128>],
+    states: &Dense<KeyState>,
+    grouped: &[AtomicU64],
+    t: usize,
+    shares: usize,
+) -> (u64, u64) {
     let slices: Vec<&[u128]> = blocks
         .iter()
         .map(|b| {
@@ -1120,42 +1131,40 @@ fn group_share(blocks: &[Vec<u128>], states: &Dense<KeyState>, t: usize, shares:
             &b[from..to]
         })
         .collect();
-    // Sized for a fifth of the keys sharing their signature (the 10M-line benchmark's
-    // share) plus room: growing from empty copied it, into memory touched for the first
-    // time, three times over.
-    let entries: usize = slices.iter().map(|s| s.len()).sum();
-    let mut share = Share {
-        groups: 0,
-        review: 0,
-        writes: Vec::with_capacity(entries / 4),
-    };
+    let (mut groups, mut review) = (0, 0);
     let mut members: Vec<(u32, u32)> = Vec::new();
     for_each_run(&slices, |run| {
         if run.len() == 1 {
-            share.groups += 1;
+            groups += 1;
             return;
         }
         // The run's keys agree in the 96 bits their entries keep; the low 32, in their
         // states until now, tell their signatures apart.
         members.clear();
-        members.extend(run.iter().map(|&k| (states[k as usize].group.0, k)));
+        members.extend(run.iter().map(|&k| (states[k as usize].group.get(), k)));
         members.sort_unstable();
         for sig in members.chunk_by(|a, b| a.0 == b.0) {
-            share.groups += 1;
+            groups += 1;
             if sig.len() == 1 {
                 continue;
             }
-            share.review += 1;
+            review += 1;
             // Sorted by ordinal within the signature: the first is its lead.
             let lead = sig[0].1;
-            // At most the number of keys, below MAX_STATES.
-            share.writes.push((lead, Group::lead(sig.len() as u32)));
-            share
-                .writes
-                .extend(sig[1..].iter().map(|&(_, k)| (k, Group(lead))));
+            for &(_, k) in sig {
+                let g = if k == lead {
+                    // At most the number of keys, below MAX_STATES.
+                    Group::lead(sig.len() as u32)
+                } else {
+                    lead
+                };
+                states[k as usize].group.set(g);
+                let k = k as usize;
+                grouped[k / 64].fetch_or(1 << (k % 64), Ordering::Relaxed);
+            }
         }
     });
-    share
+    (groups, review)
 }
 
 /// `items` dealt out in turn into `hands` hands (none empty past the items).
