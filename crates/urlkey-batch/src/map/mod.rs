@@ -279,13 +279,10 @@ impl MapRun<'_> {
             .map_err(stream_error)?;
         grouping.summary.lines_read = src.lines_read();
         grouping.summary.skipped = src.skipped();
-        // Below a block of keys a thread costs more than it saves.
-        let threads = if grouping.key_states_len() < dense::BLOCK {
-            1
-        } else {
-            self.pipeline.threads()
-        };
-        grouping.close_on(threads);
+        grouping.close_on(close_threads(
+            grouping.key_states_len(),
+            self.pipeline.threads(),
+        ));
         Ok(grouping)
     }
 
@@ -491,6 +488,17 @@ impl MapRun<'_> {
                 .map_err(stream_error)?;
         }
         Ok(())
+    }
+}
+
+/// The threads of the step between the passes ([`Grouping::close_on`]) for `keys`
+/// distinct keys in a run of `threads`: one below a block of keys ([`dense::BLOCK`],
+/// 2^20), where a thread costs more than it saves (docs/cli.md says so).
+fn close_threads(keys: usize, threads: usize) -> usize {
+    if keys < dense::BLOCK {
+        1
+    } else {
+        threads
     }
 }
 
@@ -723,6 +731,16 @@ pub(crate) mod tests {
                 line(&b)
             );
         }
+    }
+
+    /// `map` closes its grouping on the run's threads from a block of keys on (docs/cli.md).
+    #[test]
+    fn the_step_between_the_passes_takes_the_runs_threads_from_2_20_keys() {
+        assert_eq!(close_threads(0, 2), 1);
+        assert_eq!(close_threads((1 << 20) - 1, 2), 1);
+        assert_eq!(close_threads(1 << 20, 2), 2);
+        assert_eq!(close_threads(5_000_000, 3), 3);
+        assert_eq!(close_threads(5_000_000, 1), 1);
     }
 
     /// The rows pass one keeps in the temporary file are the rows pass two writes when
