@@ -1179,24 +1179,48 @@ fn deal<T>(items: Vec<T>, hands: usize) -> Vec<Vec<T>> {
     dealt
 }
 
-/// `work` on each of `jobs`, each on a thread of its own but the first, which runs on
-/// this one; their results in the jobs' order.
+/// `work` on each of `jobs`, on this thread and on one helper thread for each job but
+/// one, each thread taking the next job left; their results in the jobs' order. A helper
+/// the system refuses to start (a limit on threads) is no error: the threads that run take
+/// its jobs, this one at least.
 fn on_threads<J: Send, R: Send>(jobs: Vec<J>, work: impl Fn(J) -> R + Sync) -> Vec<R> {
-    let work = &work;
+    let helpers = jobs.len().saturating_sub(1);
+    on_helpers(jobs, work, helpers)
+}
+
+/// [`on_threads`] with up to `helpers` helper threads (fewer when the system refuses one;
+/// none: every job on this thread).
+fn on_helpers<J: Send, R: Send>(
+    jobs: Vec<J>,
+    work: impl Fn(J) -> R + Sync,
+    helpers: usize,
+) -> Vec<R> {
+    let n = jobs.len();
+    let left = std::sync::Mutex::new(jobs.into_iter().enumerate().rev().collect::<Vec<_>>());
+    let done = std::sync::Mutex::new((0..n).map(|_| None).collect::<Vec<Option<R>>>());
+    let run = || loop {
+        let next = left
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .pop();
+        let Some((i, job)) = next else { break };
+        let r = work(job);
+        done.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)[i] = Some(r);
+    };
     std::thread::scope(|s| {
-        let mut jobs = jobs.into_iter();
-        let first = jobs.next();
-        let others: Vec<_> = jobs.map(|j| s.spawn(move || work(j))).collect();
-        let mut results: Vec<R> = first.map(work).into_iter().collect();
-        for h in others {
-            match h.join() {
-                Ok(r) => results.push(r),
-                // A panic in a job is a bug: carry it to the caller as it was.
-                Err(e) => std::panic::resume_unwind(e),
-            }
+        for _ in 0..helpers {
+            // Refused: its jobs wait for a thread that runs.
+            let _ = std::thread::Builder::new().spawn_scoped(s, run);
         }
-        results
-    })
+        run();
+    });
+    // A helper's panic came out of `scope` above; every job ran.
+    done.into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .into_iter()
+        .map(|r| r.expect("every job ran on a thread"))
+        .collect()
 }
 
 /// The entries of sorted blocks, merged in order: a heap of each block's next entry.
@@ -1589,7 +1613,8 @@ mod tests {
     }
 
     /// [`deal`] gives every item once, in turn, to no more hands than items; [`on_threads`]
-    /// gives each job's result in the jobs' order.
+    /// gives each job's result in the jobs' order, also with fewer helper threads than jobs
+    /// or none (a system that refuses to start them).
     #[test]
     fn jobs_are_dealt_and_run_in_order() {
         for (items, hands) in [(0, 2), (1, 2), (5, 2), (6, 3), (2, 5), (7, 1)] {
@@ -1605,6 +1630,11 @@ mod tests {
             assert_eq!(sums.iter().sum::<usize>(), (0..items).sum::<usize>());
             let ids = on_threads((0..hands).collect(), |j| j * 10);
             assert_eq!(ids, (0..hands).map(|j| j * 10).collect::<Vec<_>>());
+            // Helpers the system refused, or fewer than the jobs: the same results.
+            for helpers in [0, 1] {
+                let ids = on_helpers((0..hands).collect(), |j| j * 10, helpers);
+                assert_eq!(ids, (0..hands).map(|j| j * 10).collect::<Vec<_>>());
+            }
         }
     }
 
