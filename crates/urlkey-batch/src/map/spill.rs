@@ -1034,6 +1034,11 @@ mod tests {
         (lower, end - lower, &key[end..])
     }
 
+    /// A row whose key is written from its edit ([`push_key_cells`], between the head and
+    /// the rest) equals [`push_map_row`]'s row of the same cells wherever the text as read
+    /// needs no quotes: keys cut from the text and case folded, with additions, signatures
+    /// at any place in the key or as text, keys and signatures that start a formula, both
+    /// delimiters.
     #[test]
     fn rows_from_edits_equal_rows_scanned() {
         let texts = [
