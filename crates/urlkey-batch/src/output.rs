@@ -7,7 +7,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::rows::GroupRow;
+use crate::rows::{Cell, GroupRow};
 pub use crate::rows::{KeyRecord, MapRow, RowSink, Table, Tail, REVIEW};
 
 /// Output shapes.
@@ -150,7 +150,7 @@ impl<W: Write> RecordWriter<W> {
 
     /// A row's tail cells, built only when the writer has tail columns (most runs have
     /// none, and the row loop is hot).
-    fn tail_of<'r>(&self, cells: impl FnOnce() -> Vec<Option<&'r str>>) -> Vec<Option<&'r str>> {
+    fn tail_of<'r>(&self, cells: impl FnOnce() -> Vec<Cell<'r>>) -> Vec<Cell<'r>> {
         if self.tail.is_empty() {
             Vec::new()
         } else {
@@ -234,7 +234,7 @@ impl<W: Write> RecordWriter<W> {
         &mut self,
         table: Table,
         v: &T,
-        tail: Vec<Option<&str>>,
+        tail: Vec<Cell<'_>>,
     ) -> io::Result<()> {
         serde_json::to_writer(&mut self.buf, v).map_err(io::Error::other)?;
         if !self.tail.is_empty() && self.buf.last() == Some(&b'}') {
@@ -244,7 +244,11 @@ impl<W: Write> RecordWriter<W> {
                 self.buf.push(b',');
                 serde_json::to_writer(&mut self.buf, name).map_err(io::Error::other)?;
                 self.buf.push(b':');
-                serde_json::to_writer(&mut self.buf, &cell).map_err(io::Error::other)?;
+                match cell {
+                    Cell::Text(t) => serde_json::to_writer(&mut self.buf, &t),
+                    Cell::Int(n) => serde_json::to_writer(&mut self.buf, &n),
+                }
+                .map_err(io::Error::other)?;
             }
             self.buf.push(b'}');
         }
@@ -359,7 +363,7 @@ impl<W: Write> RecordWriter<W> {
 
     /// Writes one `--groups` row.
     pub fn write_group(&mut self, g: &GroupRow) -> io::Result<()> {
-        let tail = vec![g.group_source.as_deref()];
+        let tail = vec![Cell::Text(g.group_source.as_deref())];
         if let Some(p) = &mut self.parquet {
             p.write_group(g, &self.tail.cells(Table::Groups, tail), &mut self.buf)?;
             return self.flush_buf(false);
@@ -406,7 +410,7 @@ impl<W: Write> RecordWriter<W> {
         &mut self,
         table: Table,
         cells: &[&str],
-        tail: Vec<Option<&str>>,
+        tail: Vec<Cell<'_>>,
     ) -> io::Result<()> {
         if self.tail.is_empty() {
             return self.csv_write(cells.iter().copied());
@@ -415,7 +419,10 @@ impl<W: Write> RecordWriter<W> {
             .tail
             .cells(table, tail)
             .into_iter()
-            .map(|c| spreadsheet_safe(c.unwrap_or("")))
+            .map(|c| match c {
+                Cell::Text(t) => spreadsheet_safe(t.unwrap_or("")),
+                Cell::Int(n) => n.map_or(String::new(), |n| n.to_string()).into(),
+            })
             .collect();
         self.csv_write(cells.iter().copied().chain(tail.iter().map(|c| c.as_ref())))
     }
@@ -546,6 +553,7 @@ pub(crate) fn push_map_row(b: &mut Vec<u8>, d: u8, r: &MapRow<'_>, tail: &Tail) 
         error_code: r.error_code,
         error: r.error,
         source: r.source,
+        run_line: r.run_line,
         kept: r.kept,
     };
     push_map_row_rest(b, d, start, &rest, tail)
@@ -581,6 +589,7 @@ pub(crate) struct RowRest<'a> {
     pub error_code: Option<&'a str>,
     pub error: Option<&'a str>,
     pub source: Option<&'a str>,
+    pub run_line: Option<u64>,
     pub kept: &'a [String],
 }
 
@@ -608,6 +617,10 @@ pub(crate) fn push_map_row_rest(
     if tail.sources {
         b.push(d);
         csv_field(b, d, &spreadsheet_safe(r.source.unwrap_or("")));
+        b.push(d);
+        if let Some(n) = r.run_line {
+            push_u64(b, n);
+        }
         let at = b.len() - start;
         push_map_group_sources(b, d, &r.cells);
         sources = (at, b.len() - start);
@@ -975,6 +988,7 @@ pub(crate) mod tests {
                         removed_params: None,
                         facts: None,
                         source: Some(u),
+                        run_line: (i % 3 != 0).then_some(i as u64 * 7),
                         group_source: (i % 2 == 1).then_some(t),
                         duplicate_of_source: None,
                         kept: &kept,
@@ -999,11 +1013,14 @@ pub(crate) mod tests {
                     ]
                     .into();
                     if !tail.is_empty() {
-                        cells.extend(
-                            tail.cells(Table::Map, row.tail())
-                                .into_iter()
-                                .map(|c| spreadsheet_safe(c.unwrap_or("")).into_owned()),
-                        );
+                        cells.extend(tail.cells(Table::Map, row.tail()).into_iter().map(
+                            |c| match c {
+                                crate::rows::Cell::Text(t) => {
+                                    spreadsheet_safe(t.unwrap_or("")).into_owned()
+                                }
+                                crate::rows::Cell::Int(n) => num(n),
+                            },
+                        ));
                     }
                     want.write_record(&cells).unwrap();
                 }

@@ -24,7 +24,7 @@
 use std::io;
 
 pub use crate::rows::Table;
-use crate::rows::{GroupRow, KeyRecord, MapRow};
+use crate::rows::{Cell, GroupRow, KeyRecord, MapRow};
 
 /// Rows per Parquet row group.
 pub const ROW_GROUP_ROWS: usize = 64 * 1024;
@@ -61,7 +61,7 @@ mod imp {
         pub fn write_key(
             &mut self,
             _r: &KeyRecord<'_>,
-            _tail: &[Option<&str>],
+            _tail: &[Cell<'_>],
             _out: &mut Vec<u8>,
         ) -> io::Result<()> {
             Err(unsupported())
@@ -70,7 +70,7 @@ mod imp {
         pub fn write_map(
             &mut self,
             _r: &MapRow<'_>,
-            _tail: &[Option<&str>],
+            _tail: &[Cell<'_>],
             _out: &mut Vec<u8>,
         ) -> io::Result<()> {
             Err(unsupported())
@@ -79,7 +79,7 @@ mod imp {
         pub fn write_group(
             &mut self,
             _g: &GroupRow,
-            _tail: &[Option<&str>],
+            _tail: &[Cell<'_>],
             _out: &mut Vec<u8>,
         ) -> io::Result<()> {
             Err(unsupported())
@@ -105,6 +105,7 @@ mod imp {
     use urlkey::{Fact, Transformation};
 
     use super::*;
+    use crate::rows::Tail;
 
     /// The bytes the Parquet writer has produced and the caller has not taken yet.
     #[derive(Clone, Default)]
@@ -179,14 +180,21 @@ mod imp {
         Fields::from(vec![utf8("code", false), utf8("message", false)])
     }
 
-    /// The Arrow schema of a table with tail columns (nullable strings) after its own.
+    /// The Arrow schema of a table with tail columns (nullable; strings, `run_line` an
+    /// `int64` as urlkey's own numbers) after its own.
     pub fn schema_with_tail(table: Table, tail: &[String]) -> SchemaRef {
         let mut fields: Vec<Field> = schema(table)
             .fields()
             .iter()
             .map(|f| f.as_ref().clone())
             .collect();
-        fields.extend(tail.iter().map(|n| utf8(n, true)));
+        fields.extend(tail.iter().map(|n| {
+            if Tail::is_number(n) {
+                int(n, true)
+            } else {
+                utf8(n, true)
+            }
+        }));
         Arc::new(Schema::new(fields))
     }
 
@@ -416,11 +424,17 @@ mod imp {
         }
     }
 
+    /// A tail column's builder, of its [`Cell`]'s type.
+    enum TailBuilder {
+        Text(StringBuilder),
+        Int(Int64Builder),
+    }
+
     struct State {
         table: Table,
         schema: SchemaRef,
         cols: Cols,
-        tail: Vec<StringBuilder>,
+        tail: Vec<TailBuilder>,
         rows: usize,
         writer: ArrowWriter<SharedBuf>,
         buf: SharedBuf,
@@ -441,7 +455,16 @@ mod imp {
                 table,
                 schema,
                 cols: Cols::new(table),
-                tail: tail.iter().map(|_| StringBuilder::new()).collect(),
+                tail: tail
+                    .iter()
+                    .map(|n| {
+                        if Tail::is_number(n) {
+                            TailBuilder::Int(Int64Builder::new())
+                        } else {
+                            TailBuilder::Text(StringBuilder::new())
+                        }
+                    })
+                    .collect(),
                 rows: 0,
                 writer,
                 buf,
@@ -454,16 +477,23 @@ mod imp {
             }
             let mut columns = self.cols.finish()?;
             for t in &mut self.tail {
-                columns.push(Arc::new(t.finish()));
+                columns.push(match t {
+                    TailBuilder::Text(b) => Arc::new(b.finish()),
+                    TailBuilder::Int(b) => Arc::new(b.finish()),
+                });
             }
             let batch = RecordBatch::try_new(self.schema.clone(), columns).map_err(arrow)?;
             self.rows = 0;
             self.writer.write(&batch).map_err(pq)
         }
 
-        fn row_done(&mut self, tail: &[Option<&str>], out: &mut Vec<u8>) -> io::Result<()> {
+        fn row_done(&mut self, tail: &[Cell<'_>], out: &mut Vec<u8>) -> io::Result<()> {
             for (b, v) in self.tail.iter_mut().zip(tail) {
-                b.append_option(*v);
+                match (b, v) {
+                    (TailBuilder::Text(b), Cell::Text(t)) => b.append_option(*t),
+                    (TailBuilder::Int(b), Cell::Int(n)) => b.append_option(n.map(i64_of)),
+                    _ => return Err(io::Error::other("a tail cell of the wrong type")),
+                }
             }
             self.rows += 1;
             if self.rows >= BATCH_ROWS {
@@ -510,7 +540,7 @@ mod imp {
         pub fn write_key(
             &mut self,
             r: &KeyRecord<'_>,
-            tail: &[Option<&str>],
+            tail: &[Cell<'_>],
             out: &mut Vec<u8>,
         ) -> io::Result<()> {
             let s = self.state(Table::Key)?;
@@ -550,7 +580,7 @@ mod imp {
         pub fn write_map(
             &mut self,
             r: &MapRow<'_>,
-            tail: &[Option<&str>],
+            tail: &[Cell<'_>],
             out: &mut Vec<u8>,
         ) -> io::Result<()> {
             let s = self.state(Table::Map)?;
@@ -584,7 +614,7 @@ mod imp {
         pub fn write_group(
             &mut self,
             g: &GroupRow,
-            tail: &[Option<&str>],
+            tail: &[Cell<'_>],
             out: &mut Vec<u8>,
         ) -> io::Result<()> {
             let s = self.state(Table::Groups)?;

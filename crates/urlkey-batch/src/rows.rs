@@ -222,17 +222,28 @@ impl<'a> KeyRecord<'a> {
         self
     }
 
-    pub(crate) fn tail(&self) -> Vec<Option<&str>> {
+    pub(crate) fn tail(&self) -> Vec<Cell<'_>> {
         let mut t = Vec::with_capacity(1 + self.kept.len());
-        t.push(self.source);
-        t.extend(self.kept.iter().map(|k| Some(k.as_str())));
+        t.push(Cell::Text(self.source));
+        t.extend(self.kept.iter().map(|k| Cell::Text(Some(k.as_str()))));
         t
     }
 }
 
-/// The columns after urlkey's own in every row: the inputs' names when a run reads more
-/// than one input (`source`, and the inputs of the lines that `group` and `duplicate_of`
-/// name), then the input's kept columns (`--keep-columns`).
+/// One tail cell ([`Tail`]): text (a string in JSONL and Parquet), or a number (a number
+/// there, as urlkey's own number columns are); `None` is an empty cell (`null`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cell<'a> {
+    /// Text.
+    Text(Option<&'a str>),
+    /// A number.
+    Int(Option<u64>),
+}
+
+/// The columns after urlkey's own in every row: when a run reads more than one input, the
+/// record's input (`source`) and, in map rows, its line counted through the inputs
+/// (`run_line`, the id that `group` and `duplicate_of` give) and the inputs of the records
+/// that `group` and `duplicate_of` name; then the input's kept columns (`--keep-columns`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Tail {
     /// The run reads more than one input: rows name theirs.
@@ -245,12 +256,21 @@ pub struct Tail {
 fn source_columns(table: Table) -> &'static [&'static str] {
     match table {
         Table::Key => &["source"],
-        Table::Map => &["source", "group_source", "duplicate_of_source"],
+        Table::Map => &["source", "run_line", "group_source", "duplicate_of_source"],
         Table::Groups => &["group_source"],
     }
 }
 
+/// The tail columns that hold numbers ([`Cell::Int`]); every other is text.
+const NUMBER_COLUMNS: &[&str] = &["run_line"];
+
 impl Tail {
+    /// Whether the tail column `name` (one of [`Tail::names`]) holds numbers: a source
+    /// column's name only, since a kept column of that name is renamed `input:...`.
+    pub fn is_number(name: &str) -> bool {
+        NUMBER_COLUMNS.contains(&name)
+    }
+
     /// The tail's column names in `table`; a kept column whose name is one of urlkey's
     /// gets the prefix `input:`.
     pub fn names(&self, table: Table) -> Vec<String> {
@@ -279,11 +299,7 @@ impl Tail {
     }
 
     /// The tail cells of a row whose every slot (sources first) is in `all`.
-    pub(crate) fn cells<'a>(
-        &self,
-        table: Table,
-        mut all: Vec<Option<&'a str>>,
-    ) -> Vec<Option<&'a str>> {
+    pub(crate) fn cells<'a>(&self, table: Table, mut all: Vec<Cell<'a>>) -> Vec<Cell<'a>> {
         if !self.sources {
             all.drain(..source_columns(table).len().min(all.len()));
         }
@@ -308,9 +324,11 @@ pub struct MapRow<'a> {
     pub key: Option<&'a str>,
     /// The grouping signature.
     pub signature: Option<&'a str>,
-    /// The signature group's id: the line of its first member.
+    /// The signature group's id: the line of its first member (with several inputs, its
+    /// `run_line`).
     pub group: Option<u64>,
-    /// The line of the first record with the same key (none for that record itself).
+    /// The line of the first record with the same key (none for that record itself; with
+    /// several inputs, its `run_line`).
     pub duplicate_of: Option<u64>,
     /// Records sharing this key, itself included.
     pub duplicates: Option<u64>,
@@ -338,6 +356,10 @@ pub struct MapRow<'a> {
     /// The record's input, when the run has more than one (a [`Tail`] column).
     #[serde(skip)]
     pub source: Option<&'a str>,
+    /// The record's line counted through the run's inputs, when it has more than one
+    /// ([`crate::input::InputRecord::run_line`]; a [`Tail`] column).
+    #[serde(skip)]
+    pub run_line: Option<u64>,
     /// The input holding line `group`.
     #[serde(skip)]
     pub group_source: Option<&'a str>,
@@ -361,10 +383,15 @@ impl<'a> MapRow<'a> {
         self.duplicate_of_source = c.duplicate_of_source;
     }
 
-    pub(crate) fn tail(&self) -> Vec<Option<&str>> {
-        let mut t = Vec::with_capacity(3 + self.kept.len());
-        t.extend([self.source, self.group_source, self.duplicate_of_source]);
-        t.extend(self.kept.iter().map(|k| Some(k.as_str())));
+    pub(crate) fn tail(&self) -> Vec<Cell<'_>> {
+        let mut t = Vec::with_capacity(4 + self.kept.len());
+        t.extend([
+            Cell::Text(self.source),
+            Cell::Int(self.run_line),
+            Cell::Text(self.group_source),
+            Cell::Text(self.duplicate_of_source),
+        ]);
+        t.extend(self.kept.iter().map(|k| Cell::Text(Some(k.as_str()))));
         t
     }
 }
@@ -372,7 +399,7 @@ impl<'a> MapRow<'a> {
 /// One row of `urlkey map --groups`.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct GroupRow {
-    /// The group id (line of its first member).
+    /// The group id: the line of its first member (with several inputs, its `run_line`).
     pub group: u64,
     /// The signature.
     pub signature: String,
@@ -382,7 +409,7 @@ pub struct GroupRow {
     pub distinct_keys: u64,
     /// `review`, `duplicate` or `unique`.
     pub classification: &'static str,
-    /// Up to five member lines.
+    /// Up to five members' lines (with several inputs, their `run_line`s).
     pub sample_lines: Vec<u64>,
     /// The input holding line `group`, when the run has more than one (a tail column).
     #[serde(skip)]
@@ -433,6 +460,7 @@ mod tests {
             removed_params: Some(&o.removed_params),
             facts: Some(&o.facts),
             source: None,
+            run_line: None,
             group_source: None,
             duplicate_of_source: None,
             kept: &[],

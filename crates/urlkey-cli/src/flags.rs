@@ -75,8 +75,10 @@ The columns of every row:
                   holds several keys: a person decides; a review row may still have exact
                   duplicates: its duplicates count says so, and duplicate_of points to the
                   first), or invalid (no key: the error columns say why)
-  With several inputs, source, group_source and duplicate_of_source name the file that each
-  line number belongs to.
+  With several inputs, every row also has source (its file) and run_line (its line counted
+  through the inputs one after another: the lines of the files before it, plus line), and
+  group, duplicate_of and --groups' sample_lines give run_lines, so each names one record;
+  group_source and duplicate_of_source name the files those records are in.
 More: docs/cli.md (inputs, outputs, exit codes).";
 
 const INSPECT_HELP: &str = "\

@@ -304,8 +304,11 @@ fn several_inputs_count_their_own_lines_and_name_their_source() {
     let r = rows(&ok_in(d, &["map", "--column", "Address", "a.csv", "b.csv"]));
     assert_eq!(col(&r, "line"), ["2", "3", "2", "3"]);
     assert_eq!(col(&r, "source"), ["a.csv", "a.csv", "b.csv", "b.csv"]);
-    // b.csv line 2 duplicates a.csv line 2: the pair (source, line) says so.
+    // a.csv has 3 lines: b.csv's lines 2 and 3 are run lines 5 and 6.
+    assert_eq!(col(&r, "run_line"), ["2", "3", "5", "6"]);
+    // b.csv line 2 duplicates a.csv line 2, which is run line 2.
     assert_eq!(col(&r, "duplicate_of"), ["", "", "2", ""]);
+    assert_eq!(col(&r, "group"), ["2", "3", "2", "6"]);
     assert_eq!(col(&r, "duplicate_of_source"), ["", "", "a.csv", ""]);
     assert_eq!(
         col(&r, "group_source"),
@@ -321,6 +324,162 @@ fn several_inputs_count_their_own_lines_and_name_their_source() {
     // One input: no source columns (the output is as before).
     let one = ok_in(d, &["map", "--column", "Address", "a.csv"]);
     assert!(!one.lines().next().expect("header").contains("source"));
+    assert!(!one.lines().next().expect("header").contains("run_line"));
+}
+
+/// [`run_in`] with `stdin` as standard input.
+fn run_with_stdin(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = bin()
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin)
+        .expect("write stdin");
+    child.wait_with_output().expect("the binary ends")
+}
+
+/// The value of `name` in each JSON line of `text` (numbers as text, `null` empty).
+fn json_col(text: &str, name: &str) -> Vec<String> {
+    text.lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("JSON");
+            match &v[name] {
+                serde_json::Value::Null => String::new(),
+                serde_json::Value::Number(n) => n.to_string(),
+                serde_json::Value::String(s) => format!("{s:?}"),
+                other => other.to_string(),
+            }
+        })
+        .collect()
+}
+
+/// With several inputs `group` and `duplicate_of` are run lines, which name one record
+/// each: `z.example/9` (b.csv line 2) and `a.example/1` (a.csv line 2) had group 2 both,
+/// and now have 5 and 2, in CSV, TSV, JSONL (as numbers) and `--groups` (CSV and JSONL),
+/// for two inputs, three, and three with standard input among them. Parquet reads back the
+/// same ids (`urlkey-batch`'s `parquet_rows_of_several_inputs_carry_run_lines`).
+#[test]
+fn several_inputs_give_group_ids_that_do_not_collide() {
+    let dir = tempfile::tempdir().expect("dir");
+    let d = dir.path();
+    write(
+        d,
+        "a.csv",
+        b"Address\r\nhttps://a.example/1\r\nhttps://a.example/1?id=3\r\n",
+    );
+    write(
+        d,
+        "b.csv",
+        b"Address\nhttps://z.example/9\nhttps://a.example/1\n\nhttps://z.example/9?id=1\n",
+    );
+    // No last line end, and a cell across two lines: its record is one, its lines two.
+    write(
+        d,
+        "c.csv",
+        b"Address,Note\nhttps://z.example/9?id=2,\"two\nlines\"\nhttps://c.example/",
+    );
+    let map = |args: &[&str]| {
+        let mut all = vec!["map", "--column", "Address"];
+        all.extend_from_slice(args);
+        ok_in(d, &all)
+    };
+    // Lines gave group 2, 3, 2, 2, 5: z.example/9 shared id 2 with a.example/1. Run lines
+    // count a.csv's 3 lines first.
+    let two = rows(&map(&["a.csv", "b.csv"]));
+    assert_eq!(col(&two, "line"), ["2", "3", "2", "3", "5"]);
+    assert_eq!(col(&two, "run_line"), ["2", "3", "5", "6", "8"]);
+    assert_eq!(col(&two, "group"), ["2", "3", "5", "2", "8"]);
+    assert_eq!(col(&two, "duplicate_of"), ["", "", "", "2", ""]);
+    assert_eq!(
+        col(&two, "group_source"),
+        ["a.csv", "a.csv", "b.csv", "a.csv", "b.csv"]
+    );
+    // Three inputs: b.csv has 5 lines (one blank), so c.csv's start at run line 9.
+    let three = map(&["a.csv", "b.csv", "c.csv"]);
+    let three_rows = rows(&three);
+    assert_eq!(
+        col(&three_rows, "run_line"),
+        ["2", "3", "5", "6", "8", "10", "12"]
+    );
+    assert_eq!(
+        col(&three_rows, "group"),
+        ["2", "3", "5", "2", "8", "8", "12"]
+    );
+    assert_eq!(col(&three_rows, "classification")[5], "review");
+    // Every id names one record: the run lines never repeat.
+    let ids = col(&three_rows, "run_line");
+    let distinct: std::collections::BTreeSet<&String> = ids.iter().collect();
+    assert_eq!(distinct.len(), ids.len());
+    // TSV: the same cells.
+    let tsv = map(&["--format", "tsv", "a.csv", "b.csv", "c.csv"]);
+    let mut r = csv::ReaderBuilder::new()
+        .delimiter(b'\t')
+        .from_reader(tsv.as_bytes());
+    let header = r.headers().expect("header").clone();
+    let at = |n: &str| header.iter().position(|h| h == n).expect(n);
+    let (g, rl) = (at("group"), at("run_line"));
+    let tsv_cells: Vec<(String, String)> = r
+        .records()
+        .map(|rec| {
+            let rec = rec.expect("row");
+            (rec[rl].to_string(), rec[g].to_string())
+        })
+        .collect();
+    let csv_cells: Vec<(String, String)> = col(&three_rows, "run_line")
+        .into_iter()
+        .zip(col(&three_rows, "group"))
+        .collect();
+    assert_eq!(tsv_cells, csv_cells);
+    // JSONL: numbers, the same ids.
+    let jsonl = map(&["--format", "jsonl", "a.csv", "b.csv", "c.csv"]);
+    assert_eq!(json_col(&jsonl, "run_line"), col(&three_rows, "run_line"));
+    assert_eq!(json_col(&jsonl, "group"), col(&three_rows, "group"));
+    assert_eq!(
+        json_col(&jsonl, "duplicate_of"),
+        col(&three_rows, "duplicate_of")
+    );
+    // --groups: one row per group, each id once, samples that are run lines.
+    let groups = rows(&map(&["--groups", "a.csv", "b.csv", "c.csv"]));
+    assert_eq!(col(&groups, "group"), ["2", "3", "5", "8", "12"]);
+    assert_eq!(
+        col(&groups, "sample_lines"),
+        ["2;6", "3", "5", "8;10", "12"]
+    );
+    assert_eq!(
+        col(&groups, "group_source"),
+        ["a.csv", "a.csv", "b.csv", "b.csv", "c.csv"]
+    );
+    let gj = map(&["--groups", "--format", "jsonl", "a.csv", "b.csv", "c.csv"]);
+    assert_eq!(json_col(&gj, "group"), ["2", "3", "5", "8", "12"]);
+    assert_eq!(json_col(&gj, "sample_lines")[3], "[8,10]");
+    // Standard input among the files: named `-`, its lines counted in its place.
+    let b = std::fs::read(d.join("b.csv")).expect("b.csv");
+    let out = run_with_stdin(
+        d,
+        &["map", "--column", "Address", "a.csv", "-", "c.csv"],
+        &b,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let piped = rows(&String::from_utf8(out.stdout).expect("UTF-8"));
+    assert_eq!(col(&piped, "run_line"), col(&three_rows, "run_line"));
+    assert_eq!(col(&piped, "group"), col(&three_rows, "group"));
+    assert_eq!(col(&piped, "source")[2], "-");
+    assert_eq!(col(&piped, "group_source")[5], "-");
+    // Twice is refused: standard input reads once.
+    let twice = run_with_stdin(d, &["map", "--column", "Address", "-", "a.csv", "-"], &b);
+    assert_eq!(twice.status.code(), Some(2), "{}", stderr(&twice));
+    // One input: line numbers, no run_line column, as before.
+    let one = rows(&map(&["b.csv"]));
+    assert_eq!(col(&one, "group"), ["2", "3", "5"]);
+    assert!(one[0].get("run_line").is_none());
 }
 
 #[test]

@@ -249,6 +249,10 @@ pub struct InputRecord {
     /// The 1-based physical line where the record starts in its own input (the header is
     /// line 1; a spreadsheet row is its row number).
     pub line: u64,
+    /// With several inputs ([`ChainSource`]): the line counted through the run's inputs
+    /// one after another (the lines of the inputs before its own, plus `line`), which
+    /// names one record across all of them; 0 when the run reads one input.
+    pub run_line: u64,
     /// The text as read (invalid UTF-8 shown with `\xNN` escapes; an over-long line
     /// shortened, see `docs/cli.md`).
     pub observed: String,
@@ -479,6 +483,11 @@ pub trait RecordSource: Send {
     fn sheet_name(&self) -> Option<&str> {
         None
     }
+    /// Per input of the run, in order, the lines of the inputs before it: what a line of
+    /// that input adds to make its [`InputRecord::run_line`]. Empty for one input.
+    fn run_line_offsets(&self) -> &[u64] {
+        &[]
+    }
 }
 
 /// An input with nothing in it.
@@ -701,6 +710,15 @@ pub struct ChainSource {
     skipped_done: Skipped,
     kept: Vec<String>,
     notices: Vec<String>,
+    /// The run reads more than one input: records get their [`InputRecord::run_line`].
+    several: bool,
+    /// [`RecordSource::run_line_offsets`] of the inputs opened so far.
+    offsets: Vec<u64>,
+    /// The line of the current input's last record, which a line count that ends before
+    /// it (a last row the reader counts otherwise) must not leave to the next input.
+    last_line: u64,
+    /// The run lines of the inputs done: their lines, or their last records' where more.
+    run_done: u64,
 }
 
 impl ChainSource {
@@ -729,6 +747,7 @@ impl ChainSource {
             ));
         }
         let count = Arc::new(AtomicU64::new(0));
+        let several = sources.len() > 1;
         let mut pending: std::collections::VecDeque<Source> = sources.into();
         let (current, kept) = match pending.pop_front() {
             Some(s) => {
@@ -748,6 +767,10 @@ impl ChainSource {
             skipped_done: Skipped::default(),
             kept,
             notices: Vec::new(),
+            several,
+            offsets: if several { vec![0] } else { Vec::new() },
+            last_line: 0,
+            run_done: 0,
         })
     }
 }
@@ -794,13 +817,26 @@ impl RecordSource for ChainSource {
             };
             let start = out.len();
             let more = cur.next_batch(out, max)?;
-            for r in &mut out[start..] {
-                r.source = self.index;
+            if self.several {
+                let offset = self.run_done;
+                for r in &mut out[start..] {
+                    r.source = self.index;
+                    r.run_line = offset + r.line;
+                }
+                if let Some(r) = out[start..].last() {
+                    self.last_line = r.line;
+                }
+            } else {
+                for r in &mut out[start..] {
+                    r.source = self.index;
+                }
             }
             if more {
                 return Ok(true);
             }
             self.lines_done += cur.lines_read();
+            self.run_done += cur.lines_read().max(self.last_line);
+            self.last_line = 0;
             let s = cur.skipped();
             self.skipped_done.blank += s.blank;
             self.skipped_done.comment += s.comment;
@@ -808,6 +844,7 @@ impl RecordSource for ChainSource {
             self.current = match self.pending.pop_front() {
                 Some(src) => {
                     self.index += 1;
+                    self.offsets.push(self.run_done);
                     let mut opts = self.opts.clone();
                     if opts.keep != KeepColumns::None {
                         opts.keep = KeepColumns::Names(self.kept.clone());
@@ -849,6 +886,9 @@ impl RecordSource for ChainSource {
     }
     fn sheet_name(&self) -> Option<&str> {
         self.current.as_ref().and_then(|c| c.sheet_name())
+    }
+    fn run_line_offsets(&self) -> &[u64] {
+        &self.offsets
     }
     fn take_notices(&mut self) -> Vec<String> {
         let mut n = std::mem::take(&mut self.notices);

@@ -549,6 +549,11 @@ pub struct Grouping {
     key_detail: Vec<KeyDetail>,
     verify: Option<HashMap<Fingerprint, Box<str>, FingerprintHasher>>,
     keep_detail: bool,
+    /// With several inputs, per input the lines of those before it
+    /// ([`crate::input::RecordSource::run_line_offsets`]): the ids in `group`,
+    /// `duplicate_of` and `sample_lines` are run lines then, which name one record across
+    /// the inputs as a line names one in its file. Empty for one input: the ids are lines.
+    run_offsets: Vec<u64>,
     /// Summary counts so far.
     pub summary: MapSummary,
 }
@@ -570,6 +575,7 @@ impl Grouping {
             key_detail: Vec::new(),
             verify: verify.then(|| HashMap::with_hasher(FingerprintHasher(0))),
             keep_detail: groups,
+            run_offsets: Vec::new(),
             summary: MapSummary {
                 policy: policy.to_string(),
                 ..MapSummary::default()
@@ -704,6 +710,22 @@ impl Grouping {
             self.places.note(at, key);
         }
         Ok(Some(key))
+    }
+
+    /// The inputs' run line offsets, once pass one has read them all
+    /// ([`crate::input::RecordSource::run_line_offsets`]).
+    pub(crate) fn set_run_offsets(&mut self, offsets: &[u64]) {
+        self.run_offsets = offsets.to_vec();
+    }
+
+    /// The id a row gives the record at `at`: its line, or with several inputs its run
+    /// line. Only pass one's records are named, whose inputs all have an offset; the
+    /// `min` keeps any other place from panicking.
+    fn id_of(&self, at: RecordRef) -> u64 {
+        match self.run_offsets.len() {
+            0 => at.line(),
+            n => self.run_offsets[(at.source() as usize).min(n - 1)] + at.line(),
+        }
     }
 
     /// Stops or starts noting [`Places`]; a record counted while off is probed in pass two.
@@ -977,8 +999,8 @@ impl Grouping {
             Classification::Unique
         };
         GroupCells {
-            group: group.map(|g| g.first.line()),
-            duplicate_of: first.map(RecordRef::line),
+            group: group.map(|g| self.id_of(g.first)),
+            duplicate_of: first.map(|f| self.id_of(f)),
             duplicates: Some(count),
             variants: Some(distinct),
             classification: classification.as_str(),
@@ -1062,7 +1084,7 @@ impl Grouping {
             rows.push((
                 first,
                 GroupRow {
-                    group: first.line(),
+                    group: self.id_of(first),
                     group_source: sources.get(first.source() as usize).cloned(),
                     signature: lead_detail.signature.clone(),
                     members,
@@ -1074,7 +1096,7 @@ impl Grouping {
                     } else {
                         "unique"
                     },
-                    sample_lines: firsts.iter().map(|r| r.line()).collect(),
+                    sample_lines: firsts.iter().map(|&r| self.id_of(r)).collect(),
                     review: REVIEW,
                 },
             ));
@@ -1271,6 +1293,7 @@ pub(crate) fn ungrouped_row<'a>(
         sources,
     );
     row.line = rec.line;
+    row.run_line = (!sources.is_empty()).then_some(rec.run_line);
     row
 }
 
@@ -1309,6 +1332,7 @@ pub(crate) fn row_from_parts<'a>(
         facts: None,
         source: sources.get(at.source() as usize).map(String::as_str),
         group_source: None,
+        run_line: None,
         duplicate_of_source: None,
         kept,
     }

@@ -279,6 +279,7 @@ impl MapRun<'_> {
             .map_err(stream_error)?;
         grouping.summary.lines_read = src.lines_read();
         grouping.summary.skipped = src.skipped();
+        grouping.set_run_offsets(src.run_line_offsets());
         grouping.close_on(close_threads(
             grouping.key_states_len(),
             self.pipeline.threads(),
@@ -1024,6 +1025,311 @@ pub(crate) mod tests {
             spilled.notices[0].starts_with("the input changed while map ran: 300 records"),
             "{:?}",
             spilled.notices
+        );
+    }
+
+    /// A small generator of random inputs (xorshift64*), so that the test needs no crate.
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % n
+        }
+    }
+
+    /// A random URL from a few hosts, paths and parameters, so that keys and signatures
+    /// repeat across inputs; now and then one a policy refuses.
+    fn random_url(rng: &mut Rng) -> String {
+        const HOSTS: [&str; 3] = ["a.example", "B.example", "z.example:8080"];
+        const PATHS: [&str; 3] = ["/1", "/p/q", "/9"];
+        const PARAMS: [&str; 5] = ["id=1", "id=2", "x=1", "utm_source=z", "b=3"];
+        if rng.below(12) == 0 {
+            return "javascript:alert(1)".into();
+        }
+        let mut u = format!(
+            "https://{}{}",
+            HOSTS[rng.below(HOSTS.len())],
+            PATHS[rng.below(PATHS.len())]
+        );
+        for i in 0..rng.below(3) {
+            u.push(if i == 0 { '?' } else { '&' });
+            u.push_str(PARAMS[rng.below(PARAMS.len())]);
+        }
+        u
+    }
+
+    /// A random input file: plain lines (with blank and comment lines) or CSV (with a
+    /// header, blank lines and quoted cells across lines, which number lines apart from
+    /// records), with or without a last line end.
+    fn random_input(rng: &mut Rng, csv: bool) -> String {
+        let mut t = String::new();
+        if csv {
+            t.push_str("Address,Note\r\n");
+        }
+        for _ in 0..rng.below(40) {
+            match rng.below(10) {
+                0 => t.push('\n'),
+                1 if !csv => t.push_str("# a comment\n"),
+                2 if csv => t.push_str(&format!("{},\"two\nlines\"\r\n", random_url(rng))),
+                _ if csv => t.push_str(&format!("{},n\r\n", random_url(rng))),
+                _ => t.push_str(&format!("{}\n", random_url(rng))),
+            }
+        }
+        if rng.below(3) == 0 {
+            t.pop();
+        }
+        t
+    }
+
+    /// The JSON rows of a run's output, one per line.
+    fn json_rows(bytes: &[u8]) -> Vec<serde_json::Value> {
+        std::str::from_utf8(bytes)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    /// Over random runs of two to four inputs (plain lines and CSV), each record's
+    /// `run_line` names it alone; records share a `group` exactly when they share a
+    /// signature, the group being the least `run_line` of its records; `duplicate_of` is
+    /// the least `run_line` of the records with the row's key, empty on that record; CSV
+    /// and TSV rows (spilled or keyed again) and `--groups` rows give the same ids as
+    /// JSONL. With one input the ids are the lines and no `run_line` is written.
+    #[test]
+    fn several_inputs_give_ids_that_name_one_record_each() {
+        use crate::input::{ChainSource, InputFormat, ReadOptions, Source};
+        use std::collections::{BTreeSet, HashMap};
+        let policy = urlkey::PolicySet::builtin().get("mapper@1").unwrap();
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut checked = 0;
+        for round in 0..40 {
+            let dir = tempfile::tempdir().unwrap();
+            let csv = round % 2 == 1;
+            let n = if round % 10 == 0 { 1 } else { 2 + rng.below(3) };
+            let paths: Vec<std::path::PathBuf> = (0..n)
+                .map(|i| {
+                    let p = dir.path().join(format!("in{i}"));
+                    std::fs::write(&p, random_input(&mut rng, csv)).unwrap();
+                    p
+                })
+                .collect();
+            let opts = ReadOptions {
+                format: if csv {
+                    InputFormat::Csv
+                } else {
+                    InputFormat::Lines
+                },
+                column: csv.then(|| "Address".to_string()),
+                headers: csv,
+                ..ReadOptions::default()
+            };
+            let open = || -> Result<Box<dyn RecordSource>, InputError> {
+                let sources = paths.iter().cloned().map(Source::File).collect();
+                Ok(Box::new(ChainSource::new(sources, opts.clone())?))
+            };
+            let names: Vec<String> = if n > 1 {
+                (0..n).map(|i| format!("in{i}")).collect()
+            } else {
+                Vec::new()
+            };
+            let pipeline = Pipeline::new(1 + round % 2).unwrap();
+            let map = |format: OutputFormat, groups: bool, spill: bool| {
+                let run = MapRun {
+                    policy: &policy,
+                    pipeline: &pipeline,
+                    verify_fingerprints: false,
+                    groups,
+                    progress: None,
+                    notice: None,
+                    sources: &names,
+                    spill,
+                };
+                let tail = Tail {
+                    sources: n > 1,
+                    kept: Vec::new(),
+                };
+                let mut w = RecordWriter::new(format, Vec::new()).with_tail(tail);
+                run.run(&open, &mut w).unwrap();
+                w.finish().unwrap()
+            };
+            let rows = json_rows(&map(OutputFormat::Jsonl, false, false));
+            let id = |r: &serde_json::Value| {
+                if n > 1 {
+                    r["run_line"].as_u64().expect("a numeric run_line")
+                } else {
+                    assert!(r.get("run_line").is_none());
+                    r["line"].as_u64().unwrap()
+                }
+            };
+            let ids: Vec<u64> = rows.iter().map(id).collect();
+            assert_eq!(
+                ids.iter().collect::<BTreeSet<_>>().len(),
+                ids.len(),
+                "ids repeat"
+            );
+            assert!(ids.windows(2).all(|w| w[0] < w[1]), "ids in input order");
+            let (mut first_of_sig, mut first_of_key) = (HashMap::new(), HashMap::new());
+            for (r, &i) in rows.iter().zip(&ids) {
+                if let (Some(s), Some(k)) = (r["signature"].as_str(), r["key"].as_str()) {
+                    first_of_sig.entry(s.to_string()).or_insert(i);
+                    first_of_key.entry(k.to_string()).or_insert(i);
+                }
+            }
+            let mut sig_of_group: HashMap<u64, String> = HashMap::new();
+            for (r, &i) in rows.iter().zip(&ids) {
+                let Some(sig) = r["signature"].as_str() else {
+                    assert!(r["group"].is_null() && r["duplicate_of"].is_null());
+                    continue;
+                };
+                let group = r["group"].as_u64().unwrap();
+                assert_eq!(group, first_of_sig[sig], "{r}");
+                let known = sig_of_group.entry(group).or_insert_with(|| sig.to_string());
+                assert_eq!(known, sig, "one group, two signatures: {r}");
+                let first = first_of_key[r["key"].as_str().unwrap()];
+                assert_eq!(r["duplicate_of"].as_u64(), (first != i).then_some(first));
+                checked += 1;
+            }
+            // The other formats and paths give the same ids.
+            for (format, spill) in [
+                (OutputFormat::Csv, true),
+                (OutputFormat::Csv, false),
+                (OutputFormat::Tsv, true),
+            ] {
+                let bytes = map(format, false, spill);
+                let d = if format == OutputFormat::Tsv {
+                    b'\t'
+                } else {
+                    b','
+                };
+                let mut r = csv::ReaderBuilder::new()
+                    .delimiter(d)
+                    .from_reader(&bytes[..]);
+                let header = r.headers().unwrap().clone();
+                let at = |name: &str| header.iter().position(|h| h == name);
+                assert_eq!(at("run_line").is_some(), n > 1);
+                let (g, dup) = (at("group").unwrap(), at("duplicate_of").unwrap());
+                let own = at("run_line").unwrap_or(0);
+                let got: Vec<[String; 3]> = r
+                    .records()
+                    .map(|rec| {
+                        let rec = rec.unwrap();
+                        [own, g, dup].map(|c| rec[c].to_string())
+                    })
+                    .collect();
+                let want: Vec<[String; 3]> = rows
+                    .iter()
+                    .zip(&ids)
+                    .map(|(r, i)| {
+                        let cell = |v: &serde_json::Value| {
+                            v.as_u64().map_or(String::new(), |n| n.to_string())
+                        };
+                        [i.to_string(), cell(&r["group"]), cell(&r["duplicate_of"])]
+                    })
+                    .collect();
+                assert_eq!(got, want, "{format:?} spill {spill}");
+            }
+            let groups = json_rows(&map(OutputFormat::Jsonl, true, false));
+            assert_eq!(groups.len(), first_of_sig.len());
+            for g in &groups {
+                let sig = g["signature"].as_str().unwrap();
+                assert_eq!(g["group"].as_u64(), Some(first_of_sig[sig]), "{g}");
+                let want: Vec<u64> = rows
+                    .iter()
+                    .zip(&ids)
+                    .filter(|(r, _)| r["signature"].as_str() == Some(sig))
+                    .map(|(_, &i)| i)
+                    .take(5)
+                    .collect();
+                let samples: Vec<u64> = g["sample_lines"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v.as_u64().unwrap())
+                    .collect();
+                assert_eq!(samples, want, "{g}");
+            }
+        }
+        assert!(checked > 1000, "{checked} valid rows checked");
+    }
+
+    /// Parquet rows of a run of several inputs: `run_line` is an `int64` column beside
+    /// `group` and `duplicate_of`, whose ids are run lines there too; ids that were the
+    /// same line of two inputs are distinct.
+    #[cfg(feature = "parquet")]
+    #[test]
+    fn parquet_rows_of_several_inputs_carry_run_lines() {
+        use crate::input::{ChainSource, InputFormat, ReadOptions, Source};
+        use arrow_array::{Array, Int64Array, StringArray};
+        let policy = urlkey::PolicySet::builtin().get("mapper@1").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.csv");
+        let b = dir.path().join("b.csv");
+        std::fs::write(
+            &a,
+            "Address\nhttps://a.example/1\nhttps://a.example/1?x=1\n",
+        )
+        .unwrap();
+        std::fs::write(&b, "Address\nhttps://z.example/9\nhttps://a.example/1\n").unwrap();
+        let opts = ReadOptions {
+            format: InputFormat::Csv,
+            column: Some("Address".into()),
+            ..ReadOptions::default()
+        };
+        let open = || -> Result<Box<dyn RecordSource>, InputError> {
+            let sources = vec![Source::File(a.clone()), Source::File(b.clone())];
+            Ok(Box::new(ChainSource::new(sources, opts.clone())?))
+        };
+        let names = ["a.csv".to_string(), "b.csv".to_string()];
+        let pipeline = Pipeline::new(1).unwrap();
+        let run = MapRun {
+            policy: &policy,
+            pipeline: &pipeline,
+            verify_fingerprints: false,
+            groups: false,
+            progress: None,
+            notice: None,
+            sources: &names,
+            spill: true,
+        };
+        let tail = Tail {
+            sources: true,
+            kept: Vec::new(),
+        };
+        let mut w = RecordWriter::new(OutputFormat::Parquet, Vec::new()).with_tail(tail);
+        run.run(&open, &mut w).unwrap();
+        let mut f = tempfile::tempfile().unwrap();
+        std::io::Write::write_all(&mut f, &w.finish().unwrap()).unwrap();
+        std::io::Seek::rewind(&mut f).unwrap();
+        let reader =
+            parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f).unwrap();
+        let batch = reader.build().unwrap().next().unwrap().unwrap();
+        let ints = |name: &str| -> Vec<Option<i64>> {
+            let c = batch.column_by_name(name).expect(name);
+            let c = c.as_any().downcast_ref::<Int64Array>().expect("int64");
+            (0..c.len())
+                .map(|i| c.is_valid(i).then(|| c.value(i)))
+                .collect()
+        };
+        let texts = |name: &str| -> Vec<Option<String>> {
+            let c = batch.column_by_name(name).expect(name);
+            let c = c.as_any().downcast_ref::<StringArray>().expect("string");
+            (0..c.len())
+                .map(|i| c.is_valid(i).then(|| c.value(i).to_string()))
+                .collect()
+        };
+        // a.csv has 3 lines: b.csv's lines 2 and 3 are run lines 5 and 6.
+        assert_eq!(ints("line"), [Some(2), Some(3), Some(2), Some(3)]);
+        assert_eq!(ints("run_line"), [Some(2), Some(3), Some(5), Some(6)]);
+        // z.example/9 (b.csv line 2) and a.example/1 (a.csv line 2) had group 2 both.
+        assert_eq!(ints("group"), [Some(2), Some(3), Some(5), Some(2)]);
+        assert_eq!(ints("duplicate_of"), [None, None, None, Some(2)]);
+        assert_eq!(
+            texts("group_source"),
+            ["a.csv", "a.csv", "b.csv", "a.csv"].map(|s| Some(s.to_string()))
         );
     }
 }

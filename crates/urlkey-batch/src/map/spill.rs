@@ -803,6 +803,7 @@ fn row_of_cells(
                     .sources
                     .get(here.source() as usize)
                     .map(String::as_str),
+                run_line: (!shape.sources.is_empty()).then_some(r.run_line),
                 kept: &r.kept,
             };
             push_map_row_rest(out, d, start, &rest, shape.tail);
@@ -829,6 +830,7 @@ fn row_of_cells(
     row.status = status;
     row.error_code = error_code;
     row.error = error;
+    row.run_line = (!shape.sources.is_empty()).then_some(r.run_line);
     row.set_groups(groups);
     push_map_row(out, d, &row, shape.tail);
     Ok(())
@@ -1088,6 +1090,7 @@ mod tests {
                                     error_code: None,
                                     error: None,
                                     source: None,
+                                    run_line: None,
                                     kept: &[],
                                 };
                                 push_map_row_rest(&mut got, d, start, &rest, &tail);

@@ -20,10 +20,10 @@ pub fn run(a: MapArgs) -> Result<(), Failure> {
         labels,
     } = setup::inputs(&a.input, &summary_path)?;
     // The second pass rereads the input: standard input is kept in a spill file.
-    let _spill = if sources.contains(&Source::Stdin) {
-        if sources.len() > 1 {
+    let _spill = if let Some(at) = sources.iter().position(|s| *s == Source::Stdin) {
+        if sources.iter().filter(|s| **s == Source::Stdin).count() > 1 {
             return Err(Failure::Usage(
-                "standard input (-) cannot be combined with files in map".into(),
+                "standard input (-) can be one input of map, not several: give it once".into(),
             ));
         }
         let mut tmp = tempfile::Builder::new()
@@ -38,7 +38,7 @@ pub fn run(a: MapArgs) -> Result<(), Failure> {
         let guard = TempGuard::new(tmp.path().to_path_buf());
         std::io::copy(&mut std::io::stdin().lock(), tmp.as_file_mut())
             .map_err(|e| Failure::Input(format!("cannot read standard input: {e}")))?;
-        sources = vec![Source::Spilled(tmp.path().to_path_buf())];
+        sources[at] = Source::Spilled(tmp.path().to_path_buf());
         Some((tmp, guard))
     } else {
         None
