@@ -108,7 +108,9 @@ def group_report(
     - ``variants``: how many distinct keys share this row's signature;
     - ``classification``: ``invalid`` (no key), ``review`` (``variants`` > 1),
       ``duplicate`` (``duplicates`` > 1 and ``variants`` == 1) or ``unique``;
-    - with ``line`` (a column that numbers the rows, like the command's line numbers):
+    - with ``line`` (a column that numbers the rows, like the command's line numbers; it
+      must number each row of ``df`` alone, so for rows read from several files use one
+      numbering across them, such as ``urlkey map``'s ``run_line``, not each file's lines):
       ``group``, the smallest ``line`` of the signature group, and ``duplicate_of``, the
       smallest ``line`` with the same key when it is not this row's own.
 
