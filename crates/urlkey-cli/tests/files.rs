@@ -480,7 +480,7 @@ fn several_inputs_give_group_ids_that_do_not_collide() {
     // One input: line numbers, no run_line column, as before.
     let one = rows(&map(&["b.csv"]));
     assert_eq!(col(&one, "group"), ["2", "3", "5"]);
-    assert!(one[0].get("run_line").is_none());
+    assert!(!one[0].contains_key("run_line"));
 }
 
 #[test]
