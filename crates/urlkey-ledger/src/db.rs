@@ -12,7 +12,7 @@ use rusqlite::{Connection, OpenFlags};
 use crate::error::{LedgerError, Result};
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// How long a statement waits for a lock another connection holds (SQLite's busy
 /// timeout) before failing with "database is locked".
@@ -265,7 +265,163 @@ ALTER TABLE ingests_v3 RENAME TO ingests;
 /// decide. Its SQL is in [`crate::review::MIGRATION_4`], beside the code that uses it.
 const MIGRATION_4: &str = crate::review::MIGRATION_4;
 
-const MIGRATIONS: &[&str] = &[MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4];
+/// The audit view of schema 5: `run_timestamp` is the UTC instant, and the text as written
+/// comes last, after the columns of schema 4 (so an export's columns keep their places).
+macro_rules! audit_ledger_view_5 {
+    () => {
+        r#"
+DROP VIEW IF EXISTS audit_ledger;
+CREATE VIEW audit_ledger AS
+SELECT
+    o.observation_id,
+    o.prompt_id,
+    o.prompt_version,
+    o.answer_system,
+    o.market,
+    o.collection,
+    o.run_timestamp,
+    o.observed_url,
+    o.normalization_policy_version,
+    o.normalized_key,
+    o.publisher_hostname,
+    o.transformations,
+    o.error_code,
+    CASE
+        WHEN o.normalized_key IS NULL THEN NULL
+        WHEN v.verification_id IS NULL THEN 'unverified'
+        ELSE v.verification_status
+    END AS verification_status,
+    v.final_url AS verified_final_url,
+    v.publisher_canonical,
+    v.final_http_status AS verification_http_status,
+    v.reason AS verification_reason,
+    v.finished_at AS verified_at,
+    v.observation_id AS verified_via_observation_id,
+    o.claim,
+    o.extra,
+    v.content_check,
+    (SELECT r.source_role FROM reviews AS r
+      WHERE r.normalization_policy_version = o.normalization_policy_version
+        AND r.normalized_key = o.normalized_key AND r.source_role IS NOT NULL
+      ORDER BY r.review_id DESC LIMIT 1) AS source_role,
+    (SELECT r.claim_support FROM reviews AS r
+      WHERE r.observation_id = o.observation_id AND r.claim_support IS NOT NULL
+      ORDER BY r.review_id DESC LIMIT 1) AS claim_support,
+    (SELECT r.merge_decision FROM reviews AS r
+      WHERE r.normalization_policy_version = o.normalization_policy_version
+        AND r.normalized_key = o.normalized_key AND r.merge_decision IS NOT NULL
+      ORDER BY r.review_id DESC LIMIT 1) AS merge_decision,
+    (SELECT r.reviewer FROM reviews AS r
+      WHERE r.observation_id = o.observation_id
+         OR (r.normalization_policy_version = o.normalization_policy_version
+             AND r.normalized_key = o.normalized_key
+             AND (r.source_role IS NOT NULL OR r.merge_decision IS NOT NULL))
+      ORDER BY r.review_id DESC LIMIT 1) AS reviewed_by,
+    (SELECT r.reviewed_at FROM reviews AS r
+      WHERE r.observation_id = o.observation_id
+         OR (r.normalization_policy_version = o.normalization_policy_version
+             AND r.normalized_key = o.normalized_key
+             AND (r.source_role IS NOT NULL OR r.merge_decision IS NOT NULL))
+      ORDER BY r.review_id DESC LIMIT 1) AS reviewed_at,
+    o.run_timestamp_as_written
+FROM observations AS o
+LEFT JOIN verifications AS v
+    ON v.verification_id = (
+        SELECT max(v2.verification_id)
+        FROM verifications AS v2
+        WHERE v2.normalization_policy_version = o.normalization_policy_version
+          AND v2.normalized_key = o.normalized_key
+    );
+"#
+    };
+}
+
+/// Migration 5: the collection time is stored, exported and reported in UTC, and a fetch
+/// that read no page has its own content check.
+///
+/// - `observations.run_timestamp` becomes the UTC instant (RFC 3339,
+///   `YYYY-MM-DDTHH:MM:SSZ`): the column that held it, `run_at`, is renamed, and the text as
+///   written in the input, which `run_timestamp` held, is kept as `run_timestamp_as_written`.
+///   Renaming moves no value, so the trigger that keeps observations immutable stays in
+///   force and no row is rewritten; the view names both columns.
+/// - `verifications.content_check` also takes `not-fetched` (the fetch was refused, failed,
+///   or got no 2xx page: nothing was compared). SQLite cannot change a CHECK in place, so the
+///   table is rebuilt as migration 3 rebuilt `ingests` (same ids, so every hop and variant
+///   still finds its verification; foreign keys checked before the commit). A `single` row
+///   of an earlier release whose one fetch got no 2xx response read no page: it becomes
+///   `not-fetched`, its detail saying so.
+const MIGRATION_5: &str = concat!(
+    r#"
+DROP VIEW IF EXISTS audit_ledger;
+ALTER TABLE observations RENAME COLUMN run_timestamp TO run_timestamp_as_written;
+ALTER TABLE observations RENAME COLUMN run_at TO run_timestamp;
+
+CREATE TABLE verifications_v5 (
+    verification_id              INTEGER PRIMARY KEY,
+    normalization_policy_version TEXT NOT NULL,
+    normalized_key               TEXT NOT NULL,
+    observation_id               TEXT NOT NULL REFERENCES observations (observation_id),
+    requested_url                TEXT NOT NULL,  -- the observed URL as fetched: no fragment, no userinfo
+    credentials_removed          INTEGER NOT NULL CHECK (credentials_removed IN (0, 1)),
+    started_at                   TEXT NOT NULL,
+    finished_at                  TEXT NOT NULL,
+    verification_status          TEXT NOT NULL
+        CHECK (verification_status IN ('verified', 'redirected', 'not-found', 'error', 'unresolved')),
+    reason                       TEXT NOT NULL,
+    detail                       TEXT,
+    final_url                    TEXT,           -- the URL of the last response received
+    final_http_status            INTEGER,
+    redirect_count               INTEGER NOT NULL,
+    canonical_html               TEXT,           -- <link rel=canonical> in the head, resolved
+    canonical_link_header        TEXT,           -- Link: <...>; rel="canonical", resolved
+    publisher_canonical          TEXT,           -- canonical_html, else canonical_link_header
+    body_bytes_read              INTEGER NOT NULL,
+    body_truncated               INTEGER NOT NULL CHECK (body_truncated IN (0, 1)),
+    user_agent                   TEXT NOT NULL,
+    network_scope                TEXT NOT NULL,  -- public | public+loopback | any-private
+    content_check                TEXT
+        CHECK (content_check IS NULL OR content_check IN
+            ('same', 'similar', 'different', 'unresolved', 'single', 'not-fetched')),
+    content_detail               TEXT,
+    variants_fetched             INTEGER,        -- NULL before schema 4
+    variants_total               INTEGER         -- distinct observed URLs of the key
+) STRICT;
+INSERT INTO verifications_v5 (verification_id, normalization_policy_version, normalized_key,
+    observation_id, requested_url, credentials_removed, started_at, finished_at,
+    verification_status, reason, detail, final_url, final_http_status, redirect_count,
+    canonical_html, canonical_link_header, publisher_canonical, body_bytes_read,
+    body_truncated, user_agent, network_scope, content_check, content_detail,
+    variants_fetched, variants_total)
+SELECT verification_id, normalization_policy_version, normalized_key, observation_id,
+    requested_url, credentials_removed, started_at, finished_at, verification_status, reason,
+    detail, final_url, final_http_status, redirect_count, canonical_html,
+    canonical_link_header, publisher_canonical, body_bytes_read, body_truncated, user_agent,
+    network_scope,
+    CASE WHEN content_check = 'single'
+          AND (final_http_status IS NULL OR final_http_status NOT BETWEEN 200 AND 299)
+         THEN 'not-fetched' ELSE content_check END,
+    CASE WHEN content_check = 'single'
+          AND (final_http_status IS NULL OR final_http_status NOT BETWEEN 200 AND 299)
+         THEN 'variant 0 (' || requested_url || ') was not fetched: ' || reason
+              || coalesce(' (' || detail || ')', '')
+         ELSE content_detail END,
+    variants_fetched, variants_total
+FROM verifications;
+DROP TABLE verifications;
+ALTER TABLE verifications_v5 RENAME TO verifications;
+CREATE INDEX IF NOT EXISTS verifications_by_key
+    ON verifications (normalization_policy_version, normalized_key, verification_id);
+"#,
+    audit_ledger_view_5!()
+);
+
+const MIGRATIONS: &[&str] = &[
+    MIGRATION_1,
+    MIGRATION_2,
+    MIGRATION_3,
+    MIGRATION_4,
+    MIGRATION_5,
+];
 
 /// Opens (and with `create`, creates) the ledger at `path`, sets WAL mode, foreign keys
 /// and a busy timeout, and brings the schema up to [`SCHEMA_VERSION`].

@@ -268,11 +268,15 @@ pub enum ContentCheck {
     /// Some variant differs more, is of another kind (HTML beside non-HTML), or got
     /// another HTTP status.
     Different,
-    /// Some variant had no finding (its verification is `unresolved`), or none had
-    /// content to compare.
+    /// Some variant got a response but no finding (its verification is `unresolved`: a
+    /// 403, 429 or 503, a challenge page, a redirect loop).
     Unresolved,
-    /// The key has one distinct observed URL: nothing to compare.
+    /// The key has one distinct observed URL, and its page was read: nothing to compare.
     Single,
+    /// A page was not read, so nothing was compared: the fetch was refused (network scope,
+    /// scheme), failed (timeout, DNS, connection, TLS) or got no 2xx response (an HTTP
+    /// error, a redirect loop). The detail names the variant and the verification reason.
+    NotFetched,
 }
 
 impl ContentCheck {
@@ -284,6 +288,7 @@ impl ContentCheck {
             ContentCheck::Different => "different",
             ContentCheck::Unresolved => "unresolved",
             ContentCheck::Single => "single",
+            ContentCheck::NotFetched => "not-fetched",
         }
     }
 }
@@ -292,7 +297,19 @@ impl ContentCheck {
 /// and a line saying why.
 pub fn compare(vs: &[Verification]) -> (ContentCheck, String) {
     if vs.len() <= 1 {
-        return (ContentCheck::Single, "one distinct observed URL".into());
+        return match vs.first() {
+            Some(v) if v.content.is_none() => (ContentCheck::NotFetched, not_fetched(0, v)),
+            _ => (ContentCheck::Single, "one distinct observed URL".into()),
+        };
+    }
+    // A variant that got no response at all gave nothing to compare, whatever the others
+    // gave.
+    if let Some((i, v)) = vs
+        .iter()
+        .enumerate()
+        .find(|(_, v)| v.final_http_status.is_none())
+    {
+        return (ContentCheck::NotFetched, not_fetched(i, v));
     }
     if let Some((i, v)) = vs
         .iter()
@@ -325,11 +342,13 @@ pub fn compare(vs: &[Verification]) -> (ContentCheck, String) {
         .map(|v| v.content.as_ref())
         .collect::<Option<Vec<&Content>>>()
     else {
+        // Every variant got the same status, so either all have content or none has.
         return (
-            ContentCheck::Unresolved,
+            ContentCheck::NotFetched,
             format!(
-                "no content to compare (HTTP {} for every variant)",
-                opt(first.final_http_status)
+                "no page was read: HTTP {} for every variant ({})",
+                opt(first.final_http_status),
+                first.reason
             ),
         );
     };
@@ -376,6 +395,28 @@ pub fn compare(vs: &[Verification]) -> (ContentCheck, String) {
         _ => format!("{} variants with equal content", vs.len()),
     };
     (check, why)
+}
+
+/// The verification reason of the fetch that [`compare`] found `not-fetched` (the
+/// first variant that got no response, else the first variant), in one token.
+pub fn not_fetched_reason(vs: &[Verification]) -> &str {
+    vs.iter()
+        .find(|v| v.final_http_status.is_none())
+        .or(vs.first())
+        .map_or("", |v| v.reason.as_str())
+}
+
+/// Why variant `i`'s page was not read: its verification reason (`refused-private-address`,
+/// `timeout`, `http-404`, ...) and detail.
+fn not_fetched(i: usize, v: &Verification) -> String {
+    let mut why = format!(
+        "variant {i} ({}) was not fetched: {}",
+        v.requested_url, v.reason
+    );
+    if let Some(d) = &v.detail {
+        why.push_str(&format!(" ({d})"));
+    }
+    why
 }
 
 fn opt(s: Option<u16>) -> String {
