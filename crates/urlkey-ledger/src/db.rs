@@ -702,7 +702,7 @@ mod tests {
         // extra must be JSON.
         let bad = conn.execute(
             "INSERT INTO observations (observation_id, prompt_version, answer_system, market,
-               run_timestamp, run_at, observed_url, normalization_policy_version,
+               run_timestamp_as_written, run_timestamp, observed_url, normalization_policy_version,
                normalized_key, transformations, removed_params, ingest_id, source_line, extra)
              VALUES ('o2', 'v', 's', 'us', '2026-11-01', '2026-11-01T00:00:00Z',
                'https://a.example/', 'citation@1', 'https://a.example/', '[]', '[]', 1, 3, '{')",
@@ -836,7 +836,7 @@ mod tests {
         assert_eq!(fk, 1);
         let dangling = conn.execute(
             "INSERT INTO observations (observation_id, prompt_version, answer_system, market,
-               run_timestamp, run_at, observed_url, normalization_policy_version,
+               run_timestamp_as_written, run_timestamp, observed_url, normalization_policy_version,
                normalized_key, transformations, removed_params, ingest_id, source_line)
              VALUES ('m9', 'v', 's', 'us', 't', 't', 'https://a.example/', 'citation@1',
                'https://a.example/', '[]', '[]', 99, 2)",
@@ -952,7 +952,7 @@ mod tests {
         ];
         drop(c);
         let conn = open(&path, false).expect("migrate");
-        assert_eq!(user_version(&conn).expect("v"), 4);
+        assert_eq!(user_version(&conn).expect("v"), SCHEMA_VERSION);
         let after = [
             rows(&conn, "SELECT * FROM ingests ORDER BY 1"),
             rows(&conn, "SELECT * FROM observations ORDER BY 1"),
@@ -1002,6 +1002,173 @@ mod tests {
             )
             .expect("view");
         assert_eq!(role.as_deref(), Some("evidence"));
+    }
+
+    /// A schema-4 ledger as the previous release wrote it (its migrations 1-4 as they
+    /// stand): the rows of [`version_2_ledger`], an ingest whose run timestamps carry
+    /// offsets, and three verifications of one URL each: one that read its page, one
+    /// refused before connecting, one that got a 404 (both stored as `single`).
+    fn version_4_ledger(path: &Path) {
+        version_2_ledger(path);
+        let c = Connection::open(path).expect("raw");
+        c.execute_batch(&format!(
+            "PRAGMA foreign_keys = OFF;\n{MIGRATION_3}\n{MIGRATION_4}\nPRAGMA user_version = 4;"
+        ))
+        .expect("v4 schema");
+        c.execute_batch(
+            "INSERT INTO ingests VALUES (3, 'c.csv', 'cccc', 'csv', 'citation@1',
+               '2026-11-03T00:00:00.000Z', '0.1.0', 2, 2, 0, NULL, NULL);
+             INSERT INTO observations (observation_id, prompt_version, answer_system, market,
+               run_timestamp, run_at, observed_url, normalization_policy_version,
+               normalized_key, canonical_form, publisher_hostname, transformations,
+               removed_params, error_code, error_message, ingest_id, source_line, claim, extra)
+             VALUES
+               ('p1', 'v', 's', 'fr', '2026-11-08 09:00:00+01:00', '2026-11-08T08:00:00Z',
+                'https://p.example/1', 'citation@1', 'https://p.example/1',
+                'https://p.example/1', 'p.example', '[]', '[]', NULL, NULL, 3, 2, NULL, '{}'),
+               ('p2', 'v', 's', 'in', '2026-11-08T09:00:00.750-05:30', '2026-11-08T14:30:00Z',
+                'https://p.example/2', 'citation@1', 'https://p.example/2',
+                'https://p.example/2', 'p.example', '[]', '[]', NULL, NULL, 3, 3, NULL, '{}');
+             INSERT INTO verifications (verification_id, normalization_policy_version,
+               normalized_key, observation_id, requested_url, credentials_removed, started_at,
+               finished_at, verification_status, reason, detail, final_url, final_http_status,
+               redirect_count, body_bytes_read, body_truncated, user_agent, network_scope,
+               content_check, content_detail, variants_fetched, variants_total)
+             VALUES
+               (2, 'citation@1', 'https://docs.example.org/c', 'm3', 'https://docs.example.org/c',
+                0, 't0', 't1', 'verified', 'ok', NULL, 'https://docs.example.org/c', 200, 0,
+                10, 0, 'ua', 'public', 'single', 'one distinct observed URL', 1, 1),
+               (3, 'citation@1', 'https://p.example/1', 'p1', 'https://p.example/1', 0, 't0',
+                't1', 'unresolved', 'refused-private-address', '10.0.0.1 is private', NULL,
+                NULL, 0, 0, 0, 'ua', 'public', 'single', 'one distinct observed URL', 1, 1),
+               (4, 'citation@1', 'https://p.example/2', 'p2', 'https://p.example/2', 0, 't0',
+                't1', 'not-found', 'http-404', NULL, 'https://p.example/2', 404, 0, 0, 0, 'ua',
+                'public', 'single', 'one distinct observed URL', 1, 1);",
+        )
+        .expect("v4 rows");
+    }
+
+    #[test]
+    fn a_version_4_ledger_gets_utc_run_timestamps_and_not_fetched_checks() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("v4.sqlite");
+        version_4_ledger(&path);
+        let old = Connection::open(&path).expect("raw");
+        let hops_before = rows(&old, "SELECT * FROM verification_hops ORDER BY 1, 2");
+        let verifications_before = rows(&old, "SELECT * FROM verifications ORDER BY 1");
+        drop(old);
+
+        let conn = open(&path, false).expect("migrate");
+        assert_eq!(user_version(&conn).expect("v"), 5);
+        let got: Vec<(String, String, String)> = conn
+            .prepare(
+                "SELECT observation_id, run_timestamp, run_timestamp_as_written \
+                 FROM audit_ledger ORDER BY observation_id",
+            )
+            .expect("prepare")
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .expect("query")
+            .collect::<rusqlite::Result<_>>()
+            .expect("rows");
+        let want = [
+            ("m1", "2026-11-08T09:00:00Z", "2026-11-08T09:00:00Z"),
+            ("m2", "2026-11-08T09:00:00Z", "2026-11-08T09:00:00Z"),
+            ("m3", "2026-11-08T09:00:00Z", "2026-11-08T09:00:00Z"),
+            ("p1", "2026-11-08T08:00:00Z", "2026-11-08 09:00:00+01:00"),
+            ("p2", "2026-11-08T14:30:00Z", "2026-11-08T09:00:00.750-05:30"),
+        ];
+        let got: Vec<(&str, &str, &str)> = got
+            .iter()
+            .map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str()))
+            .collect();
+        assert_eq!(got, want);
+        // Observations are still immutable, and no old column name is left.
+        assert!(conn
+            .execute("UPDATE observations SET market = 'x'", [])
+            .is_err());
+        assert!(conn
+            .prepare("SELECT run_at FROM observations")
+            .is_err());
+        // The two `single` rows that read no page are `not-fetched`; the one that did
+        // stays `single`; every other value and every hop as it was.
+        let checks = rows(
+            &conn,
+            "SELECT verification_id, content_check, content_detail FROM verifications ORDER BY 1",
+        );
+        assert_eq!(checks[0], "Integer(1)|Null|Null|");
+        assert_eq!(
+            checks[1],
+            "Integer(2)|Text(\"single\")|Text(\"one distinct observed URL\")|"
+        );
+        assert_eq!(
+            checks[2],
+            "Integer(3)|Text(\"not-fetched\")|Text(\"variant 0 (https://p.example/1) was not \
+             fetched: refused-private-address (10.0.0.1 is private)\")|"
+        );
+        assert_eq!(
+            checks[3],
+            "Integer(4)|Text(\"not-fetched\")|Text(\"variant 0 (https://p.example/2) was not \
+             fetched: http-404\")|"
+        );
+        let after = rows(&conn, "SELECT * FROM verifications ORDER BY 1");
+        for (i, (a, b)) in after.iter().zip(&verifications_before).enumerate() {
+            if i < 2 {
+                assert_eq!(a, b);
+            } else {
+                assert!(a.contains("not-fetched") && !b.contains("not-fetched"));
+            }
+        }
+        assert_eq!(
+            rows(&conn, "SELECT * FROM verification_hops ORDER BY 1, 2"),
+            hops_before
+        );
+        // The rebuilt table takes the new check, and still refuses anything else.
+        let set = |v: &str| {
+            conn.execute(
+                "INSERT INTO verifications (normalization_policy_version, normalized_key,
+                   observation_id, requested_url, credentials_removed, started_at, finished_at,
+                   verification_status, reason, redirect_count, body_bytes_read,
+                   body_truncated, user_agent, network_scope, content_check)
+                 VALUES ('citation@1', 'k', 'm1', 'u', 0, 't', 't', 'error', 'r', 0, 0, 0,
+                   'ua', 'public', ?1)",
+                [v],
+            )
+        };
+        set("not-fetched").expect("not-fetched");
+        assert!(set("maybe").is_err());
+        let idx: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_schema WHERE name = 'verifications_by_key'",
+                [],
+                |r| r.get(0),
+            )
+            .expect("index");
+        assert_eq!(idx, 1);
+    }
+
+    #[test]
+    fn re_ingesting_a_file_after_migration_5_adds_nothing() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("v4.sqlite");
+        version_4_ledger(&path);
+        // The file that made ingest 3, its timestamps written with offsets.
+        let csv = dir.path().join("c.csv");
+        std::fs::write(
+            &csv,
+            "observation_id,prompt_version,answer_system,market,run_timestamp,observed_url\n\
+             p1,v,s,fr,2026-11-08 09:00:00+01:00,https://p.example/1\n\
+             p2,v,s,in,2026-11-08T09:00:00.750-05:30,https://p.example/2\n",
+        )
+        .expect("write");
+        let mut conn = open(&path, false).expect("migrate");
+        let norm = crate::norm::Normalizer::new("citation@1").expect("policy");
+        let s = crate::ingest::ingest_file(&mut conn, &csv, None, &Default::default(), &norm)
+            .expect("ingest");
+        assert_eq!((s.rows_read, s.added, s.unchanged), (2, 0, 2));
+        let n: i64 = conn
+            .query_row("SELECT count(*) FROM observations", [], |r| r.get(0))
+            .expect("count");
+        assert_eq!(n, 5, "no row added");
     }
 
     #[test]

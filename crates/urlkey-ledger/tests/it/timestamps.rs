@@ -17,7 +17,7 @@ fn file(dir: &std::path::Path, stamps: &[&str]) -> std::path::PathBuf {
 
 fn stored(db: &std::path::Path) -> Vec<(String, String)> {
     open(db)
-        .prepare("SELECT run_timestamp, run_at FROM observations ORDER BY observation_id")
+        .prepare("SELECT run_timestamp_as_written, run_timestamp FROM observations ORDER BY observation_id")
         .expect("prepare")
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
         .expect("query")
