@@ -1075,7 +1075,11 @@ mod tests {
             ("m2", "2026-11-08T09:00:00Z", "2026-11-08T09:00:00Z"),
             ("m3", "2026-11-08T09:00:00Z", "2026-11-08T09:00:00Z"),
             ("p1", "2026-11-08T08:00:00Z", "2026-11-08 09:00:00+01:00"),
-            ("p2", "2026-11-08T14:30:00Z", "2026-11-08T09:00:00.750-05:30"),
+            (
+                "p2",
+                "2026-11-08T14:30:00Z",
+                "2026-11-08T09:00:00.750-05:30",
+            ),
         ];
         let got: Vec<(&str, &str, &str)> = got
             .iter()
@@ -1086,9 +1090,7 @@ mod tests {
         assert!(conn
             .execute("UPDATE observations SET market = 'x'", [])
             .is_err());
-        assert!(conn
-            .prepare("SELECT run_at FROM observations")
-            .is_err());
+        assert!(conn.prepare("SELECT run_at FROM observations").is_err());
         // The two `single` rows that read no page are `not-fetched`; the one that did
         // stays `single`; every other value and every hop as it was.
         let checks = rows(

@@ -456,7 +456,11 @@ mod tests {
     }
 
     fn fetched(url: &str, status: Option<u16>, body: Option<&[u8]>, reason: &str) -> Verification {
-        let outcome = if status.is_some() { "response" } else { "refused" };
+        let outcome = if status.is_some() {
+            "response"
+        } else {
+            "refused"
+        };
         Verification {
             requested_url: url.to_string(),
             credentials_removed: false,
