@@ -12,7 +12,7 @@ use rusqlite::{Connection, OpenFlags};
 use crate::error::{LedgerError, Result};
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// How long a statement waits for a lock another connection holds (SQLite's busy
 /// timeout) before failing with "database is locked".
@@ -265,7 +265,163 @@ ALTER TABLE ingests_v3 RENAME TO ingests;
 /// decide. Its SQL is in [`crate::review::MIGRATION_4`], beside the code that uses it.
 const MIGRATION_4: &str = crate::review::MIGRATION_4;
 
-const MIGRATIONS: &[&str] = &[MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4];
+/// The audit view of schema 5: `run_timestamp` is the UTC instant, and the text as written
+/// comes last, after the columns of schema 4 (so an export's columns keep their places).
+macro_rules! audit_ledger_view_5 {
+    () => {
+        r#"
+DROP VIEW IF EXISTS audit_ledger;
+CREATE VIEW audit_ledger AS
+SELECT
+    o.observation_id,
+    o.prompt_id,
+    o.prompt_version,
+    o.answer_system,
+    o.market,
+    o.collection,
+    o.run_timestamp,
+    o.observed_url,
+    o.normalization_policy_version,
+    o.normalized_key,
+    o.publisher_hostname,
+    o.transformations,
+    o.error_code,
+    CASE
+        WHEN o.normalized_key IS NULL THEN NULL
+        WHEN v.verification_id IS NULL THEN 'unverified'
+        ELSE v.verification_status
+    END AS verification_status,
+    v.final_url AS verified_final_url,
+    v.publisher_canonical,
+    v.final_http_status AS verification_http_status,
+    v.reason AS verification_reason,
+    v.finished_at AS verified_at,
+    v.observation_id AS verified_via_observation_id,
+    o.claim,
+    o.extra,
+    v.content_check,
+    (SELECT r.source_role FROM reviews AS r
+      WHERE r.normalization_policy_version = o.normalization_policy_version
+        AND r.normalized_key = o.normalized_key AND r.source_role IS NOT NULL
+      ORDER BY r.review_id DESC LIMIT 1) AS source_role,
+    (SELECT r.claim_support FROM reviews AS r
+      WHERE r.observation_id = o.observation_id AND r.claim_support IS NOT NULL
+      ORDER BY r.review_id DESC LIMIT 1) AS claim_support,
+    (SELECT r.merge_decision FROM reviews AS r
+      WHERE r.normalization_policy_version = o.normalization_policy_version
+        AND r.normalized_key = o.normalized_key AND r.merge_decision IS NOT NULL
+      ORDER BY r.review_id DESC LIMIT 1) AS merge_decision,
+    (SELECT r.reviewer FROM reviews AS r
+      WHERE r.observation_id = o.observation_id
+         OR (r.normalization_policy_version = o.normalization_policy_version
+             AND r.normalized_key = o.normalized_key
+             AND (r.source_role IS NOT NULL OR r.merge_decision IS NOT NULL))
+      ORDER BY r.review_id DESC LIMIT 1) AS reviewed_by,
+    (SELECT r.reviewed_at FROM reviews AS r
+      WHERE r.observation_id = o.observation_id
+         OR (r.normalization_policy_version = o.normalization_policy_version
+             AND r.normalized_key = o.normalized_key
+             AND (r.source_role IS NOT NULL OR r.merge_decision IS NOT NULL))
+      ORDER BY r.review_id DESC LIMIT 1) AS reviewed_at,
+    o.run_timestamp_as_written
+FROM observations AS o
+LEFT JOIN verifications AS v
+    ON v.verification_id = (
+        SELECT max(v2.verification_id)
+        FROM verifications AS v2
+        WHERE v2.normalization_policy_version = o.normalization_policy_version
+          AND v2.normalized_key = o.normalized_key
+    );
+"#
+    };
+}
+
+/// Migration 5: the collection time is stored, exported and reported in UTC, and a fetch
+/// that read no page has its own content check.
+///
+/// - `observations.run_timestamp` becomes the UTC instant (RFC 3339,
+///   `YYYY-MM-DDTHH:MM:SSZ`): the column that held it, `run_at`, is renamed, and the text as
+///   written in the input, which `run_timestamp` held, is kept as `run_timestamp_as_written`.
+///   Renaming moves no value, so the trigger that keeps observations immutable stays in
+///   force and no row is rewritten; the view names both columns.
+/// - `verifications.content_check` also takes `not-fetched` (the fetch was refused, failed,
+///   or got no 2xx page: nothing was compared). SQLite cannot change a CHECK in place, so the
+///   table is rebuilt as migration 3 rebuilt `ingests` (same ids, so every hop and variant
+///   still finds its verification; foreign keys checked before the commit). A `single` row
+///   of an earlier release whose one fetch got no 2xx response read no page: it becomes
+///   `not-fetched`, its detail saying so.
+const MIGRATION_5: &str = concat!(
+    r#"
+DROP VIEW IF EXISTS audit_ledger;
+ALTER TABLE observations RENAME COLUMN run_timestamp TO run_timestamp_as_written;
+ALTER TABLE observations RENAME COLUMN run_at TO run_timestamp;
+
+CREATE TABLE verifications_v5 (
+    verification_id              INTEGER PRIMARY KEY,
+    normalization_policy_version TEXT NOT NULL,
+    normalized_key               TEXT NOT NULL,
+    observation_id               TEXT NOT NULL REFERENCES observations (observation_id),
+    requested_url                TEXT NOT NULL,  -- the observed URL as fetched: no fragment, no userinfo
+    credentials_removed          INTEGER NOT NULL CHECK (credentials_removed IN (0, 1)),
+    started_at                   TEXT NOT NULL,
+    finished_at                  TEXT NOT NULL,
+    verification_status          TEXT NOT NULL
+        CHECK (verification_status IN ('verified', 'redirected', 'not-found', 'error', 'unresolved')),
+    reason                       TEXT NOT NULL,
+    detail                       TEXT,
+    final_url                    TEXT,           -- the URL of the last response received
+    final_http_status            INTEGER,
+    redirect_count               INTEGER NOT NULL,
+    canonical_html               TEXT,           -- <link rel=canonical> in the head, resolved
+    canonical_link_header        TEXT,           -- Link: <...>; rel="canonical", resolved
+    publisher_canonical          TEXT,           -- canonical_html, else canonical_link_header
+    body_bytes_read              INTEGER NOT NULL,
+    body_truncated               INTEGER NOT NULL CHECK (body_truncated IN (0, 1)),
+    user_agent                   TEXT NOT NULL,
+    network_scope                TEXT NOT NULL,  -- public | public+loopback | any-private
+    content_check                TEXT
+        CHECK (content_check IS NULL OR content_check IN
+            ('same', 'similar', 'different', 'unresolved', 'single', 'not-fetched')),
+    content_detail               TEXT,
+    variants_fetched             INTEGER,        -- NULL before schema 4
+    variants_total               INTEGER         -- distinct observed URLs of the key
+) STRICT;
+INSERT INTO verifications_v5 (verification_id, normalization_policy_version, normalized_key,
+    observation_id, requested_url, credentials_removed, started_at, finished_at,
+    verification_status, reason, detail, final_url, final_http_status, redirect_count,
+    canonical_html, canonical_link_header, publisher_canonical, body_bytes_read,
+    body_truncated, user_agent, network_scope, content_check, content_detail,
+    variants_fetched, variants_total)
+SELECT verification_id, normalization_policy_version, normalized_key, observation_id,
+    requested_url, credentials_removed, started_at, finished_at, verification_status, reason,
+    detail, final_url, final_http_status, redirect_count, canonical_html,
+    canonical_link_header, publisher_canonical, body_bytes_read, body_truncated, user_agent,
+    network_scope,
+    CASE WHEN content_check = 'single'
+          AND (final_http_status IS NULL OR final_http_status NOT BETWEEN 200 AND 299)
+         THEN 'not-fetched' ELSE content_check END,
+    CASE WHEN content_check = 'single'
+          AND (final_http_status IS NULL OR final_http_status NOT BETWEEN 200 AND 299)
+         THEN 'variant 0 (' || requested_url || ') was not fetched: ' || reason
+              || coalesce(' (' || detail || ')', '')
+         ELSE content_detail END,
+    variants_fetched, variants_total
+FROM verifications;
+DROP TABLE verifications;
+ALTER TABLE verifications_v5 RENAME TO verifications;
+CREATE INDEX IF NOT EXISTS verifications_by_key
+    ON verifications (normalization_policy_version, normalized_key, verification_id);
+"#,
+    audit_ledger_view_5!()
+);
+
+const MIGRATIONS: &[&str] = &[
+    MIGRATION_1,
+    MIGRATION_2,
+    MIGRATION_3,
+    MIGRATION_4,
+    MIGRATION_5,
+];
 
 /// Opens (and with `create`, creates) the ledger at `path`, sets WAL mode, foreign keys
 /// and a busy timeout, and brings the schema up to [`SCHEMA_VERSION`].
@@ -546,7 +702,7 @@ mod tests {
         // extra must be JSON.
         let bad = conn.execute(
             "INSERT INTO observations (observation_id, prompt_version, answer_system, market,
-               run_timestamp, run_at, observed_url, normalization_policy_version,
+               run_timestamp_as_written, run_timestamp, observed_url, normalization_policy_version,
                normalized_key, transformations, removed_params, ingest_id, source_line, extra)
              VALUES ('o2', 'v', 's', 'us', '2026-11-01', '2026-11-01T00:00:00Z',
                'https://a.example/', 'citation@1', 'https://a.example/', '[]', '[]', 1, 3, '{')",
@@ -680,7 +836,7 @@ mod tests {
         assert_eq!(fk, 1);
         let dangling = conn.execute(
             "INSERT INTO observations (observation_id, prompt_version, answer_system, market,
-               run_timestamp, run_at, observed_url, normalization_policy_version,
+               run_timestamp_as_written, run_timestamp, observed_url, normalization_policy_version,
                normalized_key, transformations, removed_params, ingest_id, source_line)
              VALUES ('m9', 'v', 's', 'us', 't', 't', 'https://a.example/', 'citation@1',
                'https://a.example/', '[]', '[]', 99, 2)",
@@ -796,7 +952,7 @@ mod tests {
         ];
         drop(c);
         let conn = open(&path, false).expect("migrate");
-        assert_eq!(user_version(&conn).expect("v"), 4);
+        assert_eq!(user_version(&conn).expect("v"), SCHEMA_VERSION);
         let after = [
             rows(&conn, "SELECT * FROM ingests ORDER BY 1"),
             rows(&conn, "SELECT * FROM observations ORDER BY 1"),
@@ -846,6 +1002,175 @@ mod tests {
             )
             .expect("view");
         assert_eq!(role.as_deref(), Some("evidence"));
+    }
+
+    /// A schema-4 ledger as the previous release wrote it (its migrations 1-4 as they
+    /// stand): the rows of [`version_2_ledger`], an ingest whose run timestamps carry
+    /// offsets, and three verifications of one URL each: one that read its page, one
+    /// refused before connecting, one that got a 404 (both stored as `single`).
+    fn version_4_ledger(path: &Path) {
+        version_2_ledger(path);
+        let c = Connection::open(path).expect("raw");
+        c.execute_batch(&format!(
+            "PRAGMA foreign_keys = OFF;\n{MIGRATION_3}\n{MIGRATION_4}\nPRAGMA user_version = 4;"
+        ))
+        .expect("v4 schema");
+        c.execute_batch(
+            "INSERT INTO ingests VALUES (3, 'c.csv', 'cccc', 'csv', 'citation@1',
+               '2026-11-03T00:00:00.000Z', '0.1.0', 2, 2, 0, NULL, NULL);
+             INSERT INTO observations (observation_id, prompt_version, answer_system, market,
+               run_timestamp, run_at, observed_url, normalization_policy_version,
+               normalized_key, canonical_form, publisher_hostname, transformations,
+               removed_params, error_code, error_message, ingest_id, source_line, claim, extra)
+             VALUES
+               ('p1', 'v', 's', 'fr', '2026-11-08 09:00:00+01:00', '2026-11-08T08:00:00Z',
+                'https://p.example/1', 'citation@1', 'https://p.example/1',
+                'https://p.example/1', 'p.example', '[]', '[]', NULL, NULL, 3, 2, NULL, '{}'),
+               ('p2', 'v', 's', 'in', '2026-11-08T09:00:00.750-05:30', '2026-11-08T14:30:00Z',
+                'https://p.example/2', 'citation@1', 'https://p.example/2',
+                'https://p.example/2', 'p.example', '[]', '[]', NULL, NULL, 3, 3, NULL, '{}');
+             INSERT INTO verifications (verification_id, normalization_policy_version,
+               normalized_key, observation_id, requested_url, credentials_removed, started_at,
+               finished_at, verification_status, reason, detail, final_url, final_http_status,
+               redirect_count, body_bytes_read, body_truncated, user_agent, network_scope,
+               content_check, content_detail, variants_fetched, variants_total)
+             VALUES
+               (2, 'citation@1', 'https://docs.example.org/c', 'm3', 'https://docs.example.org/c',
+                0, 't0', 't1', 'verified', 'ok', NULL, 'https://docs.example.org/c', 200, 0,
+                10, 0, 'ua', 'public', 'single', 'one distinct observed URL', 1, 1),
+               (3, 'citation@1', 'https://p.example/1', 'p1', 'https://p.example/1', 0, 't0',
+                't1', 'unresolved', 'refused-private-address', '10.0.0.1 is private', NULL,
+                NULL, 0, 0, 0, 'ua', 'public', 'single', 'one distinct observed URL', 1, 1),
+               (4, 'citation@1', 'https://p.example/2', 'p2', 'https://p.example/2', 0, 't0',
+                't1', 'not-found', 'http-404', NULL, 'https://p.example/2', 404, 0, 0, 0, 'ua',
+                'public', 'single', 'one distinct observed URL', 1, 1);",
+        )
+        .expect("v4 rows");
+    }
+
+    #[test]
+    fn a_version_4_ledger_gets_utc_run_timestamps_and_not_fetched_checks() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("v4.sqlite");
+        version_4_ledger(&path);
+        let old = Connection::open(&path).expect("raw");
+        let hops_before = rows(&old, "SELECT * FROM verification_hops ORDER BY 1, 2");
+        let verifications_before = rows(&old, "SELECT * FROM verifications ORDER BY 1");
+        drop(old);
+
+        let conn = open(&path, false).expect("migrate");
+        assert_eq!(user_version(&conn).expect("v"), 5);
+        let got: Vec<(String, String, String)> = conn
+            .prepare(
+                "SELECT observation_id, run_timestamp, run_timestamp_as_written \
+                 FROM audit_ledger ORDER BY observation_id",
+            )
+            .expect("prepare")
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .expect("query")
+            .collect::<rusqlite::Result<_>>()
+            .expect("rows");
+        let want = [
+            ("m1", "2026-11-08T09:00:00Z", "2026-11-08T09:00:00Z"),
+            ("m2", "2026-11-08T09:00:00Z", "2026-11-08T09:00:00Z"),
+            ("m3", "2026-11-08T09:00:00Z", "2026-11-08T09:00:00Z"),
+            ("p1", "2026-11-08T08:00:00Z", "2026-11-08 09:00:00+01:00"),
+            (
+                "p2",
+                "2026-11-08T14:30:00Z",
+                "2026-11-08T09:00:00.750-05:30",
+            ),
+        ];
+        let got: Vec<(&str, &str, &str)> = got
+            .iter()
+            .map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str()))
+            .collect();
+        assert_eq!(got, want);
+        // Observations are still immutable, and no old column name is left.
+        assert!(conn
+            .execute("UPDATE observations SET market = 'x'", [])
+            .is_err());
+        assert!(conn.prepare("SELECT run_at FROM observations").is_err());
+        // The two `single` rows that read no page are `not-fetched`; the one that did
+        // stays `single`; every other value and every hop as it was.
+        let checks = rows(
+            &conn,
+            "SELECT verification_id, content_check, content_detail FROM verifications ORDER BY 1",
+        );
+        assert_eq!(checks[0], "Integer(1)|Null|Null|");
+        assert_eq!(
+            checks[1],
+            "Integer(2)|Text(\"single\")|Text(\"one distinct observed URL\")|"
+        );
+        assert_eq!(
+            checks[2],
+            "Integer(3)|Text(\"not-fetched\")|Text(\"variant 0 (https://p.example/1) was not \
+             fetched: refused-private-address (10.0.0.1 is private)\")|"
+        );
+        assert_eq!(
+            checks[3],
+            "Integer(4)|Text(\"not-fetched\")|Text(\"variant 0 (https://p.example/2) was not \
+             fetched: http-404\")|"
+        );
+        let after = rows(&conn, "SELECT * FROM verifications ORDER BY 1");
+        for (i, (a, b)) in after.iter().zip(&verifications_before).enumerate() {
+            if i < 2 {
+                assert_eq!(a, b);
+            } else {
+                assert!(a.contains("not-fetched") && !b.contains("not-fetched"));
+            }
+        }
+        assert_eq!(
+            rows(&conn, "SELECT * FROM verification_hops ORDER BY 1, 2"),
+            hops_before
+        );
+        // The rebuilt table takes the new check, and still refuses anything else.
+        let set = |v: &str| {
+            conn.execute(
+                "INSERT INTO verifications (normalization_policy_version, normalized_key,
+                   observation_id, requested_url, credentials_removed, started_at, finished_at,
+                   verification_status, reason, redirect_count, body_bytes_read,
+                   body_truncated, user_agent, network_scope, content_check)
+                 VALUES ('citation@1', 'k', 'm1', 'u', 0, 't', 't', 'error', 'r', 0, 0, 0,
+                   'ua', 'public', ?1)",
+                [v],
+            )
+        };
+        set("not-fetched").expect("not-fetched");
+        assert!(set("maybe").is_err());
+        let idx: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_schema WHERE name = 'verifications_by_key'",
+                [],
+                |r| r.get(0),
+            )
+            .expect("index");
+        assert_eq!(idx, 1);
+    }
+
+    #[test]
+    fn re_ingesting_a_file_after_migration_5_adds_nothing() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("v4.sqlite");
+        version_4_ledger(&path);
+        // The file that made ingest 3, its timestamps written with offsets.
+        let csv = dir.path().join("c.csv");
+        std::fs::write(
+            &csv,
+            "observation_id,prompt_version,answer_system,market,run_timestamp,observed_url\n\
+             p1,v,s,fr,2026-11-08 09:00:00+01:00,https://p.example/1\n\
+             p2,v,s,in,2026-11-08T09:00:00.750-05:30,https://p.example/2\n",
+        )
+        .expect("write");
+        let mut conn = open(&path, false).expect("migrate");
+        let norm = crate::norm::Normalizer::new("citation@1").expect("policy");
+        let s = crate::ingest::ingest_file(&mut conn, &csv, None, &Default::default(), &norm)
+            .expect("ingest");
+        assert_eq!((s.rows_read, s.added, s.unchanged), (2, 0, 2));
+        let n: i64 = conn
+            .query_row("SELECT count(*) FROM observations", [], |r| r.get(0))
+            .expect("count");
+        assert_eq!(n, 5, "no row added");
     }
 
     #[test]

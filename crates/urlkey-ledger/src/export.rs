@@ -18,7 +18,9 @@ pub enum ExportFormat {
 }
 
 /// The exported columns, in order: the seed's minimum audit ledger, then context.
-pub const COLUMNS: [&str; 28] = [
+/// `run_timestamp` is the collection instant in UTC (RFC 3339, `2026-11-08T08:00:00Z`);
+/// `run_timestamp_as_written`, last, is the input's text for it, untouched.
+pub const COLUMNS: [&str; 29] = [
     "observation_id",
     "prompt_id",
     "prompt_version",
@@ -47,6 +49,7 @@ pub const COLUMNS: [&str; 28] = [
     "merge_decision",
     "reviewed_by",
     "reviewed_at",
+    "run_timestamp_as_written",
 ];
 
 /// A CSV text cell that opens as text in a spreadsheet: one whose first character would

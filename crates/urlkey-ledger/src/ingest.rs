@@ -257,7 +257,9 @@ struct Row {
     answer_system: String,
     market: String,
     collection: Option<String>,
+    /// The `run_timestamp` cell as written (stored as `run_timestamp_as_written`).
     run_timestamp: String,
+    /// The same instant in UTC (stored as `run_timestamp`).
     run_at: String,
     observed_url: String,
     /// The answer text that cited the URL.
@@ -492,7 +494,8 @@ pub fn ingest(
         let mut find = tx
             .prepare(
                 "SELECT o.prompt_id, o.prompt_version, o.answer_system, o.market, o.collection, \
-                 o.run_timestamp, o.run_at, o.observed_url, o.normalization_policy_version, \
+                 o.run_timestamp_as_written, o.run_timestamp, o.observed_url, \
+                 o.normalization_policy_version, \
                  o.ingest_id, o.source_line, i.source_path, o.claim, o.extra \
                  FROM observations o JOIN ingests i USING (ingest_id) WHERE o.observation_id = ?1",
             )
@@ -500,7 +503,7 @@ pub fn ingest(
         let mut insert = tx
             .prepare(
                 "INSERT INTO observations (observation_id, prompt_id, prompt_version, \
-                 answer_system, market, collection, run_timestamp, run_at, observed_url, \
+                 answer_system, market, collection, run_timestamp_as_written, run_timestamp, observed_url, \
                  normalization_policy_version, normalized_key, canonical_form, \
                  publisher_hostname, transformations, removed_params, error_code, \
                  error_message, ingest_id, source_line, claim, extra) \

@@ -626,7 +626,7 @@ fn load(conn: &Connection, policy: Option<&str>, unit: PublisherUnit) -> Result<
     // No ORDER BY: every measure is independent of the row order (first and last seen are
     // a min and a max; lists are sorted when built). Sorting 1M rows cost seconds.
     let sql = format!(
-        "SELECT prompt_version, answer_system, market, collection, run_at, normalized_key, \
+        "SELECT prompt_version, answer_system, market, collection, run_timestamp, normalized_key, \
          publisher_hostname, observed_url, observation_id FROM observations {filter}"
     );
     let mut stmt = conn.prepare(&sql)?;

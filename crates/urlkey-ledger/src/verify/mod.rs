@@ -400,6 +400,9 @@ pub fn run(
             }
             let (check, _) = content::compare(&vs);
             line.push_str(&format!("  content: {}", check.as_str()));
+            if check == content::ContentCheck::NotFetched {
+                line.push_str(&format!(" ({})", content::not_fetched_reason(&vs)));
+            }
             if vs.len() > 1 {
                 line.push_str(&format!(" ({} variants)", vs.len()));
             }

@@ -652,8 +652,8 @@ fn jsonl_with_missing_columns_takes_the_flags_and_rejects_what_is_still_missing(
     let c = open(&db);
     let rows: Vec<(String, String, String, String, String, Option<String>)> = c
         .prepare(
-            "SELECT observation_id, answer_system, market, run_timestamp, collection, error_code \
-             FROM observations ORDER BY observation_id",
+            "SELECT observation_id, answer_system, market, run_timestamp_as_written, collection, \
+             error_code FROM observations ORDER BY observation_id",
         )
         .expect("prepare")
         .query_map([], |r| {

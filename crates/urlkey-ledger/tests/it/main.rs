@@ -10,6 +10,7 @@ mod export_safety;
 mod ingest_files;
 mod ingest_rejects;
 mod ingest_report;
+mod not_fetched;
 mod real_files;
 mod report_html;
 mod report_measures;

@@ -137,7 +137,7 @@ fn utf16_with_semicolons_and_spaced_headers_goes_in_as_it_is() {
     );
     let run_at: String = open(&db)
         .query_row(
-            "SELECT run_at FROM observations WHERE observation_id = 's1'",
+            "SELECT run_timestamp FROM observations WHERE observation_id = 's1'",
             [],
             |r| r.get(0),
         )

@@ -17,7 +17,7 @@ fn file(dir: &std::path::Path, stamps: &[&str]) -> std::path::PathBuf {
 
 fn stored(db: &std::path::Path) -> Vec<(String, String)> {
     open(db)
-        .prepare("SELECT run_timestamp, run_at FROM observations ORDER BY observation_id")
+        .prepare("SELECT run_timestamp_as_written, run_timestamp FROM observations ORDER BY observation_id")
         .expect("prepare")
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
         .expect("query")
@@ -119,4 +119,116 @@ fn the_run_timestamp_flag_takes_the_zone_too() {
     )
     .ok();
     assert_eq!(stored(&db)[0].1, "2026-11-08T14:00:00Z");
+}
+
+#[test]
+fn export_and_report_give_the_utc_instant_and_keep_the_text() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("l.sqlite");
+    let written = [
+        "2026-11-08 09:00:00+01:00",
+        "2026-11-08T09:00:00-05:30",
+        "2026-11-08T09:00:00Z",
+        "2026-11-08 09:00:00+0000",
+        "2026-11-08T09:00:00.999+01:00",
+        "2026-11-08",
+    ];
+    let f = file(dir.path(), &written);
+    ledger(&db, &["ingest", f.to_str().expect("p")]).ok();
+    let utc = [
+        "2026-11-08T08:00:00Z",
+        "2026-11-08T14:30:00Z",
+        "2026-11-08T09:00:00Z",
+        "2026-11-08T09:00:00Z",
+        "2026-11-08T08:00:00Z",
+        "2026-11-08T00:00:00Z",
+    ];
+    let jsonl = ledger(&db, &["export", "--format", "jsonl"]).ok().stdout;
+    let rows: Vec<serde_json::Value> = jsonl
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    assert_eq!(rows.len(), written.len());
+    for (i, r) in rows.iter().enumerate() {
+        assert_eq!(r["run_timestamp"], utc[i], "{r}");
+        assert_eq!(r["run_timestamp_as_written"], written[i], "{r}");
+    }
+    let csv = ledger(&db, &["export", "--format", "csv"]).ok().stdout;
+    let mut rd = csv::Reader::from_reader(csv.as_bytes());
+    let h = rd.headers().expect("header").clone();
+    let ts = h.iter().position(|c| c == "run_timestamp").expect("col");
+    let tw = h
+        .iter()
+        .position(|c| c == "run_timestamp_as_written")
+        .expect("col");
+    assert_eq!(tw, h.len() - 1, "the new column comes last");
+    for (i, rec) in rd.records().enumerate() {
+        let rec = rec.expect("record");
+        assert_eq!(&rec[ts], utc[i]);
+        assert_eq!(&rec[tw], written[i]);
+    }
+    // The collection window is the earliest and latest UTC instant.
+    let report = ledger(&db, &["report", "--format", "json"]).ok().stdout;
+    assert!(report.contains("2026-11-08T00:00:00Z"), "{report}");
+    assert!(report.contains("2026-11-08T14:30:00Z"), "{report}");
+    assert!(!report.contains("+01:00"), "{report}");
+}
+
+#[test]
+fn local_times_a_dst_change_skips_or_repeats_and_bad_text_are_refused_by_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("l.sqlite");
+    let f = file(
+        dir.path(),
+        &[
+            "2026-03-29 02:30:00", // skipped in Paris (02:00 -> 03:00)
+            "2026-10-25 02:30:00", // repeated in Paris (03:00 -> 02:00)
+            "2026-11-08T25:00:00Z",
+            "last tuesday",
+        ],
+    );
+    let err = ledger(
+        &db,
+        &[
+            "ingest",
+            f.to_str().expect("p"),
+            "--timezone",
+            "Europe/Paris",
+        ],
+    )
+    .err();
+    assert_eq!(err.exit_code(), 3);
+    let msg = err.to_string();
+    for line in 2..=5 {
+        assert!(
+            msg.contains(&format!("line {line}, column run_timestamp")),
+            "line {line}: {msg}"
+        );
+    }
+    assert!(
+        msg.contains("names no single instant in Europe/Paris"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("2026-03-29 02:30:00+01:00"),
+        "asks for the offset: {msg}"
+    );
+    assert!(!db.exists() || stored(&db).is_empty(), "nothing stored");
+    // With the offset written, each of the repeated half hours is its own instant.
+    let g = file(
+        dir.path(),
+        &["2026-10-25 02:30:00+02:00", "2026-10-25 02:30:00+01:00"],
+    );
+    ledger(
+        &db,
+        &[
+            "ingest",
+            g.to_str().expect("p"),
+            "--timezone",
+            "Europe/Paris",
+        ],
+    )
+    .ok();
+    let got: Vec<String> = stored(&db).into_iter().map(|r| r.1).collect();
+    assert_eq!(got, ["2026-10-25T00:30:00Z", "2026-10-25T01:30:00Z"]);
 }

@@ -113,7 +113,14 @@ fn the_variants_of_each_key_are_fetched_and_compared() {
     assert!(detail.contains("http-503"), "{detail}");
 
     let (st, _, check, _, _, _) = check_of(&db, "v-011");
-    assert_eq!((st.as_str(), check.as_str()), ("not-found", "single"));
+    assert_eq!((st.as_str(), check.as_str()), ("not-found", "not-fetched"));
+    let (_, _, _, detail, _, _) = check_of(&db, "v-011");
+    assert!(detail.ends_with("was not fetched: http-404"), "{detail}");
+    assert!(
+        r.stdout.contains("content: not-fetched (http-404)"),
+        "{}",
+        r.stdout
+    );
 
     // What each fetch holds.
     let c = open(&db);
@@ -199,7 +206,12 @@ fn a_variant_redirected_to_a_private_address_is_refused() {
     let (_dir, db) = ledger_for(&s, &["/inside", "/inside/"]);
     ledger(&db, FAST).ok();
     let (st, _, check, _, _, _) = check_of(&db, "v-000");
-    assert_eq!((st.as_str(), check.as_str()), ("verified", "unresolved"));
+    assert_eq!((st.as_str(), check.as_str()), ("verified", "not-fetched"));
+    let (_, _, _, detail, _, _) = check_of(&db, "v-000");
+    assert!(
+        detail.starts_with("variant 1 ") && detail.contains("refused-private-address"),
+        "{detail}"
+    );
     let vs = variants_of(&db, "v-000");
     assert_eq!(
         (vs[1].1.as_str(), vs[1].2.as_str()),

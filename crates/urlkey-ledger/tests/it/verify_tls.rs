@@ -119,8 +119,17 @@ fn tls_is_verified_with_ca_cert_and_unresolved_without() {
         "0",
     ];
 
-    // Not trusted: the handshake fails; no finding.
-    ledger(&db, &base).ok();
+    // Not trusted: the handshake fails; no finding, no page compared.
+    let r = ledger(&db, &base).ok();
+    assert!(
+        r.stdout.contains("content: not-fetched (tls)"),
+        "{}",
+        r.stdout
+    );
+    let check: String = open(&db)
+        .query_row("SELECT content_check FROM verifications", [], |r| r.get(0))
+        .expect("check");
+    assert_eq!(check, "not-fetched");
     let latest = || -> (String, String, Option<String>) {
         open(&db)
             .query_row(
