@@ -23,9 +23,10 @@
 //!   `.` at the end. A label is one or more ASCII letters, digits and hyphens and does not
 //!   start or end with `-`. No length limits are checked.
 //! - The last label must be a top-level domain of the ICANN section
-//!   ([`PublicSuffixList::is_icann_tld`], ASCII case-insensitive), looked up in its `xn--`
-//!   form after the mapping: so `bücher.de`, `пример.рф`, `example.中国` and their `xn--`
-//!   forms are taken alike.
+//!   ([`PublicSuffixList::is_icann_tld`], ASCII case-insensitive): the last label of some
+//!   rule there, so `example.co.za` is taken although the list has no rule `za` (only
+//!   `co.za`, ...). It is looked up in its `xn--` form after the mapping: so `bücher.de`,
+//!   `пример.рф`, `example.中国` and their `xn--` forms are taken alike.
 //! - The host may be followed by `:port` (1 to 5 digits, at most 65535), then by
 //!   anything that starts with `/`, `?` or `#`. An empty port (`example.com:`) is not a
 //!   port. Anything else after the host (`@`, `_`, `\`, ...) makes the answer `false`.
@@ -183,6 +184,9 @@ mod tests {
         assert!(!is("example.com foo")); // white space inside
         assert!(!is("example.com\u{a0}x")); // no-break space inside
         assert!(!is("example.notatld")); // unknown TLD
+        assert!(is("example.co.za")); // "za" has rules (co.za, ...) but no rule of its own
+        assert!(is("google.com.jm")); // likewise "jm"
+        assert!(is("example.ck")); // "*.ck" is a rule of the top-level domain "ck"
     }
 
     #[test]

@@ -104,7 +104,7 @@ pub fn inspect(input: &str, set: &PolicySet, policy: &Policy) -> Inspection {
         looks_like_web_address: crate::detect::looks_like_web_address(input, psl),
         facts: seed.as_ref().map(|o| o.facts.clone()).unwrap_or_default(),
         profile: None,
-        offsets: crate::offsets::offsets(input, written),
+        offsets: crate::offsets::web_address_offsets(input, written),
         query_pairs: None,
         registrable_domain: None,
         public_suffix: None,

@@ -184,6 +184,53 @@ pub fn offsets(input: &str, scheme_written: bool) -> Offsets {
     out
 }
 
+/// [`offsets`] of a web address as seed 001 reads it ("Input text is trimmed of white
+/// space"): the text `webkey@1` and `inspect` parse is `input` less Unicode white space and
+/// C0 controls at both ends (`text::trim_white_space_and_c0`), so a leading U+00A0 or a
+/// trailing U+3000 is in no span, as a leading space is. The spans are still offsets into
+/// `input` as given ("in UTF-16 units of the input as given").
+///
+/// `scheme_written`: `crate::text::written_scheme` of that trimmed text, tabs and newlines
+/// removed.
+///
+/// ```
+/// let input = "\u{a0}example.com/p\u{3000}";
+/// let o = urlkey::offsets::web_address_offsets(input, false);
+/// assert_eq!(o.host.unwrap().utf16, urlkey::offsets::Span { start: 1, end: 12 });
+/// assert_eq!(o.path.unwrap().utf16, urlkey::offsets::Span { start: 12, end: 14 });
+/// ```
+pub fn web_address_offsets(input: &str, scheme_written: bool) -> Offsets {
+    let (trimmed, lo) = crate::text::trim_white_space_and_c0(input);
+    let mut out = offsets(trimmed, scheme_written);
+    if lo > 0 {
+        let units = input[..lo].encode_utf16().count();
+        let shift = |c: &mut ComponentSpan| {
+            c.bytes.start += lo;
+            c.bytes.end += lo;
+            c.utf16.start += units;
+            c.utf16.end += units;
+        };
+        for c in [
+            &mut out.scheme,
+            &mut out.userinfo,
+            &mut out.host,
+            &mut out.port,
+            &mut out.path,
+            &mut out.query,
+            &mut out.fragment,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            shift(c);
+        }
+        for p in &mut out.params {
+            shift(&mut p.span);
+        }
+    }
+    out
+}
+
 /// True for the characters the Standard removes anywhere in the input.
 fn is_removed(c: u8) -> bool {
     matches!(c, b'\t' | b'\n' | b'\r')

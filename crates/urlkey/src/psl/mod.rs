@@ -9,9 +9,11 @@
 //! the `publicsuffix` crate: [`PublicSuffixList::parse`] also builds a rule table, the
 //! crate's rule tree with its edges in one open-addressing hash table keyed by
 //! (parent node, label). A lookup walks the host's labels from the right exactly as the
-//! crate's `List::find` walks its tree, without allocating. `lookup()` and
-//! `is_icann_tld()` still use the crate.
+//! crate's `List::find` walks its tree, without allocating. `lookup()` still uses the
+//! crate; `is_icann_tld()` reads a set of the ICANN section's top-level labels, also built
+//! at parse time.
 
+use std::collections::HashSet;
 use std::sync::{Arc, OnceLock};
 
 use publicsuffix::{List, Psl, Type};
@@ -27,6 +29,8 @@ const EMBEDDED: &str = include_str!("../../data/public_suffix_list.dat");
 pub struct PublicSuffixList {
     list: Arc<List>,
     table: Arc<RuleTable>,
+    /// The last label (in its `xn--` form, lowercase) of every ICANN-section rule.
+    icann_tlds: Arc<HashSet<Box<str>>>,
     version: Arc<str>,
 }
 
@@ -122,6 +126,7 @@ impl PublicSuffixList {
             .parse()
             .map_err(|e: publicsuffix::Error| PslError::Unparsable(e.to_string()))?;
         let table = RuleTable::build(text)?;
+        let icann_tlds = icann_tlds(text);
         let version = text
             .lines()
             .take(50)
@@ -131,6 +136,7 @@ impl PublicSuffixList {
         Ok(PublicSuffixList {
             list: Arc::new(list),
             table: Arc::new(table),
+            icann_tlds: Arc::new(icann_tlds),
             version: version.into(),
         })
     }
@@ -197,19 +203,59 @@ impl PublicSuffixList {
         self.table.registrable_start(host.as_bytes())
     }
 
-    /// True when `label` is a top-level domain with a rule in the ICANN section.
+    /// True when `label` is a top-level domain with a rule in the ICANN section: the last
+    /// label of some rule there. A country whose registry lists only second-level rules
+    /// (`co.za`, `*.ck`, `com.np`: `za`, `ck`, `er`, `fk`, `jm`, `mm`, `np`, `pg` in the
+    /// embedded list) has no rule of the label alone and is a top-level domain all the same.
     pub fn is_icann_tld(&self, label: &str) -> bool {
         if label.is_empty() || label.contains('.') {
             return false;
         }
-        let lower = label.to_ascii_lowercase();
-        match self.list.suffix(lower.as_bytes()) {
-            Some(s) => {
-                s.is_known() && s.typ() == Some(Type::Icann) && s.as_bytes() == lower.as_bytes()
-            }
-            None => false,
-        }
+        self.icann_tlds
+            .contains(label.to_ascii_lowercase().as_str())
     }
+}
+
+/// The last label of every rule of the ICANN section (from its `BEGIN` marker to its `END`
+/// marker, or the private section's `BEGIN`, or the end of the text), lowercase, in its
+/// `xn--` form. A rule is the first word of a line that is not a comment (the list's
+/// format: <https://github.com/publicsuffix/list/wiki/Format>).
+fn icann_tlds(text: &str) -> HashSet<Box<str>> {
+    let mut out = HashSet::new();
+    let Some(begin) = text.find("===BEGIN ICANN DOMAINS===") else {
+        return out;
+    };
+    let section = &text[begin..];
+    let end = ["===END ICANN DOMAINS===", "===BEGIN PRIVATE DOMAINS==="]
+        .iter()
+        .filter_map(|m| section.find(m))
+        .min()
+        .unwrap_or(section.len());
+    // The first line holds the marker.
+    for line in section[..end].lines().skip(1) {
+        let line = line.trim_start();
+        if line.starts_with("//") {
+            continue;
+        }
+        let Some(rule) = line.split_whitespace().next() else {
+            continue;
+        };
+        let rule = rule.strip_prefix('!').unwrap_or(rule);
+        let last = rule.rsplit('.').next().unwrap_or(rule);
+        if last.is_empty() || last == "*" {
+            continue;
+        }
+        let ascii = if last.is_ascii() {
+            last.to_ascii_lowercase()
+        } else {
+            match idna::domain_to_ascii(last) {
+                Ok(a) => a,
+                Err(_) => continue,
+            }
+        };
+        out.insert(ascii.into_boxed_str());
+    }
+    out
 }
 
 fn fnv1a(bytes: &[u8]) -> u64 {
@@ -254,6 +300,21 @@ mod tests {
         assert!(!psl.is_icann_tld("txt"));
         assert!(!psl.is_icann_tld("smith"));
         assert!(psl.is_icann_tld("io"));
+        // Top-level domains whose registries list only rules below them.
+        for tld in ["za", "ck", "er", "fk", "jm", "mm", "np", "pg", "ZA"] {
+            assert!(psl.is_icann_tld(tld), "{tld}");
+        }
+        // Unicode rules are read in their xn-- form.
+        assert!(psl.is_icann_tld("xn--p1ai"));
+        // A label of the private section only is not an ICANN top-level domain.
+        let custom = PublicSuffixList::parse(
+            "// ===BEGIN ICANN DOMAINS===\nco.za\n*.ck\n!www.ck\n// ===END ICANN DOMAINS===\n\
+             // ===BEGIN PRIVATE DOMAINS===\nexample.privtld\n// ===END PRIVATE DOMAINS===\n",
+        )
+        .unwrap();
+        assert!(custom.is_icann_tld("za") && custom.is_icann_tld("ck"));
+        assert!(!custom.is_icann_tld("privtld"));
+        assert!(!custom.is_icann_tld("co") && !custom.is_icann_tld("www"));
     }
 
     #[test]
