@@ -494,6 +494,87 @@ fn exit_codes() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/file.txt: cannot open"));
 }
 
+/// The rows (code, meaning) of the table under `## Exit codes` in a doc.
+fn exit_table(doc: &str) -> Vec<(i32, String)> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(doc);
+    let text = std::fs::read_to_string(&path).expect("the doc");
+    let section = text
+        .split("\n## ")
+        .find(|s| s.starts_with("Exit codes\n"))
+        .unwrap_or_else(|| panic!("{doc} has no Exit codes section"));
+    section
+        .lines()
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.trim().trim_matches('|').split(" | ").collect();
+            let code = cells.first()?.trim().parse().ok()?;
+            Some((code, cells.get(1)?.trim().to_string()))
+        })
+        .collect()
+}
+
+/// docs/cli.md's table is the code's table: the same codes in the same order, each row
+/// starting with what the code says it means.
+#[test]
+fn exit_code_table_in_the_docs_is_the_codes() {
+    use urlkey_batch::exit::Exit;
+    let rows = exit_table("docs/cli.md");
+    let codes: Vec<i32> = rows.iter().map(|r| r.0).collect();
+    let want: Vec<i32> = Exit::ALL.iter().map(|e| e.code()).collect();
+    assert_eq!(codes, want, "docs/cli.md's Exit codes against Exit::ALL");
+    for (e, (code, meaning)) in Exit::ALL.iter().zip(&rows) {
+        assert!(
+            meaning.starts_with(e.summary()),
+            "{code}: {meaning:?} should start with {:?}",
+            e.summary()
+        );
+    }
+}
+
+/// docs/ledger.md's table gives the codes the ledger's errors map to, each one of the
+/// shared table's, and never 1 (the ledger compares nothing).
+#[test]
+fn exit_code_table_of_the_ledger_is_part_of_the_shared_one() {
+    use urlkey_batch::exit::Exit;
+    use urlkey_ledger::error::LedgerError;
+    let m = String::new;
+    let mut want: Vec<i32> = [
+        LedgerError::OutputClosed,
+        LedgerError::Usage(m()),
+        LedgerError::Input(m()),
+        LedgerError::Output(m()),
+        LedgerError::Policy(m()),
+        LedgerError::Database(m()),
+        LedgerError::Other(m()),
+    ]
+    .iter()
+    .map(LedgerError::exit_code)
+    .chain([Exit::Interrupted.code(), Exit::Terminated.code()])
+    .collect();
+    want.sort_unstable();
+    let codes: Vec<i32> = exit_table("docs/ledger.md").iter().map(|r| r.0).collect();
+    assert_eq!(codes, want, "docs/ledger.md's Exit codes");
+    assert!(!codes.contains(&Exit::Differ.code()));
+    let shared: Vec<i32> = Exit::ALL.iter().map(|e| e.code()).collect();
+    assert!(codes.iter().all(|c| shared.contains(c)), "{codes:?}");
+}
+
+/// An internal error (here: `serve` on an address another socket holds) exits 70, not 1,
+/// which only says that compared inputs differ.
+#[test]
+fn exit_code_table_internal_error_is_70() {
+    let held = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = held.local_addr().expect("addr").to_string();
+    let out = run(&["serve", "--addr", &addr], b"");
+    assert_eq!(
+        out.status.code(),
+        Some(urlkey_batch::exit::Exit::Internal.code()),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(70));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot listen"));
+}
+
 #[test]
 fn base_is_honoured_by_whatwg() {
     let out = ok(
@@ -923,6 +1004,7 @@ fn explain_exit_codes_and_json_shape() {
         "rules",
         "transformations",
         "differs_in",
+        "differing_values",
         "same_key_under",
     ] {
         assert!(v.get(field).is_some(), "{field} missing: {v}");
@@ -941,6 +1023,7 @@ fn explain_exit_codes_and_json_shape() {
     );
     assert_eq!(v["transformations"][1], serde_json::json!([]));
     assert!(v["differs_in"].is_null());
+    assert!(v["differing_values"].is_null());
 
     // Three inputs, one apart: 1, with the hint.
     let (code, v) = explain_json(&[
@@ -950,9 +1033,9 @@ fn explain_exit_codes_and_json_shape() {
     ]);
     assert_eq!(code, Some(1));
     // The first component in URL order where any two differ.
-    assert_eq!(v["differs_in"]["component"], "scheme");
+    assert_eq!(v["differs_in"], "scheme");
     assert_eq!(
-        v["differs_in"]["values"],
+        v["differing_values"],
         serde_json::json!(["https", "https", "http"])
     );
     assert_eq!(v["same_key_under"], serde_json::json!(["webkey@1"]));
@@ -963,6 +1046,7 @@ fn explain_exit_codes_and_json_shape() {
     assert_eq!(v["same_key"], false);
     assert_eq!(v["errors"][0]["code"], "citation.unsupported-scheme");
     assert!(v["differs_in"].is_null());
+    assert!(v["differing_values"].is_null());
 
     // Usage errors 2 (one input, an unknown format), an unknown policy 5 as everywhere.
     assert_eq!(
@@ -1062,9 +1146,9 @@ fn explain_differs_in_each_component() {
     for (component, a, b, va, vb) in cases {
         let (code, v) = explain_json(&["--policy", "whatwg@1", a, b]);
         assert_eq!(code, Some(1), "{component}: {v}");
-        assert_eq!(v["differs_in"]["component"], component, "{v}");
+        assert_eq!(v["differs_in"], component, "{v}");
         assert_eq!(
-            v["differs_in"]["values"],
+            v["differing_values"],
             serde_json::json!([va, vb]),
             "{v}"
         );
@@ -1076,16 +1160,16 @@ fn explain_differs_in_each_component() {
         "https://a.example/x",
         "ftp://a.example/x",
     ]);
-    assert_eq!(v["differs_in"]["component"], "scheme", "{v}");
-    assert_eq!(v["differs_in"]["values"], serde_json::json!([null, "ftp"]));
+    assert_eq!(v["differs_in"], "scheme", "{v}");
+    assert_eq!(v["differing_values"], serde_json::json!([null, "ftp"]));
     let (_, v) = explain_json(&[
         "--policy",
         "webkey@1",
         "https://a.example/x?q=1",
         "a.example/x",
     ]);
-    assert_eq!(v["differs_in"]["component"], "query", "{v}");
-    assert_eq!(v["differs_in"]["values"], serde_json::json!(["q=1", null]));
+    assert_eq!(v["differs_in"], "query", "{v}");
+    assert_eq!(v["differing_values"], serde_json::json!(["q=1", null]));
 }
 
 // ---- urlkey diff --from P --to Q (issue 17) ----

@@ -29,20 +29,15 @@ pub struct Explanation {
     pub rules: Vec<&'static str>,
     /// Every transformation of each input, in the order the rules ran.
     pub transformations: Vec<Vec<Transformation>>,
-    /// The first component where the keys differ; `null` when they are the same or when an
-    /// input is invalid.
-    pub differs_in: Option<Difference>,
+    /// The name of the first component (in URL order) where the keys differ: `scheme`,
+    /// `userinfo`, `host`, `port`, `path`, `query` or `fragment`; `null` when they are the
+    /// same or when an input is invalid.
+    pub differs_in: Option<&'static str>,
+    /// That component of each input's key, one per input (`null` for a key without it);
+    /// `null` when `differs_in` is.
+    pub differing_values: Option<Vec<Option<String>>>,
     /// The builtin policies under which every input has the same key.
     pub same_key_under: Vec<String>,
-}
-
-/// Where the keys first differ.
-#[derive(Debug, Serialize)]
-pub struct Difference {
-    /// scheme, userinfo, host, port, path, query or fragment.
-    pub component: &'static str,
-    /// That component of each input's key (`null` when the key has none).
-    pub values: Vec<Option<String>>,
 }
 
 /// Keys every input under `policy` and says whether, and why, they meet.
@@ -69,11 +64,12 @@ pub fn explain(inputs: &[String], set: &PolicySet, policy: &Policy) -> Explanati
             }
         }
     }
-    let differs_in = if same_key || keys.iter().any(Option::is_none) {
+    let (differs_in, differing_values) = if same_key || keys.iter().any(Option::is_none) {
         None
     } else {
         first_difference(&keys)
-    };
+    }
+    .unzip();
     let same_key_under = set
         .list()
         .into_iter()
@@ -91,6 +87,7 @@ pub fn explain(inputs: &[String], set: &PolicySet, policy: &Policy) -> Explanati
         rules,
         transformations: outcomes.into_iter().map(|o| o.transformations).collect(),
         differs_in,
+        differing_values,
         same_key_under,
     }
 }
@@ -135,8 +132,8 @@ pub fn components(key: &str) -> [(&'static str, Option<String>); 7] {
     ]
 }
 
-/// The first component (in URL order) where the keys differ.
-fn first_difference(keys: &[Option<String>]) -> Option<Difference> {
+/// The first component (in URL order) where the keys differ, with each key's value of it.
+fn first_difference(keys: &[Option<String>]) -> Option<(&'static str, Vec<Option<String>>)> {
     let split: Vec<_> = keys
         .iter()
         .map(|k| components(k.as_deref().unwrap_or("")))
@@ -146,10 +143,7 @@ fn first_difference(keys: &[Option<String>]) -> Option<Difference> {
         if values.iter().all(|v| *v == values[0]) {
             None
         } else {
-            Some(Difference {
-                component: split[0][i].0,
-                values,
-            })
+            Some((split[0][i].0, values))
         }
     })
 }

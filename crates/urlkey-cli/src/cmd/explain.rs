@@ -33,7 +33,7 @@ pub fn run(a: ExplainArgs) -> Result<(), Failure> {
     if e.same_key {
         Ok(())
     } else {
-        Err(Failure::Code(1))
+        Err(Failure::Exit(urlkey_batch::exit::Exit::Differ))
     }
 }
 
@@ -85,9 +85,9 @@ fn write_text(out: &mut impl Write, e: &Explanation) -> std::io::Result<()> {
             "rules that made them meet: none (the same key as written)"
         )?;
     }
-    if let Some(d) = &e.differs_in {
-        writeln!(out, "differs in {}", d.component)?;
-        for (n, v) in d.values.iter().enumerate() {
+    if let (Some(component), Some(values)) = (e.differs_in, &e.differing_values) {
+        writeln!(out, "differs in {component}")?;
+        for (n, v) in values.iter().enumerate() {
             match v {
                 Some(v) => writeln!(out, "    {:<3} {v:?}", n + 1)?,
                 None => writeln!(out, "    {:<3} (none)", n + 1)?,

@@ -8,6 +8,7 @@ mod policies;
 
 use urlkey_batch::diff::rows::{DiffRows, RowFormat};
 use urlkey_batch::diff::DiffError;
+use urlkey_batch::exit::Exit;
 
 use super::setup;
 use crate::flags::{DiffArgs, DiffFormat};
@@ -32,6 +33,37 @@ pub fn run(a: DiffArgs) -> Result<(), Failure> {
         _ => Err(Failure::Usage(
             "give --from P --to Q FILE... (one inventory under two policies) or --policy P OLD NEW (two inventories under one policy)".into(),
         )),
+    }
+}
+
+/// How many of each kind the text report lists at most (`--format json` lists every one).
+const TEXT_LIST: u64 = 10;
+
+/// What the run keeps of each kind: `--limit`, and for the text report no more than it
+/// shows, so that its memory is that of the counts alone.
+fn limit(a: &DiffArgs) -> Option<u64> {
+    match a.format {
+        DiffFormat::Text => Some(a.limit.map_or(TEXT_LIST, |n| n.min(TEXT_LIST))),
+        _ => a.limit,
+    }
+}
+
+/// The outcome of a completed run, as diff(1): the sides differ (1) or not (0).
+fn outcome(differ: bool) -> Result<(), Failure> {
+    if differ {
+        Err(Failure::Exit(Exit::Differ))
+    } else {
+        Ok(())
+    }
+}
+
+/// "all 3 keys" or "first 10 of 523 keys; --format json for all", for the text report's
+/// headings (`noun` after the number, with its space).
+fn shown(listed: usize, total: u64, noun: &str) -> String {
+    if listed as u64 >= total {
+        format!("all {total}{noun}")
+    } else {
+        format!("first {listed} of {total}{noun}; --format json for all")
     }
 }
 
