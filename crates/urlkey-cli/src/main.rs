@@ -69,6 +69,14 @@ pub fn output_error(e: std::io::Error) -> Failure {
     }
 }
 
+/// Maps an error of writing JSON: a closed pipe is not a failure, as in [`output_error`].
+pub fn json_error(e: serde_json::Error) -> Failure {
+    match e.io_error_kind() {
+        Some(kind) => output_error(kind.into()),
+        None => Failure::Output(format!("cannot write the output: {e}")),
+    }
+}
+
 /// On SIGINT or SIGTERM: remove the temporary output files, so that every target stays as
 /// it was, and exit 130 or 143 as shells do.
 fn handle_signals() {

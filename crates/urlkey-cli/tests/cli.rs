@@ -1174,18 +1174,26 @@ fn explain_differs_in_each_component() {
 
 // ---- urlkey diff --from P --to Q (issue 17) ----
 
-/// `urlkey diff --format json ARGS`, which must succeed.
+/// `urlkey diff --format json ARGS`, which must complete.
 fn diff_json(args: &[&str]) -> serde_json::Value {
     let mut all = vec!["diff", "--format", "json", "--quiet"];
     all.extend_from_slice(args);
-    let out = run(&all, b"");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON")
+    diff_json_raw(&all)
+}
+
+/// Whether a diff report (either form's JSON) says that the sides differ, from its counts:
+/// the exit status must say the same.
+fn report_differs(v: &serde_json::Value) -> bool {
+    let n = |p: &str| {
+        v.pointer(p)
+            .and_then(serde_json::Value::as_u64)
+            .unwrap_or_else(|| panic!("{p} in {v}"))
+    };
+    if v.get("from").is_some() {
+        n("/records") > n("/by_class/unchanged") + n("/by_class/invalid_both")
+    } else {
+        n("/only_old/keys") + n("/only_new/keys") > 0
+    }
 }
 
 #[test]
@@ -1285,7 +1293,8 @@ fn diff_invalid_under_one_policy_sources_and_output_file() {
         ],
         b"",
     );
-    assert_eq!(written.status.code(), Some(0));
+    // The sides differ: 1, as diff(1), with the report written all the same.
+    assert_eq!(written.status.code(), Some(1));
     assert!(written.stdout.is_empty());
     assert_eq!(std::fs::read(&out).expect("read"), printed.stdout);
     let names: Vec<_> = std::fs::read_dir(dir.path())
@@ -1569,7 +1578,7 @@ fn diff_rows_csv_and_jsonl_give_every_record_its_class_and_group() {
     let invs = inv.to_str().expect("path");
     let base = ["diff", "--from", "whatwg@1", "--to", "document@1"];
     let csv_out = run(&[&base[..], &["--format", "csv", invs]].concat(), b"");
-    assert_eq!(csv_out.status.code(), Some(0));
+    assert_eq!(csv_out.status.code(), Some(1), "the rows differ: 1");
     let (header, rows) = csv_rows(&csv_out.stdout);
     assert_eq!(header, documented_columns("### diff rows: --from P --to Q"));
     let cell = |i: usize, c: &str| rows[i][c].as_str();
@@ -1612,7 +1621,7 @@ fn diff_rows_csv_and_jsonl_give_every_record_its_class_and_group() {
         &[&base[..], &["--format", "jsonl", "-q", invs]].concat(),
         b"",
     );
-    assert_eq!(jsonl.status.code(), Some(0));
+    assert_eq!(jsonl.status.code(), Some(1), "the rows differ: 1");
     assert!(jsonl.stderr.is_empty());
     let lines: Vec<serde_json::Value> = String::from_utf8(jsonl.stdout)
         .expect("utf-8")
@@ -1639,7 +1648,8 @@ fn diff_rows_csv_and_jsonl_give_every_record_its_class_and_group() {
         &[&base[..], &["--format", "csv", "-q", invs, "-o", o]].concat(),
         b"",
     );
-    assert_eq!(written.status.code(), Some(0));
+    // The sides differ: 1, as diff(1), with the report written all the same.
+    assert_eq!(written.status.code(), Some(1));
     assert!(written.stdout.is_empty());
     assert_eq!(std::fs::read(&out).expect("read"), csv_out.stdout);
     let bad = dir.path().join("bad.txt.gz");
@@ -1713,15 +1723,24 @@ fn inventories_json(policy: &str, old: &str, new: &str, extra: &[&str]) -> serde
     diff_json_raw(&args)
 }
 
+/// `urlkey ARGS` (a diff with `--format json`): the report, its exit status checked
+/// against it (0: the sides do not differ, 1: they do).
 fn diff_json_raw(args: &[&str]) -> serde_json::Value {
     let out = run(args, b"");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{args:?}: not JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let want = i32::from(report_differs(&v));
     assert_eq!(
         out.status.code(),
-        Some(0),
+        Some(want),
         "{args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).expect("JSON")
+    v
 }
 
 #[test]
@@ -1750,11 +1769,11 @@ fn diff_two_inventories_only_old_only_new_both_spellings_and_invalid_rows() {
     assert_eq!(v["new"]["records"], 6);
     assert_eq!(v["new"]["invalid"], 0, "mailto: is a web key");
     assert_eq!(v["only_old"]["keys"], 1);
-    assert_eq!(v["only_old"]["examples"][0]["key"], "site.example/gone");
-    assert_eq!(v["only_old"]["examples"][0]["old"]["line"], 2);
+    assert_eq!(v["only_old"]["listed"][0]["key"], "site.example/gone");
+    assert_eq!(v["only_old"]["listed"][0]["old"]["line"], 2);
     assert_eq!(v["only_new"]["keys"], 2, "{v}");
     assert_eq!(v["only_new"]["records"], 3);
-    assert_eq!(v["only_new"]["examples"][0]["new_records"], 2);
+    assert_eq!(v["only_new"]["listed"][0]["new_records"], 2);
     assert_eq!(v["both"]["keys"], 3);
     assert_eq!(v["both"]["old_records"], 4);
     assert_eq!(v["both"]["new_records"], 3);
@@ -1762,7 +1781,7 @@ fn diff_two_inventories_only_old_only_new_both_spellings_and_invalid_rows() {
         v["both"]["spellings"],
         serde_json::json!({"same": 1, "differ": 1, "several": 1})
     );
-    let ex = &v["both"]["examples"][0];
+    let ex = &v["both"]["listed"][0];
     assert_eq!(ex["key"], "site.example/about");
     assert_eq!(ex["spellings"], "differ");
     assert_eq!(ex["old"]["observed"], "https://www.site.example/about");
@@ -1795,7 +1814,7 @@ fn diff_two_inventories_only_old_only_new_both_spellings_and_invalid_rows() {
         ],
         b"",
     );
-    assert_eq!(rows_out.status.code(), Some(0));
+    assert_eq!(rows_out.status.code(), Some(1), "a key only on one side: 1");
     let (header, rows) = csv_rows(&rows_out.stdout);
     assert_eq!(
         header,
@@ -1880,7 +1899,7 @@ fn diff_two_inventories_only_old_only_new_both_spellings_and_invalid_rows() {
     // -o: the report, the same bytes as standard output.
     let printed = run(&["diff", "-q", "--policy", "webkey@1", o, e], b"");
     let written = run(&["diff", "-q", "--policy", "webkey@1", o, e, "-o", t], b"");
-    assert_eq!(written.status.code(), Some(0));
+    assert_eq!(written.status.code(), Some(1), "every key only in OLD: 1");
     assert_eq!(std::fs::read(&target).expect("read"), printed.stdout);
     let text = String::from_utf8_lossy(&printed.stdout);
     assert!(text.contains("only in old  4 keys (5 records)"), "{text}");

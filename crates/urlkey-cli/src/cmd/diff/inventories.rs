@@ -88,16 +88,15 @@ pub fn run(a: &DiffArgs, policy: &str) -> Result<(), Failure> {
                     Some(&mut rows as &mut dyn DiffRowWrite),
                 )
                 .map_err(diff_error)?;
-            finish_rows(rows)?;
-            if !quiet {
+            let written = finish_rows(rows);
+            if written.is_ok() && !quiet {
                 eprintln!("urlkey diff: {}", adds_up(&report));
             }
-            outcome(report.differ())
+            outcome(written, report.differ())
         }
         None => {
             let report = diff.run([&open_old, &open_new], None).map_err(diff_error)?;
-            write_report(a, &report, write_text)?;
-            outcome(report.differ())
+            outcome(write_report(a, &report, write_text), report.differ())
         }
     };
     drop(spill);

@@ -48,8 +48,13 @@ fn limit(a: &DiffArgs) -> Option<u64> {
     }
 }
 
-/// The outcome of a completed run, as diff(1): the sides differ (1) or not (0).
-fn outcome(differ: bool) -> Result<(), Failure> {
+/// The outcome of a completed run, as diff(1): the sides differ (1) or not (0). A
+/// report whose reader closed the pipe still gives the answer: it was complete.
+fn outcome(written: Result<(), Failure>, differ: bool) -> Result<(), Failure> {
+    match written {
+        Ok(()) | Err(Failure::Exit(Exit::Done)) => {}
+        Err(e) => return Err(e),
+    }
     if differ {
         Err(Failure::Exit(Exit::Differ))
     } else {
@@ -102,8 +107,7 @@ fn write_report<R: serde::Serialize>(
 ) -> Result<(), Failure> {
     let mut out = setup::output(&a.input.output)?;
     if a.format == DiffFormat::Json {
-        serde_json::to_writer_pretty(&mut out, report)
-            .map_err(|e| Failure::Output(e.to_string()))?;
+        serde_json::to_writer_pretty(&mut out, report).map_err(crate::json_error)?;
         std::io::Write::write_all(&mut out, b"\n").map_err(output_error)?;
     } else {
         text(&mut out, report).map_err(output_error)?;

@@ -54,16 +54,15 @@ pub fn run(a: &DiffArgs, from: &str, to: &str) -> Result<(), Failure> {
             let report = diff
                 .run(&open, Some(&mut rows as &mut dyn DiffRowWrite))
                 .map_err(diff_error)?;
-            finish_rows(rows)?;
-            if !quiet {
+            let written = finish_rows(rows);
+            if written.is_ok() && !quiet {
                 eprintln!("urlkey diff: {}", summary_line(&report));
             }
-            outcome(report.differ())
+            outcome(written, report.differ())
         }
         None => {
             let report = diff.run(&open, None).map_err(diff_error)?;
-            write_report(a, &report, write_text)?;
-            outcome(report.differ())
+            outcome(write_report(a, &report, write_text), report.differ())
         }
     }
 }
