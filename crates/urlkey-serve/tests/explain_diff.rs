@@ -295,7 +295,10 @@ fn diff_citation_to_webkey_merges_www_and_path_case() {
     );
     // The page lists every group: no limit, and the counts are the lists'.
     assert_eq!(v["limit"], Value::Null);
-    assert_eq!((v["merge_groups"].as_u64(), v["split_groups"].as_u64()), (Some(2), Some(0)));
+    assert_eq!(
+        (v["merge_groups"].as_u64(), v["split_groups"].as_u64()),
+        (Some(2), Some(0))
+    );
     assert_eq!(
         keys_of(&v["merges"]),
         vec![

@@ -305,7 +305,9 @@ impl InventoryRun<'_> {
             w.start_inventory_rows().map_err(DiffError::Output)?;
         }
         let mut examples = Examples {
-            limit: self.limit.map_or(usize::MAX, |n| n.try_into().unwrap_or(usize::MAX)),
+            limit: self
+                .limit
+                .map_or(usize::MAX, |n| n.try_into().unwrap_or(usize::MAX)),
             ..Examples::default()
         };
         for (s, open) in open.iter().enumerate() {

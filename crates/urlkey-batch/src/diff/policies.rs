@@ -310,15 +310,13 @@ impl<'a> Collector<'a> {
                 let (Ok(fk), Ok(tk)) = (fk, tk) else { return };
                 if k.class != Class::Split {
                     let ex = self.example(r, k);
-                    if let Some(g) = group(&mut self.merges, &mut self.merge_at, tk, self.limit)
-                    {
+                    if let Some(g) = group(&mut self.merges, &mut self.merge_at, tk, self.limit) {
                         g.add(fk, ex, &k.to.rules, &k.from.rules);
                     }
                 }
                 if k.class != Class::Merge {
                     let ex = self.example(r, k);
-                    if let Some(g) = group(&mut self.splits, &mut self.split_at, fk, self.limit)
-                    {
+                    if let Some(g) = group(&mut self.splits, &mut self.split_at, fk, self.limit) {
                         g.add(tk, ex, &k.from.rules, &k.to.rules);
                     }
                 }
