@@ -147,3 +147,100 @@ fn first_difference(keys: &[Option<String>]) -> Option<(&'static str, Vec<Option
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const COMPONENTS: [&str; 7] = [
+        "scheme", "userinfo", "host", "port", "path", "query", "fragment",
+    ];
+
+    fn run(policy: &str, inputs: &[&str]) -> (Explanation, serde_json::Value) {
+        let set = PolicySet::builtin();
+        let policy = set.get(policy).expect("builtin");
+        let inputs: Vec<String> = inputs.iter().map(|s| s.to_string()).collect();
+        let e = explain(&inputs, &set, &policy);
+        let v = serde_json::to_value(&e).expect("json");
+        (e, v)
+    }
+
+    /// In the JSON, `differs_in` is the component's name as a plain string and
+    /// `differing_values` holds one value per input: the component of each key, as
+    /// [`components`] splits it. One pair per component, and three inputs.
+    #[test]
+    fn explain_differs_in_is_a_name_with_the_values_beside_it() {
+        let cases: [(&str, &[&str]); 8] = [
+            ("scheme", &["http://a.example/", "https://a.example/"]),
+            (
+                "userinfo",
+                &["https://u@a.example/", "https://v@a.example/"],
+            ),
+            ("host", &["https://a.example/", "https://b.example/"]),
+            ("port", &["https://a.example:81/", "https://a.example:82/"]),
+            ("path", &["https://a.example/x", "https://a.example/y"]),
+            (
+                "query",
+                &["https://a.example/?q=1", "https://a.example/?q=2"],
+            ),
+            (
+                "fragment",
+                &["https://a.example/#a", "https://a.example/#b"],
+            ),
+            (
+                "path",
+                &[
+                    "https://a.example/x",
+                    "https://a.example/x",
+                    "https://a.example/z",
+                ],
+            ),
+        ];
+        for (component, inputs) in cases {
+            let (e, v) = run("whatwg@1", inputs);
+            assert!(!e.same_key);
+            assert_eq!(v["differs_in"], component, "{v}");
+            assert!(COMPONENTS.contains(&e.differs_in.expect("differs")));
+            let values = v["differing_values"].as_array().expect("an array");
+            assert_eq!(values.len(), inputs.len());
+            let at = COMPONENTS
+                .iter()
+                .position(|c| *c == component)
+                .expect("known");
+            for (n, key) in e.keys.iter().enumerate() {
+                let want = components(key.as_deref().expect("a key"))[at].1.clone();
+                assert_eq!(values[n], serde_json::json!(want), "{component} {n}");
+            }
+            assert_ne!(values[0], values[inputs.len() - 1]);
+        }
+        // A component one key lacks: its value is null.
+        let (_, v) = run(
+            "webkey@1",
+            &["https://a.example/x?q=1", "https://a.example/x"],
+        );
+        assert_eq!(v["differs_in"], "query");
+        assert_eq!(v["differing_values"], serde_json::json!(["q=1", null]));
+    }
+
+    /// Both fields are null together: when the keys are the same, and when an input is
+    /// invalid (it has no key to split).
+    #[test]
+    fn explain_differs_in_and_its_values_are_null_together() {
+        for (policy, inputs) in [
+            (
+                "citation@1",
+                &["https://a.example/?utm_source=x", "https://a.example/"][..],
+            ),
+            (
+                "citation@1",
+                &["mailto:a@b.example", "mailto:a@b.example"][..],
+            ),
+            ("citation@1", &["https://a.example/", "not a url"][..]),
+        ] {
+            let (e, v) = run(policy, inputs);
+            assert_eq!(v["differs_in"], serde_json::Value::Null, "{inputs:?}");
+            assert_eq!(v["differing_values"], serde_json::Value::Null, "{inputs:?}");
+            assert_eq!(e.differs_in.is_none(), e.differing_values.is_none());
+        }
+    }
+}
