@@ -2077,10 +2077,7 @@ fn diff_lists_every_key_beyond_the_text_forms_ten_and_limit_says_how_many() {
         assert_eq!(l[kind]["keys"], 25, "{kind}");
         assert_eq!(
             l[kind]["listed"],
-            v[kind]["listed"].as_array().expect("listed")[..3]
-                .to_vec()
-                .into_iter()
-                .collect::<serde_json::Value>()
+            serde_json::Value::from(v[kind]["listed"].as_array().expect("listed")[..3].to_vec())
         );
     }
     assert_eq!(
@@ -2128,10 +2125,7 @@ fn diff_lists_every_key_beyond_the_text_forms_ten_and_limit_says_how_many() {
     assert_eq!(l["merge_groups"], 12);
     assert_eq!(
         l["merges"],
-        v["merges"].as_array().expect("merges")[..2]
-            .to_vec()
-            .into_iter()
-            .collect::<serde_json::Value>()
+        serde_json::Value::from(v["merges"].as_array().expect("merges")[..2].to_vec())
     );
     assert_eq!(l["by_class"], v["by_class"], "the counts stay whole");
     let t = run(
