@@ -9,6 +9,7 @@
 #![warn(missing_docs)]
 
 pub mod diff;
+pub mod exit;
 pub mod input;
 pub mod map;
 pub mod outfile;

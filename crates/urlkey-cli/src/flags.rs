@@ -93,8 +93,8 @@ Examples:
   urlkey explain --policy webkey@1 --format json https://www.example.com/A http://example.com/a
   if urlkey explain -q A B; then echo same; fi
 
-Exit status: 0 when every input has the same key, 1 when not (an invalid input never shares
-a key), 2 on a usage error, 5 for an unknown policy. More: docs/cli.md.";
+Exit status, as cmp(1): 0 when every input has the same key, 1 when not (an invalid input
+never shares a key), 2 on a usage error, 5 for an unknown policy. More: docs/cli.md.";
 
 const DIFF_HELP: &str = "\
 Examples:
@@ -107,7 +107,11 @@ Two forms. --from P --to Q FILE...: one inventory under two policies. Merges: se
 --from keys become one --to key; splits: the reverse; changed: the key text changed but the
 group did not. --policy P OLD NEW: two inventories (one input each) under one policy: keys
 only in OLD, only in NEW, in both. text and json give a report, csv and jsonl one row per
-record. More: docs/cli.md.";
+record.
+
+Exit status, as diff(1): 0 when the sides do not differ, 1 when they do (--from --to: a
+record's key or validity changes; --policy: a key is only on one side), 2 or more on
+trouble. More: docs/cli.md.";
 
 /// The policy of `key` and `explain` when none is named.
 pub const DEFAULT_KEY_POLICY: &str = "citation@1";
@@ -278,10 +282,14 @@ pub struct DiffArgs {
     /// Compare two inventories, OLD and NEW, under this policy.
     #[arg(long, value_name = "ID")]
     pub policy: Option<String>,
-    /// text (a summary and the first examples), json (the whole report), csv or jsonl (one
-    /// row per record).
+    /// text (a summary and the first ten of each kind), json (the whole report), csv or
+    /// jsonl (one row per record).
     #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
     pub format: DiffFormat,
+    /// List at most N keys of each kind (--policy) or N merges and N splits (--from --to)
+    /// in the report; the counts stay whole and the report states N. Default: every one.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<u64>,
     /// Policies and the suffix list.
     #[command(flatten)]
     pub source: PolicySource,

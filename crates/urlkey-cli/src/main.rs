@@ -1,11 +1,8 @@
 //! `urlkey`: a thin binary over the `urlkey` library and its batch crate.
 //!
-//! Exit codes, one table for every command (docs/cli.md): 0 the run completed (invalid
-//! rows included; `explain`: the inputs share one key); 1 an internal error (`explain`: the
-//! inputs do not share one key); 2 a usage error; 3 an input could not be read; 4
-//! the output could not be written; 5 a policy, policy file or suffix list could not be
-//! used; 6 the ledger's database could not be used; 130 interrupted (SIGINT); 143
-//! terminated (SIGTERM). An interrupted run leaves every output file as it was.
+//! Exit codes: one table for every command, the ledger's included
+//! ([`urlkey_batch::exit::Exit`], docs/cli.md "Exit codes"). An interrupted run leaves
+//! every output file as it was.
 
 #![forbid(unsafe_code)]
 
@@ -13,6 +10,7 @@ mod cmd;
 mod flags;
 
 use clap::Parser;
+use urlkey_batch::exit::Exit;
 
 // Key and map allocate small strings per record; mimalloc cut their CPU time by a fifth
 // (docs/benchmarks.md).
@@ -22,34 +20,35 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// Why a command stopped, and the exit code that says so.
 #[derive(Debug)]
 pub enum Failure {
-    /// Exit 1.
+    /// [`Exit::Internal`].
     Internal(String),
-    /// Exit 2.
+    /// [`Exit::Usage`].
     Usage(String),
-    /// Exit 3.
+    /// [`Exit::Input`].
     Input(String),
-    /// Exit 4.
+    /// [`Exit::Output`].
     Output(String),
-    /// Exit 5.
+    /// [`Exit::Policy`].
     Policy(String),
-    /// Exit with this code, the message already printed.
-    Code(i32),
+    /// Exit so, the message (if any) already printed: [`Exit::Differ`] from a comparing
+    /// command, [`Exit::Done`] for a closed pipe, the ledger's own errors.
+    Exit(Exit),
 }
 
 impl Failure {
-    fn exit_code(&self) -> i32 {
+    fn exit(&self) -> Exit {
         match self {
-            Failure::Internal(_) => 1,
-            Failure::Usage(_) => 2,
-            Failure::Input(_) => 3,
-            Failure::Output(_) => 4,
-            Failure::Policy(_) => 5,
-            Failure::Code(c) => *c,
+            Failure::Internal(_) => Exit::Internal,
+            Failure::Usage(_) => Exit::Usage,
+            Failure::Input(_) => Exit::Input,
+            Failure::Output(_) => Exit::Output,
+            Failure::Policy(_) => Exit::Policy,
+            Failure::Exit(e) => *e,
         }
     }
 }
 
-/// A thread that cannot start is an internal failure (exit 1) in every command; the
+/// A thread that cannot start is an internal failure in every command; the
 /// library says what failed, the command line what to do.
 pub fn thread_error(e: urlkey_batch::pipeline::ThreadError) -> Failure {
     use urlkey_batch::pipeline::ThreadError;
@@ -64,9 +63,17 @@ pub fn thread_error(e: urlkey_batch::pipeline::ThreadError) -> Failure {
 /// Maps a write error; a closed pipe (`urlkey key | head`) is not a failure.
 pub fn output_error(e: std::io::Error) -> Failure {
     if e.kind() == std::io::ErrorKind::BrokenPipe {
-        Failure::Code(0)
+        Failure::Exit(Exit::Done)
     } else {
         Failure::Output(format!("cannot write the output: {e}"))
+    }
+}
+
+/// Maps an error of writing JSON: a closed pipe is not a failure, as in [`output_error`].
+pub fn json_error(e: serde_json::Error) -> Failure {
+    match e.io_error_kind() {
+        Some(kind) => output_error(kind.into()),
+        None => Failure::Output(format!("cannot write the output: {e}")),
     }
 }
 
@@ -82,17 +89,17 @@ fn handle_signals() {
         .spawn(move || {
             if let Some(sig) = signals.forever().next() {
                 let removed = urlkey_batch::outfile::remove_pending();
-                let what = if sig == SIGINT {
-                    "interrupted"
+                let (what, exit) = if sig == SIGINT {
+                    ("interrupted", Exit::Interrupted)
                 } else {
-                    "terminated"
+                    ("terminated", Exit::Terminated)
                 };
                 if removed > 0 {
                     eprintln!("urlkey: {what}: outputs left as they were");
                 } else {
                     eprintln!("urlkey: {what}");
                 }
-                std::process::exit(128 + sig);
+                std::process::exit(exit.code());
             }
         });
     if spawned.is_err() {
@@ -116,7 +123,7 @@ fn main() {
         flags::Command::Codes(a) => cmd::info::codes(a),
         flags::Command::Ledger(a) => urlkey_ledger::cli::run(a).map_err(|e| {
             eprintln!("urlkey ledger: {e}");
-            Failure::Code(e.exit_code())
+            Failure::Exit(e.exit())
         }),
         // Settings that cannot work are usage errors (exit 2), as in every command.
         flags::Command::Serve(a) => match a.config() {
@@ -137,8 +144,8 @@ fn main() {
             | Failure::Policy(m) => {
                 eprintln!("urlkey: {m}")
             }
-            Failure::Code(_) => {}
+            Failure::Exit(_) => {}
         }
-        std::process::exit(f.exit_code());
+        std::process::exit(f.exit().code());
     }
 }

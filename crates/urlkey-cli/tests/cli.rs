@@ -494,6 +494,89 @@ fn exit_codes() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/file.txt: cannot open"));
 }
 
+/// The rows (code, meaning) of the table under `## Exit codes` in a doc.
+fn exit_table(doc: &str) -> Vec<(i32, String)> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(doc);
+    let text = std::fs::read_to_string(&path).expect("the doc");
+    let section = text
+        .split("\n## ")
+        .find(|s| s.starts_with("Exit codes\n"))
+        .unwrap_or_else(|| panic!("{doc} has no Exit codes section"));
+    section
+        .lines()
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.trim().trim_matches('|').split(" | ").collect();
+            let code = cells.first()?.trim().parse().ok()?;
+            Some((code, cells.get(1)?.trim().to_string()))
+        })
+        .collect()
+}
+
+/// docs/cli.md's table is the code's table: the same codes in the same order, each row
+/// starting with what the code says it means.
+#[test]
+fn exit_code_table_in_the_docs_is_the_codes() {
+    use urlkey_batch::exit::Exit;
+    let rows = exit_table("docs/cli.md");
+    let codes: Vec<i32> = rows.iter().map(|r| r.0).collect();
+    let want: Vec<i32> = Exit::ALL.iter().map(|e| e.code()).collect();
+    assert_eq!(codes, want, "docs/cli.md's Exit codes against Exit::ALL");
+    for (e, (code, meaning)) in Exit::ALL.iter().zip(&rows) {
+        assert!(
+            meaning.starts_with(e.summary()),
+            "{code}: {meaning:?} should start with {:?}",
+            e.summary()
+        );
+    }
+}
+
+/// docs/ledger.md's table gives the codes the ledger's errors map to, each one of the
+/// shared table's, and never 1 (the ledger compares nothing).
+#[test]
+fn exit_code_table_of_the_ledger_is_part_of_the_shared_one() {
+    use urlkey_batch::exit::Exit;
+    use urlkey_ledger::error::LedgerError;
+    let m = String::new;
+    let mut want: Vec<i32> = [
+        LedgerError::OutputClosed,
+        LedgerError::Usage(m()),
+        LedgerError::Input(m()),
+        LedgerError::Output(m()),
+        LedgerError::Policy(m()),
+        LedgerError::Database(m()),
+        LedgerError::Other(m()),
+    ]
+    .iter()
+    .map(LedgerError::exit_code)
+    .chain([Exit::Interrupted.code(), Exit::Terminated.code()])
+    .collect();
+    want.sort_unstable();
+    let codes: Vec<i32> = exit_table("docs/ledger.md").iter().map(|r| r.0).collect();
+    assert_eq!(codes, want, "docs/ledger.md's Exit codes");
+    assert!(!codes.contains(&Exit::Differ.code()));
+    let shared: Vec<i32> = Exit::ALL.iter().map(|e| e.code()).collect();
+    assert!(codes.iter().all(|c| shared.contains(c)), "{codes:?}");
+}
+
+/// An internal error (here: `serve` on an address another socket holds) exits 70, not 1,
+/// which only says that compared inputs differ.
+#[test]
+fn exit_code_table_internal_error_is_70() {
+    let held = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = held.local_addr().expect("addr").to_string();
+    let out = run(&["serve", "--addr", &addr], b"");
+    assert_eq!(
+        out.status.code(),
+        Some(urlkey_batch::exit::Exit::Internal.code()),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(70));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot listen"));
+}
+
 #[test]
 fn base_is_honoured_by_whatwg() {
     let out = ok(
@@ -923,6 +1006,7 @@ fn explain_exit_codes_and_json_shape() {
         "rules",
         "transformations",
         "differs_in",
+        "differing_values",
         "same_key_under",
     ] {
         assert!(v.get(field).is_some(), "{field} missing: {v}");
@@ -941,6 +1025,7 @@ fn explain_exit_codes_and_json_shape() {
     );
     assert_eq!(v["transformations"][1], serde_json::json!([]));
     assert!(v["differs_in"].is_null());
+    assert!(v["differing_values"].is_null());
 
     // Three inputs, one apart: 1, with the hint.
     let (code, v) = explain_json(&[
@@ -950,9 +1035,9 @@ fn explain_exit_codes_and_json_shape() {
     ]);
     assert_eq!(code, Some(1));
     // The first component in URL order where any two differ.
-    assert_eq!(v["differs_in"]["component"], "scheme");
+    assert_eq!(v["differs_in"], "scheme");
     assert_eq!(
-        v["differs_in"]["values"],
+        v["differing_values"],
         serde_json::json!(["https", "https", "http"])
     );
     assert_eq!(v["same_key_under"], serde_json::json!(["webkey@1"]));
@@ -963,6 +1048,7 @@ fn explain_exit_codes_and_json_shape() {
     assert_eq!(v["same_key"], false);
     assert_eq!(v["errors"][0]["code"], "citation.unsupported-scheme");
     assert!(v["differs_in"].is_null());
+    assert!(v["differing_values"].is_null());
 
     // Usage errors 2 (one input, an unknown format), an unknown policy 5 as everywhere.
     assert_eq!(
@@ -1062,12 +1148,8 @@ fn explain_differs_in_each_component() {
     for (component, a, b, va, vb) in cases {
         let (code, v) = explain_json(&["--policy", "whatwg@1", a, b]);
         assert_eq!(code, Some(1), "{component}: {v}");
-        assert_eq!(v["differs_in"]["component"], component, "{v}");
-        assert_eq!(
-            v["differs_in"]["values"],
-            serde_json::json!([va, vb]),
-            "{v}"
-        );
+        assert_eq!(v["differs_in"], component, "{v}");
+        assert_eq!(v["differing_values"], serde_json::json!([va, vb]), "{v}");
     }
     // A web key (no scheme for http and https) against one with a scheme; a missing query.
     let (_, v) = explain_json(&[
@@ -1076,32 +1158,40 @@ fn explain_differs_in_each_component() {
         "https://a.example/x",
         "ftp://a.example/x",
     ]);
-    assert_eq!(v["differs_in"]["component"], "scheme", "{v}");
-    assert_eq!(v["differs_in"]["values"], serde_json::json!([null, "ftp"]));
+    assert_eq!(v["differs_in"], "scheme", "{v}");
+    assert_eq!(v["differing_values"], serde_json::json!([null, "ftp"]));
     let (_, v) = explain_json(&[
         "--policy",
         "webkey@1",
         "https://a.example/x?q=1",
         "a.example/x",
     ]);
-    assert_eq!(v["differs_in"]["component"], "query", "{v}");
-    assert_eq!(v["differs_in"]["values"], serde_json::json!(["q=1", null]));
+    assert_eq!(v["differs_in"], "query", "{v}");
+    assert_eq!(v["differing_values"], serde_json::json!(["q=1", null]));
 }
 
 // ---- urlkey diff --from P --to Q (issue 17) ----
 
-/// `urlkey diff --format json ARGS`, which must succeed.
+/// `urlkey diff --format json ARGS`, which must complete.
 fn diff_json(args: &[&str]) -> serde_json::Value {
     let mut all = vec!["diff", "--format", "json", "--quiet"];
     all.extend_from_slice(args);
-    let out = run(&all, b"");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON")
+    diff_json_raw(&all)
+}
+
+/// Whether a diff report (either form's JSON) says that the sides differ, from its counts:
+/// the exit status must say the same.
+fn report_differs(v: &serde_json::Value) -> bool {
+    let n = |p: &str| {
+        v.pointer(p)
+            .and_then(serde_json::Value::as_u64)
+            .unwrap_or_else(|| panic!("{p} in {v}"))
+    };
+    if v.get("from").is_some() {
+        n("/records") > n("/by_class/unchanged") + n("/by_class/invalid_both")
+    } else {
+        n("/only_old/keys") + n("/only_new/keys") > 0
+    }
 }
 
 #[test]
@@ -1201,7 +1291,8 @@ fn diff_invalid_under_one_policy_sources_and_output_file() {
         ],
         b"",
     );
-    assert_eq!(written.status.code(), Some(0));
+    // The sides differ: 1, as diff(1), with the report written all the same.
+    assert_eq!(written.status.code(), Some(1));
     assert!(written.stdout.is_empty());
     assert_eq!(std::fs::read(&out).expect("read"), printed.stdout);
     let names: Vec<_> = std::fs::read_dir(dir.path())
@@ -1485,7 +1576,7 @@ fn diff_rows_csv_and_jsonl_give_every_record_its_class_and_group() {
     let invs = inv.to_str().expect("path");
     let base = ["diff", "--from", "whatwg@1", "--to", "document@1"];
     let csv_out = run(&[&base[..], &["--format", "csv", invs]].concat(), b"");
-    assert_eq!(csv_out.status.code(), Some(0));
+    assert_eq!(csv_out.status.code(), Some(1), "the rows differ: 1");
     let (header, rows) = csv_rows(&csv_out.stdout);
     assert_eq!(header, documented_columns("### diff rows: --from P --to Q"));
     let cell = |i: usize, c: &str| rows[i][c].as_str();
@@ -1528,7 +1619,7 @@ fn diff_rows_csv_and_jsonl_give_every_record_its_class_and_group() {
         &[&base[..], &["--format", "jsonl", "-q", invs]].concat(),
         b"",
     );
-    assert_eq!(jsonl.status.code(), Some(0));
+    assert_eq!(jsonl.status.code(), Some(1), "the rows differ: 1");
     assert!(jsonl.stderr.is_empty());
     let lines: Vec<serde_json::Value> = String::from_utf8(jsonl.stdout)
         .expect("utf-8")
@@ -1555,7 +1646,8 @@ fn diff_rows_csv_and_jsonl_give_every_record_its_class_and_group() {
         &[&base[..], &["--format", "csv", "-q", invs, "-o", o]].concat(),
         b"",
     );
-    assert_eq!(written.status.code(), Some(0));
+    // The sides differ: 1, as diff(1), with the report written all the same.
+    assert_eq!(written.status.code(), Some(1));
     assert!(written.stdout.is_empty());
     assert_eq!(std::fs::read(&out).expect("read"), csv_out.stdout);
     let bad = dir.path().join("bad.txt.gz");
@@ -1629,15 +1721,24 @@ fn inventories_json(policy: &str, old: &str, new: &str, extra: &[&str]) -> serde
     diff_json_raw(&args)
 }
 
+/// `urlkey ARGS` (a diff with `--format json`): the report, its exit status checked
+/// against it (0: the sides do not differ, 1: they do).
 fn diff_json_raw(args: &[&str]) -> serde_json::Value {
     let out = run(args, b"");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{args:?}: not JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let want = i32::from(report_differs(&v));
     assert_eq!(
         out.status.code(),
-        Some(0),
+        Some(want),
         "{args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).expect("JSON")
+    v
 }
 
 #[test]
@@ -1666,11 +1767,11 @@ fn diff_two_inventories_only_old_only_new_both_spellings_and_invalid_rows() {
     assert_eq!(v["new"]["records"], 6);
     assert_eq!(v["new"]["invalid"], 0, "mailto: is a web key");
     assert_eq!(v["only_old"]["keys"], 1);
-    assert_eq!(v["only_old"]["examples"][0]["key"], "site.example/gone");
-    assert_eq!(v["only_old"]["examples"][0]["old"]["line"], 2);
+    assert_eq!(v["only_old"]["listed"][0]["key"], "site.example/gone");
+    assert_eq!(v["only_old"]["listed"][0]["old"]["line"], 2);
     assert_eq!(v["only_new"]["keys"], 2, "{v}");
     assert_eq!(v["only_new"]["records"], 3);
-    assert_eq!(v["only_new"]["examples"][0]["new_records"], 2);
+    assert_eq!(v["only_new"]["listed"][0]["new_records"], 2);
     assert_eq!(v["both"]["keys"], 3);
     assert_eq!(v["both"]["old_records"], 4);
     assert_eq!(v["both"]["new_records"], 3);
@@ -1678,7 +1779,7 @@ fn diff_two_inventories_only_old_only_new_both_spellings_and_invalid_rows() {
         v["both"]["spellings"],
         serde_json::json!({"same": 1, "differ": 1, "several": 1})
     );
-    let ex = &v["both"]["examples"][0];
+    let ex = &v["both"]["listed"][0];
     assert_eq!(ex["key"], "site.example/about");
     assert_eq!(ex["spellings"], "differ");
     assert_eq!(ex["old"]["observed"], "https://www.site.example/about");
@@ -1711,7 +1812,7 @@ fn diff_two_inventories_only_old_only_new_both_spellings_and_invalid_rows() {
         ],
         b"",
     );
-    assert_eq!(rows_out.status.code(), Some(0));
+    assert_eq!(rows_out.status.code(), Some(1), "a key only on one side: 1");
     let (header, rows) = csv_rows(&rows_out.stdout);
     assert_eq!(
         header,
@@ -1796,8 +1897,355 @@ fn diff_two_inventories_only_old_only_new_both_spellings_and_invalid_rows() {
     // -o: the report, the same bytes as standard output.
     let printed = run(&["diff", "-q", "--policy", "webkey@1", o, e], b"");
     let written = run(&["diff", "-q", "--policy", "webkey@1", o, e, "-o", t], b"");
-    assert_eq!(written.status.code(), Some(0));
+    assert_eq!(written.status.code(), Some(1), "every key only in OLD: 1");
     assert_eq!(std::fs::read(&target).expect("read"), printed.stdout);
     let text = String::from_utf8_lossy(&printed.stdout);
     assert!(text.contains("only in old  4 keys (5 records)"), "{text}");
+}
+
+/// `urlkey diff ARGS --format FORMAT` for each format: the exit status of each.
+fn diff_status_in_every_format(args: &[&str]) -> Vec<(&'static str, Option<i32>)> {
+    ["text", "json", "csv", "jsonl"]
+        .into_iter()
+        .map(|f| {
+            let all = [&["diff", "-q", "--format", f][..], args].concat();
+            let out = run(&all, b"");
+            (f, out.status.code())
+        })
+        .collect()
+}
+
+#[test]
+fn diff_exit_status_is_0_for_sides_that_do_not_differ_and_1_for_sides_that_do() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).expect("write");
+        p.to_str().expect("path").to_string()
+    };
+    let every = |code: i32| -> Vec<(&'static str, Option<i32>)> {
+        ["text", "json", "csv", "jsonl"]
+            .into_iter()
+            .map(|f| (f, Some(code)))
+            .collect()
+    };
+    // --from P --to Q: 0 when every record is unchanged or invalid under both.
+    let agree = file(
+        "agree.txt",
+        "https://example.com/a\nhttps://example.com/b?id=1\nnot a url\n",
+    );
+    for (from, to) in [("citation@1", "citation@1"), ("mapper@1", "citation@1")] {
+        assert_eq!(
+            diff_status_in_every_format(&["--from", from, "--to", to, &agree]),
+            every(0),
+            "{from} -> {to}"
+        );
+    }
+    // 1 for each way the policies can differ on a record: a merge (www.), a key changed
+    // in its group (the scheme webkey@1 does not write), a record valid under one only.
+    for (text, from, to) in [
+        (
+            "https://www.example.com/a\nhttps://example.com/a\n",
+            "citation@1",
+            "webkey@1",
+        ),
+        ("https://example.com/a\n", "citation@1", "webkey@1"),
+        ("mailto:a@example.com\n", "citation@1", "webkey@1"),
+        ("/local/path\n", "mapper@1", "citation@1"),
+    ] {
+        let f = file("differ.txt", text);
+        assert_eq!(
+            diff_status_in_every_format(&["--from", from, "--to", to, &f]),
+            every(1),
+            "{text:?} {from} -> {to}"
+        );
+    }
+    // --policy P OLD NEW: 0 when both sides have the same keys, however they are spelled,
+    // how many records have each and whatever is invalid.
+    let old = file(
+        "old.txt",
+        "http://www.example.org/a\nhttps://example.org/b\nnot a url\n",
+    );
+    let same_keys = file(
+        "same.txt",
+        "https://example.org/a/\nhttps://example.org/b\nhttps://example.org/b?utm_source=x\n",
+    );
+    assert_eq!(
+        diff_status_in_every_format(&["--policy", "webkey@1", &old, &same_keys]),
+        every(0)
+    );
+    assert_eq!(
+        diff_status_in_every_format(&["--policy", "webkey@1", &old, &old]),
+        every(0)
+    );
+    // 1 for a key only in NEW, only in OLD, and an empty side against a full one.
+    let gained = file(
+        "gained.txt",
+        "https://example.org/a\nhttps://example.org/b\nhttps://example.org/c\n",
+    );
+    let lost = file("lost.txt", "https://example.org/a\n");
+    let empty = file("empty.txt", "");
+    for (o, n) in [
+        (&old, &gained),
+        (&old, &lost),
+        (&empty, &old),
+        (&old, &empty),
+    ] {
+        assert_eq!(
+            diff_status_in_every_format(&["--policy", "webkey@1", o, n]),
+            every(1),
+            "{o} {n}"
+        );
+    }
+    // Two empty sides do not differ.
+    assert_eq!(
+        diff_status_in_every_format(&["--policy", "webkey@1", &empty, &empty]),
+        every(0)
+    );
+    // The answer survives a reader that closes the pipe after the first line of a
+    // large report.
+    let many: String = (0..20_000)
+        .map(|i| format!("https://example.org/p/{i}\n"))
+        .collect();
+    let big = file("big.txt", &many);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_urlkey"))
+        .args([
+            "diff", "-q", "--format", "json", "--policy", "webkey@1", &big, &empty,
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut first = [0u8; 1];
+    std::io::Read::read_exact(child.stdout.as_mut().expect("stdout"), &mut first).expect("read");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(first, *b"{");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn diff_lists_every_key_beyond_the_text_forms_ten_and_limit_says_how_many() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = |name: &str, text: String| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).expect("write");
+        p.to_str().expect("path").to_string()
+    };
+    // 25 keys of each kind: OLD has gone/0..24 and both/0..24, NEW new/0..24 and both/0..24.
+    let lines = |kinds: &[&str], scheme: &str| -> String {
+        kinds
+            .iter()
+            .flat_map(|k| (0..25).map(move |i| format!("{scheme}://example.org/{k}/{i}\n")))
+            .collect()
+    };
+    let old = file("old.txt", lines(&["gone", "both"], "http"));
+    let new = file("new.txt", lines(&["new", "both"], "https"));
+    let v = inventories_json("webkey@1", &old, &new, &[]);
+    assert_eq!(v["limit"], serde_json::Value::Null);
+    for (kind, first) in [
+        ("only_old", "example.org/gone/0"),
+        ("only_new", "example.org/new/0"),
+        ("both", "example.org/both/0"),
+    ] {
+        let listed = v[kind]["listed"].as_array().expect("listed");
+        assert_eq!(v[kind]["keys"], 25, "{kind}");
+        assert_eq!(listed.len(), 25, "{kind}: every key");
+        assert_eq!(listed[0]["key"], first, "{kind}: in input order");
+        let keys: std::collections::HashSet<&str> =
+            listed.iter().filter_map(|k| k["key"].as_str()).collect();
+        assert_eq!(keys.len(), 25, "{kind}: each key once");
+    }
+    assert_eq!(
+        v["both"]["listed"][24]["new"]["observed"],
+        "https://example.org/both/24"
+    );
+    // --limit N: the first N of each kind, the counts whole, and the report says N.
+    let l = inventories_json("webkey@1", &old, &new, &["--limit", "3"]);
+    assert_eq!(l["limit"], 3);
+    for kind in ["only_old", "only_new", "both"] {
+        assert_eq!(l[kind]["keys"], 25, "{kind}");
+        assert_eq!(
+            l[kind]["listed"],
+            serde_json::Value::from(v[kind]["listed"].as_array().expect("listed")[..3].to_vec())
+        );
+    }
+    assert_eq!(
+        (l["old"].clone(), l["new"].clone()),
+        (v["old"].clone(), v["new"].clone())
+    );
+    // The text form: the first ten of each kind, and it says so.
+    let t = run(&["diff", "--policy", "webkey@1", &old, &new], b"");
+    let text = String::from_utf8_lossy(&t.stdout);
+    assert_eq!(t.status.code(), Some(1));
+    assert!(
+        text.contains("only in old (first 10 of 25 keys; --format json for all; --format csv for every record)"),
+        "{text}"
+    );
+    assert_eq!(text.matches("\n  example.org/").count(), 30, "{text}");
+    let t = run(
+        &["diff", "--limit", "2", "--policy", "webkey@1", &old, &new],
+        b"",
+    );
+    let text = String::from_utf8_lossy(&t.stdout);
+    assert!(text.contains("in both (first 2 of 25 keys;"), "{text}");
+
+    // --from P --to Q: 12 merges (www. and not), each of two keys under citation@1.
+    let merging: String = (0..12)
+        .map(|i| format!("https://www.example.org/m/{i}\nhttps://example.org/m/{i}\n"))
+        .collect();
+    let inv = file("merging.txt", merging);
+    let v = diff_json(&["--from", "citation@1", "--to", "webkey@1", &inv]);
+    assert_eq!(v["limit"], serde_json::Value::Null);
+    assert_eq!(
+        (v["merge_groups"].as_u64(), v["split_groups"].as_u64()),
+        (Some(12), Some(0))
+    );
+    assert_eq!(v["merges"].as_array().expect("merges").len(), 12);
+    let l = diff_json(&[
+        "--from",
+        "citation@1",
+        "--to",
+        "webkey@1",
+        "--limit",
+        "2",
+        &inv,
+    ]);
+    assert_eq!(l["limit"], 2);
+    assert_eq!(l["merge_groups"], 12);
+    assert_eq!(
+        l["merges"],
+        serde_json::Value::from(v["merges"].as_array().expect("merges")[..2].to_vec())
+    );
+    assert_eq!(l["by_class"], v["by_class"], "the counts stay whole");
+    let t = run(
+        &["diff", "--from", "citation@1", "--to", "webkey@1", &inv],
+        b"",
+    );
+    let text = String::from_utf8_lossy(&t.stdout);
+    assert!(
+        text.contains("merges              12 (24 records)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("merges (first 10 of 12; --format json for all)"),
+        "{text}"
+    );
+    assert_eq!(text.matches("\n  webkey@1 ").count(), 10, "{text}");
+}
+
+/// Splits a documented command line as a shell would: words apart on spaces, `'...'`
+/// quoting one word.
+fn shell_words(line: &str) -> Vec<String> {
+    let (mut words, mut word, mut quoted, mut any) = (Vec::new(), String::new(), false, false);
+    for c in line.chars() {
+        match c {
+            '\'' => (quoted, any) = (!quoted, true),
+            ' ' if !quoted => {
+                if any {
+                    words.push(std::mem::take(&mut word));
+                }
+                any = false;
+            }
+            c => (word.push(c), any = true).1,
+        }
+    }
+    if any {
+        words.push(word);
+    }
+    words
+}
+
+/// `expected` against `actual`, line by line; a line `...` in `expected` stands for any
+/// lines up to the next one it gives.
+fn lines_match(expected: &[&str], actual: &[&str]) -> bool {
+    match expected.split_first() {
+        None => actual.is_empty(),
+        Some((&"...", rest)) => (0..=actual.len()).any(|i| lines_match(rest, &actual[i..])),
+        Some((e, rest)) => actual.first() == Some(e) && lines_match(rest, &actual[1..]),
+    }
+}
+
+/// Every `$ urlkey explain ...` and `$ urlkey diff ...` example of docs/cli.md, run from
+/// the repository's root: its standard output (the first N lines for `| head -N`) is the
+/// text shown, `$ echo $?` its exit status, `$ # and on standard error:` its standard
+/// error.
+#[test]
+fn docs_examples_of_explain_and_diff_are_what_they_print() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let doc = std::fs::read_to_string(root.join("docs/cli.md")).expect("docs/cli.md");
+    let mut ran = 0;
+    for section in doc
+        .split("\n## ")
+        .filter(|s| s.starts_with("`urlkey explain`") || s.starts_with("`urlkey diff`"))
+    {
+        let blocks = section.split("\n```").skip(1).step_by(2);
+        for block in blocks {
+            let lines: Vec<&str> = block.lines().skip(1).collect();
+            let mut i = 0;
+            let mut last: Option<(String, std::process::Output)> = None;
+            while i < lines.len() {
+                let Some(cmd) = lines[i].strip_prefix("$ ") else {
+                    i += 1;
+                    continue;
+                };
+                let end = (i + 1..lines.len())
+                    .find(|&j| lines[j].starts_with("$ "))
+                    .unwrap_or(lines.len());
+                let expected = &lines[i + 1..end];
+                i = end;
+                if cmd == "echo $?" {
+                    let (what, out) = last.as_ref().expect("a command before echo $?");
+                    assert_eq!(
+                        expected,
+                        [out.status.code().expect("status").to_string().as_str()],
+                        "{what}"
+                    );
+                    continue;
+                }
+                if cmd == "# and on standard error:" {
+                    let (what, out) = last.as_ref().expect("a command before");
+                    let err = String::from_utf8_lossy(&out.stderr);
+                    let got: Vec<&str> = err.lines().collect();
+                    assert!(lines_match(expected, &got), "{what}: stderr\n{err}");
+                    continue;
+                }
+                let (cmd, head) = match cmd.split_once(" | head -") {
+                    Some((c, n)) => (c, Some(n.parse::<usize>().expect("head -N"))),
+                    None => (cmd, None),
+                };
+                let words = shell_words(cmd);
+                assert_eq!(words[0], "urlkey", "{cmd}");
+                let out = std::process::Command::new(env!("CARGO_BIN_EXE_urlkey"))
+                    .args(&words[1..])
+                    .current_dir(&root)
+                    .output()
+                    .expect("run");
+                let text = String::from_utf8_lossy(&out.stdout).into_owned();
+                let mut got: Vec<&str> = text.lines().collect();
+                if let Some(n) = head {
+                    got.truncate(n);
+                }
+                assert!(
+                    lines_match(expected, &got),
+                    "docs/cli.md shows for `{cmd}`:\n{}\nit prints:\n{text}",
+                    expected.join("\n")
+                );
+                ran += 1;
+                last = Some((cmd.to_string(), out));
+            }
+        }
+    }
+    // Two text and two JSON examples of explain; two reports and two row examples of diff.
+    assert_eq!(ran, 8, "the examples found");
 }

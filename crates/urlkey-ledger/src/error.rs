@@ -2,21 +2,26 @@
 
 use std::fmt;
 
-/// Why a ledger command failed. Each kind has a documented exit code
-/// (`docs/ledger.md`, "Exit codes"); the message says what to do next.
+use urlkey_batch::exit::Exit;
+
+/// Why a ledger command failed. Each kind maps to one code of the table every urlkey
+/// command shares ([`Exit`]; docs/cli.md and docs/ledger.md, "Exit codes"); the message
+/// says what to do next.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LedgerError {
-    /// The command line asks for something that cannot be done as asked (exit 2).
+    /// The command line asks for something that cannot be done as asked
+    /// ([`Exit::Usage`]).
     Usage(String),
-    /// An input file is unreadable, malformed, or conflicts with the ledger (exit 3).
+    /// An input file is unreadable, malformed, or conflicts with the ledger
+    /// ([`Exit::Input`]).
     Input(String),
-    /// The database could not be opened, migrated, read or written (exit 6).
+    /// The database could not be opened, migrated, read or written ([`Exit::Database`]).
     Database(String),
-    /// The output could not be written (exit 4).
+    /// The output could not be written ([`Exit::Output`]).
     Output(String),
-    /// The policy could not be used (exit 5).
+    /// The policy could not be used ([`Exit::Policy`]).
     Policy(String),
-    /// Anything else (exit 1).
+    /// Anything else: an internal error ([`Exit::Internal`]).
     Other(String),
     /// The reader of the output went away (`urlkey ledger export | head`): not a
     /// failure; [`crate::cli::run`] ends quietly with exit 0.
@@ -24,17 +29,22 @@ pub enum LedgerError {
 }
 
 impl LedgerError {
-    /// The process exit code: 2 usage, 3 input or data, 4 database, 1 other.
-    pub fn exit_code(&self) -> i32 {
+    /// How the command ends: its row of the shared table.
+    pub fn exit(&self) -> Exit {
         match self {
-            LedgerError::Usage(_) => 2,
-            LedgerError::Input(_) => 3,
-            LedgerError::Output(_) => 4,
-            LedgerError::Policy(_) => 5,
-            LedgerError::Database(_) => 6,
-            LedgerError::Other(_) => 1,
-            LedgerError::OutputClosed => 0,
+            LedgerError::Usage(_) => Exit::Usage,
+            LedgerError::Input(_) => Exit::Input,
+            LedgerError::Output(_) => Exit::Output,
+            LedgerError::Policy(_) => Exit::Policy,
+            LedgerError::Database(_) => Exit::Database,
+            LedgerError::Other(_) => Exit::Internal,
+            LedgerError::OutputClosed => Exit::Done,
         }
+    }
+
+    /// The process exit status, [`LedgerError::exit`]'s code.
+    pub fn exit_code(&self) -> i32 {
+        self.exit().code()
     }
 
     /// A database error with context: what the ledger was doing when it failed.

@@ -71,8 +71,15 @@ function cliExplain(policy, inputs) {
   return JSON.parse(r.stdout);
 }
 
+// `urlkey diff --format json` (exit 0: the sides do not differ, 1: they do; both answers).
 function cliDiff(from, to, file) {
-  return JSON.parse(execFileSync(bin, ['diff', '--quiet', '--format', 'json', '--from', from, '--to', to, file]).toString());
+  const r = spawnSync(bin, ['diff', '--quiet', '--format', 'json', '--from', from, '--to', to, file], { encoding: 'utf8', maxBuffer: 1 << 30 });
+  if (r.status !== 0 && r.status !== 1) throw new Error('urlkey diff exited ' + r.status + ': ' + r.stderr);
+  const report = JSON.parse(r.stdout);
+  if (r.status !== (report.records > report.unchanged + report.invalid_both ? 1 : 0)) {
+    throw new Error('urlkey diff exited ' + r.status + ' for a report that ' + (r.status ? 'does not differ' : 'differs'));
+  }
+  return report;
 }
 
 // Waits for a view's run to finish: document.documentElement.dataset[name] is `done` or
@@ -361,8 +368,8 @@ try {
     const got = await shownExplanation(page);
     const cli = cliExplain('citation@1', inputs);
     check('compare: a pair that does not meet says no', st === 'done' && got.same === 'false' && cli.same_key === false, JSON.stringify(got));
-    check('compare: differs_in shown (component and values)', got.differs && got.differs.component === cli.differs_in.component &&
-      got.differs.component === 'scheme' && JSON.stringify(got.differs.values) === JSON.stringify(cli.differs_in.values),
+    check('compare: differs_in shown (component and values)', got.differs && got.differs.component === cli.differs_in &&
+      got.differs.component === 'scheme' && JSON.stringify(got.differs.values) === JSON.stringify(cli.differing_values),
       JSON.stringify(got.differs));
     check('compare: the builtin policies that give one key', JSON.stringify(got.under) === JSON.stringify(cli.same_key_under) &&
       got.under.includes('webkey@1'), JSON.stringify(got.under));

@@ -650,8 +650,8 @@
       }
     }
     if (e.differs_in) {
-      row({ 'data-row': 'differs', 'data-component': e.differs_in.component }, 'Differs in ' + e.differs_in.component,
-        e.differs_in.values.map(valueNode));
+      row({ 'data-row': 'differs', 'data-component': e.differs_in }, 'Differs in ' + e.differs_in,
+        e.differing_values.map(valueNode));
     }
     t.append(tb);
     out.append(el('div', { class: 'table-wrap' }, t));
@@ -735,8 +735,8 @@
       ['records', 'Records', r.records],
       ['keys_from', 'Keys under ' + r.from, r.keys_from],
       ['keys_to', 'Keys under ' + r.to, r.keys_to],
-      ['merges', 'Merges', r.merges.length],
-      ['splits', 'Splits', r.splits.length],
+      ['merges', 'Merges', r.merge_groups],
+      ['splits', 'Splits', r.split_groups],
       ['changed', 'Key changed, same group', r.changed.records],
       ['invalid_from_only', 'Invalid under ' + r.from + ' only', r.invalid_from_only.records],
       ['invalid_to_only', 'Invalid under ' + r.to + ' only', r.invalid_to_only.records],

@@ -29,20 +29,15 @@ pub struct Explanation {
     pub rules: Vec<&'static str>,
     /// Every transformation of each input, in the order the rules ran.
     pub transformations: Vec<Vec<Transformation>>,
-    /// The first component where the keys differ; `null` when they are the same or when an
-    /// input is invalid.
-    pub differs_in: Option<Difference>,
+    /// The name of the first component (in URL order) where the keys differ: `scheme`,
+    /// `userinfo`, `host`, `port`, `path`, `query` or `fragment`; `null` when they are the
+    /// same or when an input is invalid.
+    pub differs_in: Option<&'static str>,
+    /// That component of each input's key, one per input (`null` for a key without it);
+    /// `null` when `differs_in` is.
+    pub differing_values: Option<Vec<Option<String>>>,
     /// The builtin policies under which every input has the same key.
     pub same_key_under: Vec<String>,
-}
-
-/// Where the keys first differ.
-#[derive(Debug, Serialize)]
-pub struct Difference {
-    /// scheme, userinfo, host, port, path, query or fragment.
-    pub component: &'static str,
-    /// That component of each input's key (`null` when the key has none).
-    pub values: Vec<Option<String>>,
 }
 
 /// Keys every input under `policy` and says whether, and why, they meet.
@@ -69,11 +64,12 @@ pub fn explain(inputs: &[String], set: &PolicySet, policy: &Policy) -> Explanati
             }
         }
     }
-    let differs_in = if same_key || keys.iter().any(Option::is_none) {
+    let (differs_in, differing_values) = if same_key || keys.iter().any(Option::is_none) {
         None
     } else {
         first_difference(&keys)
-    };
+    }
+    .unzip();
     let same_key_under = set
         .list()
         .into_iter()
@@ -91,6 +87,7 @@ pub fn explain(inputs: &[String], set: &PolicySet, policy: &Policy) -> Explanati
         rules,
         transformations: outcomes.into_iter().map(|o| o.transformations).collect(),
         differs_in,
+        differing_values,
         same_key_under,
     }
 }
@@ -135,8 +132,8 @@ pub fn components(key: &str) -> [(&'static str, Option<String>); 7] {
     ]
 }
 
-/// The first component (in URL order) where the keys differ.
-fn first_difference(keys: &[Option<String>]) -> Option<Difference> {
+/// The first component (in URL order) where the keys differ, with each key's value of it.
+fn first_difference(keys: &[Option<String>]) -> Option<(&'static str, Vec<Option<String>>)> {
     let split: Vec<_> = keys
         .iter()
         .map(|k| components(k.as_deref().unwrap_or("")))
@@ -146,10 +143,104 @@ fn first_difference(keys: &[Option<String>]) -> Option<Difference> {
         if values.iter().all(|v| *v == values[0]) {
             None
         } else {
-            Some(Difference {
-                component: split[0][i].0,
-                values,
-            })
+            Some((split[0][i].0, values))
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const COMPONENTS: [&str; 7] = [
+        "scheme", "userinfo", "host", "port", "path", "query", "fragment",
+    ];
+
+    fn run(policy: &str, inputs: &[&str]) -> (Explanation, serde_json::Value) {
+        let set = PolicySet::builtin();
+        let policy = set.get(policy).expect("builtin");
+        let inputs: Vec<String> = inputs.iter().map(|s| s.to_string()).collect();
+        let e = explain(&inputs, &set, &policy);
+        let v = serde_json::to_value(&e).expect("json");
+        (e, v)
+    }
+
+    /// In the JSON, `differs_in` is the component's name as a plain string and
+    /// `differing_values` holds one value per input: the component of each key, as
+    /// [`components`] splits it. One pair per component, and three inputs.
+    #[test]
+    fn explain_differs_in_is_a_name_with_the_values_beside_it() {
+        let cases: [(&str, &[&str]); 8] = [
+            ("scheme", &["http://a.example/", "https://a.example/"]),
+            (
+                "userinfo",
+                &["https://u@a.example/", "https://v@a.example/"],
+            ),
+            ("host", &["https://a.example/", "https://b.example/"]),
+            ("port", &["https://a.example:81/", "https://a.example:82/"]),
+            ("path", &["https://a.example/x", "https://a.example/y"]),
+            (
+                "query",
+                &["https://a.example/?q=1", "https://a.example/?q=2"],
+            ),
+            (
+                "fragment",
+                &["https://a.example/#a", "https://a.example/#b"],
+            ),
+            (
+                "path",
+                &[
+                    "https://a.example/x",
+                    "https://a.example/x",
+                    "https://a.example/z",
+                ],
+            ),
+        ];
+        for (component, inputs) in cases {
+            let (e, v) = run("whatwg@1", inputs);
+            assert!(!e.same_key);
+            assert_eq!(v["differs_in"], component, "{v}");
+            assert!(COMPONENTS.contains(&e.differs_in.expect("differs")));
+            let values = v["differing_values"].as_array().expect("an array");
+            assert_eq!(values.len(), inputs.len());
+            let at = COMPONENTS
+                .iter()
+                .position(|c| *c == component)
+                .expect("known");
+            for (n, key) in e.keys.iter().enumerate() {
+                let want = components(key.as_deref().expect("a key"))[at].1.clone();
+                assert_eq!(values[n], serde_json::json!(want), "{component} {n}");
+            }
+            assert_ne!(values[0], values[inputs.len() - 1]);
+        }
+        // A component one key lacks: its value is null.
+        let (_, v) = run(
+            "webkey@1",
+            &["https://a.example/x?q=1", "https://a.example/x"],
+        );
+        assert_eq!(v["differs_in"], "query");
+        assert_eq!(v["differing_values"], serde_json::json!(["q=1", null]));
+    }
+
+    /// Both fields are null together: when the keys are the same, and when an input is
+    /// invalid (it has no key to split).
+    #[test]
+    fn explain_differs_in_and_its_values_are_null_together() {
+        for (policy, inputs) in [
+            (
+                "citation@1",
+                &["https://a.example/?utm_source=x", "https://a.example/"][..],
+            ),
+            (
+                "citation@1",
+                &["mailto:a@b.example", "mailto:a@b.example"][..],
+            ),
+            ("citation@1", &["https://a.example/", "not a url"][..]),
+        ] {
+            let (e, v) = run(policy, inputs);
+            assert_eq!(v["differs_in"], serde_json::Value::Null, "{inputs:?}");
+            assert_eq!(v["differing_values"], serde_json::Value::Null, "{inputs:?}");
+            assert_eq!(e.differs_in.is_none(), e.differing_values.is_none());
+        }
+    }
 }

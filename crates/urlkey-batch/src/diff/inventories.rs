@@ -5,7 +5,8 @@
 //! Pass one reads OLD then NEW and keeps, per fingerprint of a key and per side, how many
 //! records have it, the first one's line, the fingerprint of that record's text and
 //! whether another text had the key too. Pass two reads both again for the rows and the
-//! examples. Records are never held in memory.
+//! report's lists of keys. Records are never held in memory; the listed keys are (each
+//! with its first line of each side), which [`InventoryRun::limit`] bounds.
 
 use std::collections::BTreeMap;
 
@@ -22,9 +23,6 @@ use crate::pipeline::Pipeline;
 
 /// Records per unit of work handed to a worker thread (as in `map`).
 const CHUNK: usize = 512;
-
-/// How many keys of each kind the report shows.
-const EXAMPLE_KEYS: usize = 5;
 
 /// The two inputs, in the order they are read.
 const SIDES: [&str; 2] = ["old", "new"];
@@ -143,8 +141,8 @@ pub struct OneSide {
     pub keys: u64,
     /// Their records.
     pub records: u64,
-    /// The first keys, in input order.
-    pub examples: Vec<KeyExample>,
+    /// Every key (the first [`InventoryReport::limit`] under a limit), in input order.
+    pub listed: Vec<KeyExample>,
 }
 
 /// Keys on both sides.
@@ -158,8 +156,8 @@ pub struct BothSides {
     pub new_records: u64,
     /// Keys by [`Spellings`]: `same`, `differ`, `several` (they add up to `keys`).
     pub spellings: BTreeMap<&'static str, u64>,
-    /// The first keys, in OLD's order.
-    pub examples: Vec<KeyExample>,
+    /// Every key (the first [`InventoryReport::limit`] under a limit), in OLD's order.
+    pub listed: Vec<KeyExample>,
 }
 
 /// What `diff --policy P OLD NEW` reports (its JSON form). The counts add up: for each
@@ -168,6 +166,8 @@ pub struct BothSides {
 pub struct InventoryReport {
     /// The policy.
     pub policy: String,
+    /// At most this many keys are listed of each kind; `null`: every key.
+    pub limit: Option<u64>,
     /// OLD's counts.
     pub old: SideSummary,
     /// NEW's counts.
@@ -192,6 +192,16 @@ pub struct InventoryRun<'p> {
     pub names: [&'p str; 2],
     /// Called with each notice about the input (in pass one).
     pub notice: Option<&'p (dyn Fn(&str) + Sync)>,
+    /// List at most this many keys of each kind (`None`: every key).
+    pub limit: Option<u64>,
+}
+
+impl InventoryReport {
+    /// True when the sides differ: a key is only in OLD or only in NEW. How a shared key
+    /// is spelled, how many records have it and the invalid records do not count.
+    pub fn differ(&self) -> bool {
+        self.only_old.keys + self.only_new.keys > 0
+    }
 }
 
 /// Opens one side; called twice per side, it must give the same records each time.
@@ -227,10 +237,12 @@ impl InventoryRun<'_> {
     /// let (old, new) = (text("https://a.example/x\nhttps://a.example/gone\n"),
     ///                   text("HTTPS://a.example/x\nhttps://a.example/new\n"));
     /// let run = InventoryRun { policy: &policy, pipeline: &pipeline,
-    ///                          names: ["old.txt", "new.txt"], notice: None };
+    ///                          names: ["old.txt", "new.txt"], notice: None, limit: None };
     /// let report = run.run([&old, &new], None).unwrap();
     /// assert_eq!((report.only_old.keys, report.only_new.keys, report.both.keys), (1, 1, 1));
     /// assert_eq!(report.both.spellings["differ"], 1);
+    /// assert_eq!(report.only_old.listed[0].key, "https://a.example/gone");
+    /// assert!(report.differ());
     /// ```
     pub fn run(
         &self,
@@ -292,7 +304,12 @@ impl InventoryRun<'_> {
         if let Some(w) = rows.as_deref_mut() {
             w.start_inventory_rows().map_err(DiffError::Output)?;
         }
-        let mut examples = Examples::default();
+        let mut examples = Examples {
+            limit: self
+                .limit
+                .map_or(usize::MAX, |n| n.try_into().unwrap_or(usize::MAX)),
+            ..Examples::default()
+        };
         for (s, open) in open.iter().enumerate() {
             let mut src = open().map_err(DiffError::Input)?;
             let table = &table;
@@ -349,6 +366,7 @@ impl InventoryRun<'_> {
         let [mut old, mut new] = sides;
         let mut r = InventoryReport {
             policy: self.policy.id().to_string(),
+            limit: self.limit,
             old: SideSummary::default(),
             new: SideSummary::default(),
             only_old: OneSide::default(),
@@ -391,11 +409,12 @@ fn first(s: &SideState) -> Option<u64> {
     (s.records > 0).then_some(s.first_line)
 }
 
-/// The examples being gathered in pass two: a key in both is started on OLD's first line
+/// The lists being gathered in pass two: a key in both is started on OLD's first line
 /// and finished on NEW's.
 #[derive(Default)]
 struct Examples {
     both_at: std::collections::HashMap<Fingerprint, usize>,
+    limit: usize,
 }
 
 impl Examples {
@@ -421,19 +440,19 @@ impl Examples {
             new_records: e.sides[1].records,
         };
         match (e.class(), side) {
-            ("only_old", _) if report.only_old.examples.len() < EXAMPLE_KEYS => {
-                report.only_old.examples.push(example(Some(line), None))
+            ("only_old", _) if report.only_old.listed.len() < self.limit => {
+                report.only_old.listed.push(example(Some(line), None))
             }
-            ("only_new", _) if report.only_new.examples.len() < EXAMPLE_KEYS => {
-                report.only_new.examples.push(example(None, Some(line)))
+            ("only_new", _) if report.only_new.listed.len() < self.limit => {
+                report.only_new.listed.push(example(None, Some(line)))
             }
-            ("both", 0) if report.both.examples.len() < EXAMPLE_KEYS => {
-                self.both_at.insert(fp, report.both.examples.len());
-                report.both.examples.push(example(Some(line), None));
+            ("both", 0) if report.both.listed.len() < self.limit => {
+                self.both_at.insert(fp, report.both.listed.len());
+                report.both.listed.push(example(Some(line), None));
             }
             ("both", 1) => {
                 if let Some(&i) = self.both_at.get(&fp) {
-                    report.both.examples[i].new = Some(line);
+                    report.both.listed[i].new = Some(line);
                 }
             }
             _ => {}

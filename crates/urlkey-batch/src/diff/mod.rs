@@ -94,9 +94,15 @@ pub struct Report {
     pub keys_from: u64,
     /// Distinct keys under `--to`.
     pub keys_to: u64,
-    /// Groups that merge: several `--from` keys become one `--to` key.
+    /// At most this many merges and this many splits are listed; `null`: every one.
+    pub limit: Option<u64>,
+    /// How many groups merge (`merges` lists them, the first `limit` under a limit).
+    pub merge_groups: u64,
+    /// How many groups split.
+    pub split_groups: u64,
+    /// Groups that merge: several `--from` keys become one `--to` key, in input order.
     pub merges: Vec<Group>,
-    /// Groups that split: one `--from` key becomes several `--to` keys.
+    /// Groups that split: one `--from` key becomes several `--to` keys, in input order.
     pub splits: Vec<Group>,
     /// Records whose key changed while their group did not.
     pub changed: Counted,
@@ -108,6 +114,14 @@ pub struct Report {
     pub invalid_to_only: Counted,
     /// Invalid under both.
     pub invalid_both: u64,
+}
+
+impl Report {
+    /// True when the policies differ on this inventory: some record's key or validity is
+    /// not the same under both (every record `unchanged` or `invalid_both`: they do not).
+    pub fn differ(&self) -> bool {
+        self.records > self.unchanged + self.invalid_both
+    }
 }
 
 /// Keys records under two policies and compares them, for a list already in memory (the
@@ -202,6 +216,7 @@ mod tests {
             pipeline: &pipeline,
             sources: &names,
             notice: None,
+            limit: None,
         };
         let mut streamed = serde_json::to_value(run.run(&open, None).expect("run")).expect("json");
         // Only the reader counts lines.

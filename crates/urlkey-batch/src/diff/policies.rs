@@ -255,6 +255,9 @@ struct GroupAcc {
 /// The state of pass two: counts, the texts of merges and splits, examples.
 pub(crate) struct Collector<'a> {
     names: &'a [String],
+    /// Merges (and splits) listed at most; a record of a group past it is counted only.
+    limit: usize,
+    asked: Option<u64>,
     records: u64,
     by_class: BTreeMap<&'static str, u64>,
     merges: Vec<GroupAcc>,
@@ -267,9 +270,11 @@ pub(crate) struct Collector<'a> {
 }
 
 impl<'a> Collector<'a> {
-    pub(crate) fn new(names: &'a [String]) -> Self {
+    pub(crate) fn new(names: &'a [String], limit: Option<u64>) -> Self {
         Collector {
             names,
+            limit: limit.map_or(usize::MAX, |n| n.try_into().unwrap_or(usize::MAX)),
+            asked: limit,
             records: 0,
             by_class: Class::ALL.iter().map(|c| (c.as_str(), 0)).collect(),
             merges: Vec::new(),
@@ -305,13 +310,15 @@ impl<'a> Collector<'a> {
                 let (Ok(fk), Ok(tk)) = (fk, tk) else { return };
                 if k.class != Class::Split {
                     let ex = self.example(r, k);
-                    let g = group(&mut self.merges, &mut self.merge_at, tk);
-                    g.add(fk, ex, &k.to.rules, &k.from.rules);
+                    if let Some(g) = group(&mut self.merges, &mut self.merge_at, tk, self.limit) {
+                        g.add(fk, ex, &k.to.rules, &k.from.rules);
+                    }
                 }
                 if k.class != Class::Merge {
                     let ex = self.example(r, k);
-                    let g = group(&mut self.splits, &mut self.split_at, fk);
-                    g.add(tk, ex, &k.from.rules, &k.to.rules);
+                    if let Some(g) = group(&mut self.splits, &mut self.split_at, fk, self.limit) {
+                        g.add(tk, ex, &k.from.rules, &k.to.rules);
+                    }
                 }
             }
             Class::Changed => {
@@ -358,6 +365,7 @@ impl<'a> Collector<'a> {
 
     pub(crate) fn finish(self, from: &str, to: &str, tables: &Tables, read: Read) -> Report {
         let by_class = self.by_class;
+        let groups = |t: &Table| t.values().filter(|p| p.several).count() as u64;
         Report {
             from: from.to_string(),
             to: to.to_string(),
@@ -366,6 +374,9 @@ impl<'a> Collector<'a> {
             records: self.records,
             keys_from: tables.from.len() as u64,
             keys_to: tables.to.len() as u64,
+            limit: self.asked,
+            merge_groups: groups(&tables.to),
+            split_groups: groups(&tables.from),
             merges: self.merges.into_iter().map(|g| g.group).collect(),
             splits: self.splits.into_iter().map(|g| g.group).collect(),
             changed: self.changed,
@@ -385,11 +396,19 @@ pub(crate) struct Read {
     pub(crate) skipped: Skipped,
 }
 
+/// The group of `key`, started if there is room for one more under `limit`.
 fn group<'g>(
     groups: &'g mut Vec<GroupAcc>,
     at: &mut std::collections::HashMap<String, usize>,
     key: &str,
-) -> &'g mut GroupAcc {
+    limit: usize,
+) -> Option<&'g mut GroupAcc> {
+    if let Some(&i) = at.get(key) {
+        return Some(&mut groups[i]);
+    }
+    if groups.len() >= limit {
+        return None;
+    }
     let i = *at.entry(key.to_string()).or_insert_with(|| {
         groups.push(GroupAcc {
             group: Group {
@@ -403,7 +422,7 @@ fn group<'g>(
         });
         groups.len() - 1
     });
-    &mut groups[i]
+    Some(&mut groups[i])
 }
 
 impl GroupAcc {
@@ -448,7 +467,7 @@ pub(super) fn compare_in_memory(
     for r in records {
         tables.insert(pair(from, to, r, &mut buf));
     }
-    let mut c = Collector::new(names);
+    let mut c = Collector::new(names, None);
     for r in records {
         c.add(r, &keyed(from, to, &tables, r));
     }
@@ -467,6 +486,8 @@ pub struct DiffRun<'p> {
     pub sources: &'p [String],
     /// Called with each notice about the input (once: in pass one).
     pub notice: Option<&'p (dyn Fn(&str) + Sync)>,
+    /// List at most this many merges and this many splits (`None`: every one).
+    pub limit: Option<u64>,
 }
 
 impl DiffRun<'_> {
@@ -504,7 +525,7 @@ impl DiffRun<'_> {
             skipped: src.skipped(),
         };
         drop(src);
-        let mut c = Collector::new(self.sources);
+        let mut c = Collector::new(self.sources, self.limit);
         if let Some(w) = rows.as_deref_mut() {
             w.start_policy_rows().map_err(DiffError::Output)?;
         }

@@ -12,28 +12,36 @@ use urlkey::explain::{explain, Explanation};
 use urlkey::Transformation;
 
 use crate::flags::{ExplainArgs, TextFormat};
-use crate::{output_error, Failure};
+use urlkey_batch::exit::Exit;
+
+use crate::{json_error, output_error, Failure};
 
 pub fn run(a: ExplainArgs) -> Result<(), Failure> {
     let set = super::setup::policy_set(&a.source)?;
     let policy = set.get(&a.policy).map_err(super::setup::policy_error)?;
     let e = explain(&a.urls, &set, &policy);
     if !a.quiet {
-        let mut out = std::io::stdout().lock();
-        match a.format {
-            TextFormat::Json => {
-                serde_json::to_writer_pretty(&mut out, &e)
-                    .map_err(|e| Failure::Output(e.to_string()))?;
-                writeln!(out).map_err(output_error)?;
+        let written = (|| {
+            let mut out = std::io::stdout().lock();
+            match a.format {
+                TextFormat::Json => {
+                    serde_json::to_writer_pretty(&mut out, &e).map_err(json_error)?;
+                    writeln!(out).map_err(output_error)?;
+                }
+                TextFormat::Text => write_text(&mut out, &e).map_err(output_error)?,
             }
-            TextFormat::Text => write_text(&mut out, &e).map_err(output_error)?,
+            out.flush().map_err(output_error)
+        })();
+        // A reader that closed the pipe (`| head`) does not change the answer.
+        match written {
+            Ok(()) | Err(Failure::Exit(Exit::Done)) => {}
+            Err(f) => return Err(f),
         }
-        out.flush().map_err(output_error)?;
     }
     if e.same_key {
         Ok(())
     } else {
-        Err(Failure::Code(1))
+        Err(Failure::Exit(Exit::Differ))
     }
 }
 
@@ -85,9 +93,9 @@ fn write_text(out: &mut impl Write, e: &Explanation) -> std::io::Result<()> {
             "rules that made them meet: none (the same key as written)"
         )?;
     }
-    if let Some(d) = &e.differs_in {
-        writeln!(out, "differs in {}", d.component)?;
-        for (n, v) in d.values.iter().enumerate() {
+    if let (Some(component), Some(values)) = (e.differs_in, &e.differing_values) {
+        writeln!(out, "differs in {component}")?;
+        for (n, v) in values.iter().enumerate() {
             match v {
                 Some(v) => writeln!(out, "    {:<3} {v:?}", n + 1)?,
                 None => writeln!(out, "    {:<3} (none)", n + 1)?,

@@ -12,7 +12,9 @@ use urlkey_batch::input::{
     format_from_name, ChainSource, InputError, ReadOptions, RecordSource, Source,
 };
 
-use super::{diff_error, finish_rows, row_format, row_writer, setup, write_report};
+use super::{
+    diff_error, finish_rows, limit, outcome, row_format, row_writer, setup, shown, write_report,
+};
 use crate::flags::DiffArgs;
 use crate::Failure;
 
@@ -75,6 +77,7 @@ pub fn run(a: &DiffArgs, policy: &str) -> Result<(), Failure> {
         pipeline: &pipeline,
         names: [&names[0], &names[1]],
         notice: Some(&notice),
+        limit: limit(a),
     };
     let result = match row_format(a.format) {
         Some(f) => {
@@ -85,15 +88,15 @@ pub fn run(a: &DiffArgs, policy: &str) -> Result<(), Failure> {
                     Some(&mut rows as &mut dyn DiffRowWrite),
                 )
                 .map_err(diff_error)?;
-            finish_rows(rows)?;
-            if !quiet {
+            let written = finish_rows(rows);
+            if written.is_ok() && !quiet {
                 eprintln!("urlkey diff: {}", adds_up(&report));
             }
-            Ok(())
+            outcome(written, report.differ())
         }
         None => {
             let report = diff.run([&open_old, &open_new], None).map_err(diff_error)?;
-            write_report(a, &report, write_text)
+            outcome(write_report(a, &report, write_text), report.differ())
         }
     };
     drop(spill);
@@ -155,19 +158,16 @@ fn write_text(out: &mut impl Write, r: &InventoryReport) -> std::io::Result<()> 
             |l| format!("{} {:?}", l.line, l.observed),
         )
     };
-    for (title, examples) in [
-        ("only in old", &r.only_old.examples),
-        ("only in new", &r.only_new.examples),
-        ("in both", &r.both.examples),
+    for (title, examples, total) in [
+        ("only in old", &r.only_old.listed, r.only_old.keys),
+        ("only in new", &r.only_new.listed, r.only_new.keys),
+        ("in both", &r.both.listed, r.both.keys),
     ] {
         if examples.is_empty() {
             continue;
         }
-        writeln!(
-            out,
-            "{title} (first {}; --format csv for every record)",
-            examples.len()
-        )?;
+        let shown = shown(examples.len(), total, " keys");
+        writeln!(out, "{title} ({shown}; --format csv for every record)")?;
         for KeyExample {
             key,
             old,

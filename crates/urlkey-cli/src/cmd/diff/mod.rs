@@ -8,6 +8,7 @@ mod policies;
 
 use urlkey_batch::diff::rows::{DiffRows, RowFormat};
 use urlkey_batch::diff::DiffError;
+use urlkey_batch::exit::Exit;
 
 use super::setup;
 use crate::flags::{DiffArgs, DiffFormat};
@@ -32,6 +33,42 @@ pub fn run(a: DiffArgs) -> Result<(), Failure> {
         _ => Err(Failure::Usage(
             "give --from P --to Q FILE... (one inventory under two policies) or --policy P OLD NEW (two inventories under one policy)".into(),
         )),
+    }
+}
+
+/// How many of each kind the text report lists at most (`--format json` lists every one).
+const TEXT_LIST: u64 = 10;
+
+/// What the run keeps of each kind: `--limit`, and for the text report no more than it
+/// shows, so that its memory is that of the counts alone.
+fn limit(a: &DiffArgs) -> Option<u64> {
+    match a.format {
+        DiffFormat::Text => Some(a.limit.map_or(TEXT_LIST, |n| n.min(TEXT_LIST))),
+        _ => a.limit,
+    }
+}
+
+/// The outcome of a completed run, as diff(1): the sides differ (1) or not (0). A
+/// report whose reader closed the pipe still gives the answer: it was complete.
+fn outcome(written: Result<(), Failure>, differ: bool) -> Result<(), Failure> {
+    match written {
+        Ok(()) | Err(Failure::Exit(Exit::Done)) => {}
+        Err(e) => return Err(e),
+    }
+    if differ {
+        Err(Failure::Exit(Exit::Differ))
+    } else {
+        Ok(())
+    }
+}
+
+/// "all 3 keys" or "first 10 of 523 keys; --format json for all", for the text report's
+/// headings (`noun` after the number, with its space).
+fn shown(listed: usize, total: u64, noun: &str) -> String {
+    if listed as u64 >= total {
+        format!("all {total}{noun}")
+    } else {
+        format!("first {listed} of {total}{noun}; --format json for all")
     }
 }
 
@@ -70,8 +107,7 @@ fn write_report<R: serde::Serialize>(
 ) -> Result<(), Failure> {
     let mut out = setup::output(&a.input.output)?;
     if a.format == DiffFormat::Json {
-        serde_json::to_writer_pretty(&mut out, report)
-            .map_err(|e| Failure::Output(e.to_string()))?;
+        serde_json::to_writer_pretty(&mut out, report).map_err(crate::json_error)?;
         std::io::Write::write_all(&mut out, b"\n").map_err(output_error)?;
     } else {
         text(&mut out, report).map_err(output_error)?;

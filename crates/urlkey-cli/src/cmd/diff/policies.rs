@@ -3,10 +3,12 @@
 use std::io::Write;
 
 use urlkey_batch::diff::rows::DiffRowWrite;
-use urlkey_batch::diff::{Class, DiffRun, Group, Report};
+use urlkey_batch::diff::{Class, DiffRun, Report};
 use urlkey_batch::input::{ChainSource, InputError, RecordSource, Source};
 
-use super::{diff_error, finish_rows, row_format, row_writer, setup, write_report};
+use super::{
+    diff_error, finish_rows, limit, outcome, row_format, row_writer, setup, shown, write_report,
+};
 use crate::flags::DiffArgs;
 use crate::Failure;
 
@@ -44,6 +46,7 @@ pub fn run(a: &DiffArgs, from: &str, to: &str) -> Result<(), Failure> {
         pipeline: &pipeline,
         sources: &names,
         notice: Some(&notice),
+        limit: limit(a),
     };
     match row_format(a.format) {
         Some(f) => {
@@ -51,15 +54,15 @@ pub fn run(a: &DiffArgs, from: &str, to: &str) -> Result<(), Failure> {
             let report = diff
                 .run(&open, Some(&mut rows as &mut dyn DiffRowWrite))
                 .map_err(diff_error)?;
-            finish_rows(rows)?;
-            if !quiet {
+            let written = finish_rows(rows);
+            if written.is_ok() && !quiet {
                 eprintln!("urlkey diff: {}", summary_line(&report));
             }
-            Ok(())
+            outcome(written, report.differ())
         }
         None => {
             let report = diff.run(&open, None).map_err(diff_error)?;
-            write_report(a, &report, write_text)
+            outcome(write_report(a, &report, write_text), report.differ())
         }
     }
 }
@@ -89,18 +92,19 @@ fn write_text(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
     writeln!(out, "from {} to {}: {} records", r.from, r.to, r.records)?;
     writeln!(out, "keys under {:<12} {}", r.from, r.keys_from)?;
     writeln!(out, "keys under {:<12} {}", r.to, r.keys_to)?;
-    let in_groups = |g: &[Group]| g.iter().map(|g| g.records).sum::<u64>();
+    // A merge_split record is in a merge and in a split.
+    let in_groups = |c: Class| r.by_class[c.as_str()] + r.by_class[Class::MergeSplit.as_str()];
     writeln!(
         out,
         "merges              {} ({} records)",
-        r.merges.len(),
-        in_groups(&r.merges)
+        r.merge_groups,
+        in_groups(Class::Merge)
     )?;
     writeln!(
         out,
         "splits              {} ({} records)",
-        r.splits.len(),
-        in_groups(&r.splits)
+        r.split_groups,
+        in_groups(Class::Split)
     )?;
     writeln!(out, "changed, same group {} records", r.changed.records)?;
     writeln!(
@@ -115,15 +119,16 @@ fn write_text(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
     )?;
     writeln!(out, "invalid under both: {}", r.invalid_both)?;
     writeln!(out, "by class: {}", classes(r))?;
-    for (title, groups, single, many) in [
-        ("merges", &r.merges, &r.to, &r.from),
-        ("splits", &r.splits, &r.from, &r.to),
+    for (title, groups, total, single, many) in [
+        ("merges", &r.merges, r.merge_groups, &r.to, &r.from),
+        ("splits", &r.splits, r.split_groups, &r.from, &r.to),
     ] {
         if groups.is_empty() {
             continue;
         }
-        writeln!(out, "{title} (first 10; --format json for all)")?;
-        for g in groups.iter().take(10) {
+        let shown = shown(groups.len(), total, "");
+        writeln!(out, "{title} ({shown})")?;
+        for g in groups {
             writeln!(
                 out,
                 "  {single} {}: {} keys under {many}",
