@@ -150,10 +150,13 @@ fn rules_registry_2_prints_every_entry_and_wrapper_with_its_source() {
                     || l.starts_with(&format!("{}*", r.pattern))
             })
             .unwrap_or_else(|| panic!("no line for {}", r.pattern));
-        if r.documented {
-            assert!(line.contains(r.source), "{line}");
-        } else {
-            assert!(line.contains("no platform page"), "{line}");
+        // Every source, each with its read date.
+        for s in r.sources {
+            assert!(
+                line.contains(&format!("{} (read {})", s.cite, s.read)),
+                "{line}: {}",
+                s.cite
+            );
         }
     }
     for w in WRAPPERS {
@@ -168,6 +171,29 @@ fn rules_registry_2_prints_every_entry_and_wrapper_with_its_source() {
     assert_eq!(
         v["wrappers"].as_array().expect("wrappers").len(),
         WRAPPERS.len()
+    );
+    for (e, r) in v["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .zip(REGISTRY_2)
+    {
+        let sources = e["sources"].as_array().expect("sources");
+        assert_eq!(sources.len(), r.sources.len(), "{}", r.pattern);
+        assert!(!sources.is_empty(), "{}", r.pattern);
+        for (j, s) in sources.iter().zip(r.sources) {
+            assert_eq!(j["cite"], s.cite);
+            assert_eq!(j["read"], s.read);
+        }
+    }
+    for o in urlkey::tracking2::OPT_IN {
+        assert!(text
+            .lines()
+            .any(|l| l.starts_with(o.pattern) && l.contains(o.platform)));
+    }
+    assert_eq!(
+        v["opt_in"].as_array().expect("opt_in").len(),
+        urlkey::tracking2::OPT_IN.len()
     );
     let tok = v["entries"]
         .as_array()

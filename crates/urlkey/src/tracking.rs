@@ -62,7 +62,7 @@ pub const REGISTRY: &[TrackingRule] = &[
     rule!("gclid", Exact, "Google Ads, \"About auto-tagging\", support.google.com/google-ads/answer/3095550", "001", true),
     rule!("gbraid", Exact, "Google Ads API, \"Upload click conversions\", developers.google.com/google-ads/api/docs/conversions/upload-clicks", "001", false),
     rule!("wbraid", Exact, "Google Ads API, \"Upload click conversions\", developers.google.com/google-ads/api/docs/conversions/upload-clicks", "001", false),
-    rule!("msclkid", Exact, "Microsoft Advertising help, \"Auto-tagging of Microsoft Click ID (MSCLKID)\"", "001", true),
+    rule!("msclkid", Exact, "Microsoft Advertising help, \"Auto-tagging of Microsoft Click ID (MSCLKID)\", help.ads.microsoft.com/apex/index/3/en/60125", "001", true),
     rule!("fbclid", Exact, "Meta, \"ClickID and the fbp and fbc Parameters\", developers.facebook.com/documentation/ads-commerce/conversions-api/parameters/fbp-and-fbc", "001", true),
     rule!("ttclid", Exact, "TikTok Ads Manager, \"About TikTok Click ID\", ads.tiktok.com/resources/help/article/tiktok-click-id", "001", false),
     rule!("twclid", Exact, "X Ads API, \"Web conversions\", docs.x.com/x-ads-api/measurement/web-conversions", "001", false),
@@ -109,7 +109,7 @@ impl TrackingSet {
     }
 
     /// Registry 2 (`registry@2`, used by `clean@1`): scoped entries with exceptions,
-    /// each from its platform's documentation ([`REGISTRY_2`]).
+    /// each citing its sources ([`REGISTRY_2`]).
     pub fn registry_v2() -> Self {
         Self {
             scoped: REGISTRY_2,

@@ -4,7 +4,9 @@
 use std::io::Write;
 
 use urlkey::tracking::MatchKind;
-use urlkey::tracking2::{Exception, Place, Scope, ScopedRule, Verdict, REGISTRY_2};
+use urlkey::tracking2::{
+    Exception, Place, Scope, ScopedRule, Source, Verdict, LISTS, OPT_IN, REGISTRY_2,
+};
 use urlkey::unwrap::{target_of, Found, PathMatch, WRAPPERS};
 
 use super::info::json;
@@ -93,11 +95,25 @@ fn source_text(source: &str, read: &str) -> String {
     }
 }
 
+/// Every source of an entry with its read date, the platform's page first.
+fn sources_text(sources: &[Source]) -> String {
+    if sources.is_empty() {
+        return "(no citable source)".into();
+    }
+    let all: Vec<String> = sources
+        .iter()
+        .map(|s| source_text(s.cite, s.read))
+        .collect();
+    all.join("; ")
+}
+
 fn registry_2(format: TextFormat) -> Result<(), Failure> {
     if format == TextFormat::Json {
         return json(&serde_json::json!({
             "registry": 2,
             "entries": REGISTRY_2,
+            "lists": LISTS,
+            "opt_in": OPT_IN,
             "wrappers": WRAPPERS,
             "max_depth": urlkey::unwrap::MAX_DEPTH,
         }));
@@ -105,7 +121,7 @@ fn registry_2(format: TextFormat) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
-        "{:<20} {:<7} {:<28} {:<45} {:<30} source",
+        "{:<20} {:<7} {:<28} {:<45} {:<30} sources",
         "name", "match", "scope", "kept when", "platform"
     )
     .map_err(output_error)?;
@@ -118,7 +134,29 @@ fn registry_2(format: TextFormat) -> Result<(), Failure> {
             scope_text(&r.scope),
             exceptions_text(r),
             r.platform,
-            source_text(r.source, r.read)
+            sources_text(r.sources)
+        )
+        .map_err(output_error)?;
+    }
+    writeln!(out, "\nlists cited as List:section:name:").map_err(output_error)?;
+    for l in LISTS {
+        writeln!(out, "{:<20} {}\n{:<20} {}", l.id, l.at, "", l.form).map_err(output_error)?;
+    }
+    writeln!(
+        out,
+        "\nopt-in (no citable source; no builtin policy removes them, a policy file's add_names can):"
+    )
+    .map_err(output_error)?;
+    for r in OPT_IN {
+        writeln!(
+            out,
+            "{:<20} {:<7} {:<28} {:<45} {:<30} {}",
+            pattern(r.pattern, r.kind),
+            kind_name(r.kind),
+            scope_text(&r.scope),
+            exceptions_text(r),
+            r.platform,
+            r.note
         )
         .map_err(output_error)?;
     }
@@ -166,6 +204,7 @@ struct EntryVerdict {
     scope: Scope,
     verdict: &'static str,
     exception: Option<Exception>,
+    /// The entry's first source (registry 2: its platform page when it has one).
     source: &'static str,
 }
 
@@ -242,7 +281,7 @@ fn parameter(name: &str, place: &Place<'_>, registry: u8) -> ParameterCheck {
                     Verdict::Excepted(e) => Some(e),
                     _ => None,
                 },
-                source: r.source,
+                source: r.sources.first().map_or("", |s| s.cite),
             })
             .collect()
     } else {
