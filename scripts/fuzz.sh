@@ -132,9 +132,12 @@ while [ ${#pending[@]} -gt 0 ] || [ "$running" -gt 0 ]; do
 done
 echo "fuzz: runs took $(( $(date +%s) - tr )) s"
 
-found=$(find fuzz/artifacts -type f -newer "$marker" 2>/dev/null | sort || true)
+# Only the directories of the targets run: another run may be writing beside this one.
+found=""
 for t in "${targets[@]}"; do
-  if [ -n "$(find "fuzz/artifacts/$t" -type f -newer "$marker" 2>/dev/null)" ]; then
+  new=$(find "fuzz/artifacts/$t" -type f -newer "$marker" 2>/dev/null | sort)
+  if [ -n "$new" ]; then
+    found+="$new"$'\n'
     case " ${failed[*]} " in *" $t "*) ;; *) failed+=("$t") ;; esac
   fi
 done
