@@ -1,5 +1,5 @@
-//! The verified fast parse and the early refusal of other schemes (`urlkey::fast`, issue
-//! 19) against ada on arbitrary bytes: whenever `FastUrl::parse` accepts a text, ada parses
+//! The verified fast parse and the early refusal of other schemes (`urlkey::fast`)
+//! against ada on arbitrary bytes: whenever `FastUrl::parse` accepts a text, ada parses
 //! it to the same components (href included); whenever `non_web_scheme_that_parses` takes
 //! it, ada parses it with that scheme; and every builtin that takes either gives the same
 //! outcome, lean key, code and signature with both off. The assertions are

@@ -1,21 +1,14 @@
-//! The ledger ingest on an arbitrary file body, into a fresh in-memory SQLite ledger.
+//! The ledger ingest on an arbitrary file body, into a fresh SQLite ledger file (the
+//! ledger needs WAL mode, which an in-memory database cannot take).
 //! Byte 0 picks the file name (`.csv`, `.tsv`, `.jsonl`, or none: format by content).
 //! Properties: never a panic; an ingest that fails leaves no observation and no ingest
 //! record (whole files or nothing); one that succeeds stores `added` observations,
 //! `added + unchanged == rows_read`, and for CSV `rows_read` is the csv crate's own count
 //! of non-blank rows; ingesting the same file again adds nothing (no duplicates).
 #![no_main]
-use std::path::Path;
-use std::sync::OnceLock;
-
 use libfuzzer_sys::fuzz_target;
 use urlkey_ledger::ingest::{ingest_file, Defaults, InputFormat};
 use urlkey_ledger::norm::Normalizer;
-
-fn dir() -> &'static tempfile::TempDir {
-    static D: OnceLock<tempfile::TempDir> = OnceLock::new();
-    D.get_or_init(|| tempfile::tempdir().unwrap())
-}
 
 fn count(conn: &rusqlite::Connection, table: &str) -> i64 {
     conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
@@ -48,9 +41,14 @@ fuzz_target!(|data: &[u8]| {
         2 => "in.jsonl",
         _ => "in.data",
     };
-    let path = dir().path().join(name);
+    let dir = urlkey_fuzz::scratch_dir();
+    let path = dir.join(name);
     std::fs::write(&path, body).unwrap();
-    let mut conn = urlkey_ledger::db::open(Path::new(":memory:"), true).unwrap();
+    let db = dir.join("ledger.sqlite");
+    for f in ["ledger.sqlite", "ledger.sqlite-wal", "ledger.sqlite-shm"] {
+        let _ = std::fs::remove_file(dir.join(f));
+    }
+    let mut conn = urlkey_ledger::db::open(&db, true).unwrap();
     let defaults = Defaults {
         answer_system: (mode & 4 != 0).then(|| "fuzz-system".to_string()),
         prompt_version: (mode & 4 != 0).then(|| "p1".to_string()),
@@ -86,7 +84,9 @@ fuzz_target!(|data: &[u8]| {
                 InputFormat::Csv => Some(b','),
                 InputFormat::Tsv => Some(b'\t'),
                 // Row counts of JSONL and spreadsheets are not re-derived here.
-                InputFormat::Jsonl | InputFormat::Xlsx | InputFormat::Xls | InputFormat::Ods => None,
+                InputFormat::Jsonl | InputFormat::Xlsx | InputFormat::Xls | InputFormat::Ods => {
+                    None
+                }
             };
             if let Some(d) = delim {
                 assert_eq!(csv_rows(body, d), Some(s.rows_read), "{s:?}");

@@ -144,7 +144,7 @@ const PROBES: [&str; 8] = [
     "http://[::1]:0080/%7e%2f",
     "example.com:8080/path/",
     "file:///C:/x/..",
-    // Nested wrappers with registry-2 names in and out of scope (issue 18).
+    // Nested wrappers with registry-2 names in and out of scope.
     "https://www.google.com/url?q=https%3A%2F%2Fl.facebook.com%2Fl.php%3Fu%3Dhttps%253A%252F%252Fwww.youtube.com%252Fwatch%253Fv%253D1%2526si%253D2&si=3",
     "https://l.facebook.com/l.php?u=javascript%3Aalert(1)&mkt_tok=1&mkt_unsubscribe=1",
 ];

@@ -36,7 +36,7 @@ fn router() -> axum::Router {
             ..Default::default()
         })
         .unwrap();
-        // The Host check (issue 16) answers 421 unless the server knows its address and
+        // The Host check answers 421 unless the server knows its address and
         // the request names it.
         state.set_bound(std::net::SocketAddr::from(([127, 0, 0, 1], 8080)));
         urlkey_serve::app(state)

@@ -22,6 +22,38 @@ fn lines_of(recs: &[InputRecord]) -> Vec<(u64, &str)> {
 }
 
 #[test]
+fn a_blank_or_comment_line_over_the_limit_is_a_too_long_record() {
+    // docs/cli.md: a line longer than --max-line-bytes becomes an `input.too-long` record,
+    // whatever it holds; one byte over is over. Within the limit it is skipped as before.
+    for body in [
+        &b"#abcd\n     \n#abc\n    \nlast"[..],
+        b"#abcd\r     \r#abc\r    \rlast",
+    ] {
+        for format in [InputFormat::Lines, InputFormat::Jsonl] {
+            let opts = ReadOptions {
+                format,
+                max_line_bytes: 4,
+                field: (format == InputFormat::Jsonl).then(|| "u".into()),
+                ..Default::default()
+            };
+            let (recs, skipped) = read_all(body, &opts);
+            let too_long: Vec<u64> = recs
+                .iter()
+                .filter(|r| r.problem.as_ref().map(|p| p.code) == Some(ErrorCode::InputTooLong))
+                .map(|r| r.line)
+                .collect();
+            assert_eq!(too_long, [1, 2], "{format:?} {body:?}");
+            assert_eq!(
+                (skipped.blank, skipped.comment),
+                (1, 1),
+                "{format:?} {body:?}"
+            );
+            assert_eq!(recs.last().map(|r| r.line), Some(5));
+        }
+    }
+}
+
+#[test]
 fn lines_are_numbered_with_skips_counted() {
     let (recs, skipped) = read_all(
         b"\xEF\xBB\xBFa\r\n\n  # c\nb\xFFc\nlast",
@@ -396,7 +428,7 @@ fn gathered_lines(text: &[u8], max: usize) -> (Vec<InputRecord>, Skipped, u64) {
     let (mut buf, mut out, mut skipped, mut line) = (Vec::new(), Vec::new(), Skipped::default(), 0);
     while let Some(full) = lines.next_line(&mut buf, max + 1).unwrap() {
         line += 1;
-        if full <= buf.len() {
+        if full <= max {
             match urlkey::text::line_kind(&buf) {
                 urlkey::text::LineKind::Blank => {
                     skipped.blank += 1;

@@ -27,7 +27,10 @@ impl LineSink<'_> {
     /// A line as read: `bytes` (cut one byte past the limit) of a line of `full_len` bytes.
     fn bytes_line(&mut self, bytes: &[u8], full_len: usize) {
         *self.line += 1;
-        if full_len <= bytes.len() && self.skips(bytes) {
+        // Only a line within the limit may be skipped: docs/cli.md gives a line longer than
+        // `--max-line-bytes` a record (`input.too-long`) whatever it holds. `bytes` keeps
+        // one byte past the limit, so its length alone would let one such line through.
+        if full_len <= self.max && self.skips(bytes) {
             return;
         }
         let rec = decode_record(*self.line, bytes, full_len, self.max);
@@ -56,8 +59,7 @@ impl LineSink<'_> {
     fn skips(&mut self, bytes: &[u8]) -> bool {
         // Seed 000 ("The pipeline"): blank and comment lines after the tool's trim; the
         // library decides (urlkey::text::line_kind), so every reader and policy agree. A
-        // line cut at the limit is never blank (the callers do not ask): it had more than
-        // the limit's worth of bytes.
+        // line over the limit is never blank or a comment (the callers do not ask).
         match urlkey::text::line_kind(bytes) {
             urlkey::text::LineKind::Blank => self.skipped.blank += 1,
             urlkey::text::LineKind::Comment => self.skipped.comment += 1,
