@@ -107,6 +107,20 @@ fn sources_text(sources: &[Source]) -> String {
     all.join("; ")
 }
 
+/// One text row of registry 2 or of the opt-in list: the same columns, then `last`
+/// (the sources, or why an opt-in name has none).
+fn rule_row(r: &ScopedRule, last: &str) -> String {
+    format!(
+        "{:<20} {:<7} {:<28} {:<45} {:<30} {}",
+        pattern(r.pattern, r.kind),
+        kind_name(r.kind),
+        scope_text(&r.scope),
+        exceptions_text(r),
+        r.platform,
+        last
+    )
+}
+
 fn registry_2(format: TextFormat) -> Result<(), Failure> {
     if format == TextFormat::Json {
         return json(&serde_json::json!({
@@ -126,17 +140,7 @@ fn registry_2(format: TextFormat) -> Result<(), Failure> {
     )
     .map_err(output_error)?;
     for r in REGISTRY_2 {
-        writeln!(
-            out,
-            "{:<20} {:<7} {:<28} {:<45} {:<30} {}",
-            pattern(r.pattern, r.kind),
-            kind_name(r.kind),
-            scope_text(&r.scope),
-            exceptions_text(r),
-            r.platform,
-            sources_text(r.sources)
-        )
-        .map_err(output_error)?;
+        writeln!(out, "{}", rule_row(r, &sources_text(r.sources))).map_err(output_error)?;
     }
     writeln!(out, "\nlists cited as List:section:name:").map_err(output_error)?;
     for l in LISTS {
@@ -148,17 +152,7 @@ fn registry_2(format: TextFormat) -> Result<(), Failure> {
     )
     .map_err(output_error)?;
     for r in OPT_IN {
-        writeln!(
-            out,
-            "{:<20} {:<7} {:<28} {:<45} {:<30} {}",
-            pattern(r.pattern, r.kind),
-            kind_name(r.kind),
-            scope_text(&r.scope),
-            exceptions_text(r),
-            r.platform,
-            r.note
-        )
-        .map_err(output_error)?;
+        writeln!(out, "{}", rule_row(r, r.note)).map_err(output_error)?;
     }
     writeln!(
         out,
