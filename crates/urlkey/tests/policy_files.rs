@@ -485,3 +485,77 @@ fn the_examples_in_docs_policies_md_work() {
         r#"{ rule = "remove-tracking-parameters", list = "none", add_names = ["gclid", "dclid", "fbclid", "msclkid", "mc_cid", "mc_eid"], add_prefixes = ["utm_", "_hs"] },"#
     ));
 }
+
+/// `unwrap-redirect` replaces the whole URL with the wrapper's target, so a rule before it
+/// would act on the wrapper only, and keying the result again would apply that rule to the
+/// target: every rule of the catalogue placed before it is refused, with its line.
+#[test]
+fn unwrap_redirect_after_any_other_rule_is_refused() {
+    for name in urlkey::policy::Rule::names() {
+        let text = format!(
+            "[[policy]]\nid = \"a@1\"\nparser = \"whatwg\"\nkey = \"href\"\nrules = [\n  {{ rule = \"{name}\" }},\n  {{ rule = \"unwrap-redirect\" }},\n]\n"
+        );
+        let msg = load_error(&text);
+        assert_names(
+            &msg,
+            &["my.toml", "line 7", "unwrap-redirect must be the first rule"],
+        );
+    }
+}
+
+/// With `unwrap-redirect` first, a policy keys nested wrappers idempotently whatever
+/// follows it: key(canonical(x)) == key(x) for wrappers whose target carries parameters
+/// that a later rule removes only on the target's host.
+#[test]
+fn unwrap_redirect_first_keys_nested_wrappers_idempotently() {
+    let inputs = [
+        "https://www.google.com/url?q=https%3A%2F%2Fl.facebook.com%2Fl.php%3Fu%3Dhttps%253A%252F%252Fwww.youtube.com%252Fwatch%253Fv%253D1%2526si%253D2&si=3",
+        "https://l.facebook.com/l.php?u=https%3A%2F%2Fwww.youtube.com%2Fwatch%3Fv%3D1%26si%3D2%26utm_source%3Dx&si=9#f",
+        "https://l.facebook.com/l.php?u=javascript%3Aalert(1)&mkt_tok=1&mkt_unsubscribe=1",
+    ];
+    for name in urlkey::policy::Rule::names() {
+        if *name == "unwrap-redirect" {
+            continue;
+        }
+        let text = format!(
+            "[[policy]]\nid = \"a@1\"\nparser = \"whatwg\"\nkey = \"href\"\nrules = [\n  {{ rule = \"unwrap-redirect\" }},\n  {{ rule = \"remove-tracking-parameters\", list = \"registry@2\" }},\n  {{ rule = \"{name}\" }},\n]\n"
+        );
+        let mut set = PolicySet::builtin();
+        set.load_policy_file(&text, "my.toml")
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let p = set.get("a@1").expect("loaded");
+        for x in inputs {
+            let o = p.key(x);
+            let (Some(k), Some(c)) = (o.key.as_deref(), o.canonical.as_deref()) else {
+                continue;
+            };
+            assert_eq!(
+                p.key(c).key.as_deref(),
+                Some(k),
+                "{name}: {x} -> canonical {c}"
+            );
+        }
+    }
+}
+
+/// A policy whose keys are not always the Standard's serialization does not promise it:
+/// `remove-trailing-slash` in mode `all` writes the `url` key of `https://p/` as `https://p`.
+#[test]
+fn a_policy_that_removes_the_root_slash_does_not_promise_whatwg_urls() {
+    let file = |mode: &str| {
+        format!(
+            "[[policy]]\nid = \"a@1\"\nparser = \"whatwg\"\ninfer_scheme = true\nkey = \"url\"\nrules = [\n  {{ rule = \"remove-trailing-slash\", mode = \"{mode}\" }},\n]\n"
+        )
+    };
+    let mut set = PolicySet::builtin();
+    set.load_policy_file(&file("all"), "all.toml").expect("loads");
+    let p = set.get("a@1").expect("loaded");
+    assert_eq!(p.key("P").key.as_deref(), Some("https://p"));
+    assert!(!p.definition().key_is_whatwg_url());
+    let mut set = PolicySet::builtin();
+    set.load_policy_file(&file("non-root"), "non-root.toml")
+        .expect("loads");
+    let p = set.get("a@1").expect("loaded");
+    assert_eq!(p.key("P").key.as_deref(), Some("https://p/"));
+    assert!(p.definition().key_is_whatwg_url());
+}

@@ -81,9 +81,23 @@ impl PolicyDef {
     /// True when every key is a URL that the URL Standard's parser gives back unchanged
     /// (a path-only key against [`PLACEHOLDER_BASE`]): the key is written from parts the
     /// parser produced (front ends `whatwg` and `mapper`) as a URL (`href` or `url`).
-    /// `document@1`'s keys are not (it does not run the Standard), nor are web keys.
+    /// `document@1`'s keys are not (it does not run the Standard), nor are web keys, nor
+    /// the `url` keys of a policy with `remove-trailing-slash` in mode `all`: it writes
+    /// `https://example.com/` as `https://example.com`, which the Standard's serializer
+    /// never gives (a special URL's empty path is written `/`,
+    /// https://url.spec.whatwg.org/#url-serializing).
     pub fn key_is_whatwg_url(&self) -> bool {
-        self.front != FrontEnd::Document && self.key_form != KeyForm::WebKey
+        let drops_root_slash = || {
+            self.rules
+                .iter()
+                .any(|r| matches!(r, Rule::RemoveTrailingSlash(rules::TrailingSlash::All)))
+        };
+        match self.key_form {
+            KeyForm::WebKey => false,
+            _ if self.front == FrontEnd::Document => false,
+            KeyForm::Url => !drops_root_slash(),
+            KeyForm::Href => true,
+        }
     }
 }
 
