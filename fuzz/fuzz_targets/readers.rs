@@ -63,6 +63,33 @@ fn expected_lines(body: &[u8], max: usize) -> (Vec<(u64, Vec<u8>)>, u64, u64) {
     (out, blank, comment)
 }
 
+/// The delimiter docs/cli.md says a CSV without `--delimiter` is read with: the most
+/// frequent of `,` `;` tab `|` outside quotes on the header line (the first physical line,
+/// however long), `,` when none occurs, the first of that list on a tie.
+fn expected_delimiter(body: &[u8]) -> u8 {
+    let line = body
+        .split(|&b| b == b'\n' || b == b'\r')
+        .next()
+        .unwrap_or_default();
+    let cands = [b',', b';', b'\t', b'|'];
+    let mut counts = [0usize; 4];
+    let mut quoted = false;
+    for &b in line {
+        if b == b'"' {
+            quoted = !quoted;
+        } else if let (false, Some(i)) = (quoted, cands.iter().position(|&c| c == b)) {
+            counts[i] += 1;
+        }
+    }
+    let mut best = 0;
+    for i in 1..4 {
+        if counts[i] > counts[best] {
+            best = i;
+        }
+    }
+    cands[best]
+}
+
 fn read_all(body: &[u8], opts: &ReadOptions, cap: usize, batch: usize) -> Option<Vec<InputRecord>> {
     let reader = Box::new(BufReader::with_capacity(
         cap,
@@ -120,6 +147,8 @@ fuzz_target!(|data: &[u8]| {
         _ => urlkey_batch::input::DEFAULT_MAX_LINE_BYTES,
     };
     let column = if data[0] & 0x10 == 0 { "url" } else { "2" };
+    // Bit 5: the delimiter given (as `--delimiter` does), else detected from the header.
+    let delimiter = (data[0] & 0x20 != 0).then_some(b',');
     let cap = usize::from(data[1]).max(1);
     let batch = usize::from(data[2] % 7) + 1;
     let body = &data[3..];
@@ -128,6 +157,7 @@ fuzz_target!(|data: &[u8]| {
         column: Some(column.into()),
         field: Some("u".into()),
         max_line_bytes: max,
+        delimiter,
         ..ReadOptions::default()
     };
     let records = read_all(body, &opts, cap, batch);
@@ -155,12 +185,13 @@ fuzz_target!(|data: &[u8]| {
         InputFormat::Csv | InputFormat::Tsv => {
             let Some(records) = records else { return };
             // The csv crate's own count of rows after the header.
+            let d = match (delimiter, format) {
+                (Some(d), _) => d,
+                (None, InputFormat::Tsv) => b'\t',
+                (None, _) => expected_delimiter(body),
+            };
             let mut rdr = csv::ReaderBuilder::new()
-                .delimiter(if format == InputFormat::Csv {
-                    b','
-                } else {
-                    b'\t'
-                })
+                .delimiter(d)
                 .flexible(true)
                 .has_headers(true)
                 .from_reader(body);

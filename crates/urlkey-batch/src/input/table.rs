@@ -1,7 +1,7 @@
 //! Delimited text (CSV, TSV, semicolon and pipe files) with a header row, and the row
 //! model that spreadsheets share: the URL from one column, the kept columns beside it.
 
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -184,6 +184,32 @@ impl RowShape {
 
 /// The delimiter a header line uses: the most frequent of `,` `;` tab `|` outside quotes
 /// (a comma when none appears or on a tie with it).
+/// How much of the header line delimiter detection reads at most.
+const DELIMITER_SNIFF_BYTES: usize = 256 * 1024;
+
+/// Consumes and returns the first line of `inner` with its line end (at most `limit`
+/// bytes), however the reader's buffer cuts the input: the delimiter found must not depend
+/// on how the bytes arrive.
+fn read_first_line<R: BufRead>(inner: &mut R, limit: usize) -> std::io::Result<Vec<u8>> {
+    let mut head = Vec::new();
+    while head.len() < limit {
+        let buf = inner.fill_buf()?;
+        if buf.is_empty() {
+            break;
+        }
+        let take = &buf[..buf.len().min(limit - head.len())];
+        if let Some(i) = memchr::memchr2(b'\n', b'\r', take) {
+            head.extend_from_slice(&take[..=i]);
+            inner.consume(i + 1);
+            break;
+        }
+        let n = take.len();
+        head.extend_from_slice(take);
+        inner.consume(n);
+    }
+    Ok(head)
+}
+
 pub(crate) fn detect_delimiter(header: &[u8]) -> u8 {
     let end = memchr::memchr2(b'\n', b'\r', header).unwrap_or(header.len());
     let mut counts = [0usize; 4];
@@ -218,7 +244,7 @@ pub(crate) fn delimiter_name(d: u8) -> String {
 
 /// CSV or TSV with a header row.
 pub struct CsvReader<R: std::io::Read> {
-    inner: csv::Reader<LineTracker<R>>,
+    inner: csv::Reader<LineTracker<std::io::Chain<std::io::Cursor<Vec<u8>>, R>>>,
     shape: RowShape,
     rec: csv::ByteRecord,
     count: Arc<AtomicU64>,
@@ -243,12 +269,13 @@ impl<R: BufRead + Send> CsvReader<R> {
         let skipped = skip_lines(&mut lines, opts.skip_rows).map_err(read_err)?;
         lines.finish_line_end().map_err(read_err)?;
         let mut inner = lines.into_inner();
+        let mut head = Vec::new();
         let delimiter = match (opts.delimiter, opts.format) {
             (Some(d), _) => d,
             (None, InputFormat::Tsv) => b'\t',
             (None, _) => {
-                let head = inner.fill_buf().map_err(read_err)?;
-                let d = detect_delimiter(head);
+                head = read_first_line(&mut inner, DELIMITER_SNIFF_BYTES).map_err(read_err)?;
+                let d = detect_delimiter(&head);
                 if d != b',' {
                     notices.push(format!(
                         "{name}: reading as {}-separated (detected from the header line; choose another delimiter to override)",
@@ -258,7 +285,8 @@ impl<R: BufRead + Send> CsvReader<R> {
                 d
             }
         };
-        let tracker = LineTracker::new(inner, skipped + 1);
+        // The bytes read for detection go back in front of the rest.
+        let tracker = LineTracker::new(std::io::Cursor::new(head).chain(inner), skipped + 1);
         let mut rdr = csv::ReaderBuilder::new()
             .delimiter(delimiter)
             .flexible(true)

@@ -194,6 +194,31 @@ fn delimiters_are_detected_from_the_header_and_said() {
 }
 
 #[test]
+fn the_delimiter_found_does_not_depend_on_the_read_buffer() {
+    // A header line longer than the reader's buffer: detection reads all of it, and the
+    // rows read are the same for every buffer size.
+    let header = format!("Address;Status;{}\n", "x".repeat(300));
+    let text = format!("{header}https://a/;200;n\r\nhttps://b/;301;\"a;b\"\rhttps://c/;404");
+    let want = read_all(text.as_bytes(), &csv("Address")).0;
+    assert_eq!(
+        want.iter().map(|r| r.observed.as_str()).collect::<Vec<_>>(),
+        ["https://a/", "https://b/", "https://c/"]
+    );
+    for capacity in [1, 2, 7, 64, 299, 301, 4096] {
+        let buffered =
+            io::BufReader::with_capacity(capacity, io::Cursor::new(text.clone().into_bytes()));
+        let mut src = records_from(Box::new(buffered), "t".into(), &csv("Address")).unwrap();
+        let mut got = Vec::new();
+        while src.next_batch(&mut got, 2).unwrap() {}
+        assert_eq!(got, want, "buffer {capacity}");
+        assert!(
+            src.take_notices().iter().any(|n| n.contains("';'")),
+            "buffer {capacity}"
+        );
+    }
+}
+
+#[test]
 fn skip_rows_no_headers_and_kept_columns() {
     let text =
         b"Internal - All\r\nAddress,Status Code,Indexability\r\nhttps://a/,301,Non-Indexable\r\n";
