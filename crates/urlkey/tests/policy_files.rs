@@ -498,7 +498,11 @@ fn unwrap_redirect_after_any_other_rule_is_refused() {
         let msg = load_error(&text);
         assert_names(
             &msg,
-            &["my.toml", "line 7", "unwrap-redirect must be the first rule"],
+            &[
+                "my.toml",
+                "line 7",
+                "unwrap-redirect must be the first rule",
+            ],
         );
     }
 }
@@ -548,7 +552,8 @@ fn a_policy_that_removes_the_root_slash_does_not_promise_whatwg_urls() {
         )
     };
     let mut set = PolicySet::builtin();
-    set.load_policy_file(&file("all"), "all.toml").expect("loads");
+    set.load_policy_file(&file("all"), "all.toml")
+        .expect("loads");
     let p = set.get("a@1").expect("loaded");
     assert_eq!(p.key("P").key.as_deref(), Some("https://p"));
     assert!(!p.definition().key_is_whatwg_url());
