@@ -1,6 +1,6 @@
 //! Request bodies under the server's limits: at most `--max-body-bytes`, whole within
 //! `--body-timeout`, and admitted only while the bytes held across all requests stay
-//! under `--max-held-bytes`. [`read_body`] reads one; [`crate::json_request`] parses it.
+//! under `--max-held-bytes`. [`read_body`] reads one; the JSON request extractor (`json_request.rs`) parses it.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -15,7 +15,7 @@ use crate::error::ApiError;
 use crate::state::AppState;
 
 /// Set by [`read_body`] once a request body has been read to its end, so that
-/// [`crate::middleware`] knows whether the connection can be reused.
+/// the body middleware (`middleware.rs`) knows whether the connection can be reused.
 #[derive(Clone, Default)]
 pub(crate) struct BodyDone(Arc<AtomicBool>);
 

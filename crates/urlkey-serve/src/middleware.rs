@@ -1,7 +1,7 @@
 //! The layers every request passes, outermost first: [`security_headers`] on every
 //! answer, [`host_check`] (421 before any handler runs), [`body_policy`] (JSON 413, and
 //! `Connection: close` after an unread body). The body limit and timeout layers of
-//! tower-http sit inside them ([`crate::router`]).
+//! tower-http sit inside them (`router.rs` puts them in order).
 
 use std::sync::Arc;
 

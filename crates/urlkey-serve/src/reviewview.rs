@@ -14,7 +14,6 @@ use axum::response::{IntoResponse, Response};
 
 use crate::error::{json_response, ApiError};
 use crate::json_request::JsonRequest;
-use crate::ledgerview::{ledger_error, no_ledger};
 use crate::state::AppState;
 use crate::worker::blocking;
 
@@ -41,7 +40,7 @@ fn same_token(a: &[u8], b: &[u8]) -> bool {
 pub(crate) async fn review(State(st): State<Arc<AppState>>, req: Request) -> Response {
     // Refused before the body is read: a refused write costs no body.
     let Some(path) = st.ledger.clone() else {
-        return no_ledger().into_response();
+        return ApiError::no_ledger().into_response();
     };
     if !st.writes_allowed() {
         return ApiError::new(
@@ -79,8 +78,8 @@ pub(crate) async fn review(State(st): State<Arc<AppState>>, req: Request) -> Res
                 reviewer: req.reviewer,
                 note: req.note,
             };
-            let conn = urlkey_ledger::db::open(&path, false).map_err(ledger_error)?;
-            let id = urlkey_ledger::review::add(&conn, &d).map_err(ledger_error)?;
+            let conn = urlkey_ledger::db::open(&path, false).map_err(ApiError::ledger)?;
+            let id = urlkey_ledger::review::add(&conn, &d).map_err(ApiError::ledger)?;
             Ok(id)
         })
         .await

@@ -6,7 +6,7 @@
 //!
 //! The queue's form is sent by the page's external script `/ledger.js` (no inline
 //! script; the CSP keeps `form-action 'none'`, so without the script nothing is ever
-//! submitted) as a `fetch` POST to `/api/ledger/review` ([`crate::reviewview`]) carrying
+//! submitted) as a `fetch` POST to `/api/ledger/review` (`reviewview.rs`) carrying
 //! the per-run token in `X-Urlkey-Token`.
 //!
 //! - `GET /ledger?by=answer_system,market&publisher=registrable&top=5&top_keys=5`
@@ -40,13 +40,6 @@ const GROUP_BYS: [GroupBy; 4] = [
 
 /// The `publisher` values of a query.
 const PUBLISHER_UNITS: [PublisherUnit; 2] = [PublisherUnit::Host, PublisherUnit::Registrable];
-
-pub(crate) fn no_ledger() -> ApiError {
-    ApiError::new(
-        "request.not-found",
-        "no ledger is served: start the server with `urlkey serve --ledger DB`",
-    )
-}
 
 fn bad(message: String) -> ApiError {
     ApiError::new("request.invalid-option", message)
@@ -112,13 +105,6 @@ fn options(uri: &Uri) -> Result<ReportOptions, ApiError> {
     Ok(opts)
 }
 
-pub(crate) fn ledger_error(e: urlkey_ledger::LedgerError) -> ApiError {
-    match e {
-        urlkey_ledger::LedgerError::Usage(m) => bad(m),
-        other => ApiError::new("input.unreadable", format!("the ledger: {other}")),
-    }
-}
-
 /// Reads the ledger (read-only) and builds the report and the collections list.
 async fn build(
     path: PathBuf,
@@ -126,12 +112,12 @@ async fn build(
     queue: Option<Option<String>>,
 ) -> Result<(Report, Vec<String>, ReportOptions, String), ApiError> {
     let work = move || -> Result<_, ApiError> {
-        let conn = report::open_read_only(&path).map_err(ledger_error)?;
-        let r = report::build(&conn, &opts).map_err(ledger_error)?;
+        let conn = report::open_read_only(&path).map_err(ApiError::ledger)?;
+        let r = report::build(&conn, &opts).map_err(ApiError::ledger)?;
         let collections =
-            report::collections(&conn, opts.policy.as_deref()).map_err(ledger_error)?;
+            report::collections(&conn, opts.policy.as_deref()).map_err(ApiError::ledger)?;
         let q = match queue {
-            Some(token) => review_queue(&conn, token.as_deref()).map_err(ledger_error)?,
+            Some(token) => review_queue(&conn, token.as_deref()).map_err(ApiError::ledger)?,
             None => String::new(),
         };
         Ok((r, collections, opts, q))
@@ -249,7 +235,7 @@ fn nav(opts: &ReportOptions, collections: &[String], file: &str) -> String {
 /// `GET /ledger`.
 pub(crate) async fn page(State(st): State<Arc<AppState>>, uri: Uri) -> Response {
     let Some(path) = st.ledger.clone() else {
-        return no_ledger().into_response();
+        return ApiError::no_ledger().into_response();
     };
     let opts = match options(&uri) {
         Ok(o) => o,
@@ -277,7 +263,7 @@ pub(crate) async fn page(State(st): State<Arc<AppState>>, uri: Uri) -> Response 
 /// `GET /api/ledger`: the report as JSON.
 pub(crate) async fn json(State(st): State<Arc<AppState>>, uri: Uri) -> Response {
     let Some(path) = st.ledger.clone() else {
-        return no_ledger().into_response();
+        return ApiError::no_ledger().into_response();
     };
     let opts = match options(&uri) {
         Ok(o) => o,

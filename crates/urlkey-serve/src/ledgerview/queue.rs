@@ -1,7 +1,7 @@
 //! The review queue of the ledger page: every merged key (merges to review first), its
 //! variants side by side (status, title, final URL, canonical, content check) with the
 //! claims, and, when writes are allowed, a form per merge that `/ledger.js` sends to
-//! `POST /api/ledger/review` ([`crate::reviewview`]).
+//! `POST /api/ledger/review` (`reviewview.rs`).
 
 use urlkey_ledger::report::html;
 
