@@ -128,7 +128,7 @@ fn main() {
         // Settings that cannot work are usage errors (exit 2), as in every command.
         flags::Command::Serve(a) => match a.config() {
             Err(e) => Err(Failure::Usage(e.to_string())),
-            Ok(_) => urlkey_serve::run(a).map_err(|e| match e {
+            Ok(_) => urlkey_serve::run(a.options()).map_err(|e| match e {
                 urlkey_serve::ServeError::Usage(m) => Failure::Usage(m),
                 urlkey_serve::ServeError::Thread(e) => thread_error(e),
                 other => Failure::Internal(other.to_string()),

@@ -340,7 +340,7 @@ try {
   });
 
 
-  // The Compare view (issue 17): `urlkey explain` side by side.
+  // The Compare view: `urlkey explain` side by side.
   await step('compare view: a pair that meets', async () => {
     await page.getByRole('button', { name: 'Compare', exact: true }).click();
     const shownViews = await page.evaluate(() => [document.getElementById('compare-view').hidden,
@@ -391,7 +391,7 @@ try {
     check('the mapper view comes back', JSON.stringify(hidden) === '[true,false]', JSON.stringify(hidden));
   });
 
-  // The Mapper's policy pair (issue 17): `urlkey diff --from P --to Q` on the loaded list.
+  // The Mapper's policy pair: `urlkey diff --from P --to Q` on the loaded list.
   await step('policy pair on a loaded list', async () => {
     const list = join(outDir, 'diff-list.txt');
     writeFileSync(list, DIFF_LINES.join('\n') + '\n');
@@ -481,7 +481,7 @@ try {
     };
     const want = { observations: '27', valid: '24', keys: '15', publishers: '8', top1: '0.2917', hhi: '0.1667', jaccard: '0.8750/0.4000' };
     check('ledger measures', JSON.stringify(got) === JSON.stringify(want), JSON.stringify(got));
-    // The report's review figures (issue 16), before any decision: roles, claim support,
+    // The report's review figures, before any decision: roles, claim support,
     // merges to review, split keys, unique keys with splits applied.
     const review = await page.$$eval('table.review tr[data-figure]', (trs) => trs.map((t) =>
       t.dataset.figure + '=' + t.querySelector('[data-measure="review"]').textContent.trim()));
@@ -517,7 +517,7 @@ try {
     check('ledger compare view', gone === '3' && svgs === 5, gone + ' gone, ' + svgs + ' charts');
   });
 
-  // The review queue (issue 16): merges to review first, variants side by side, a decision
+  // The review queue: merges to review first, variants side by side, a decision
   // recorded through the page's form (external script, per-run token) and read back with
   // `urlkey ledger review list`; a foreign Host refused (421), also in the browser.
   await step('ledger review queue', async () => {

@@ -6,7 +6,7 @@
 //! `header_read_timeout`: hyper starts that clock as soon as it waits for a head, also
 //! for a connection that sends nothing and for an idle keep-alive connection, and closes
 //! the connection when it runs out. Body timeouts and size limits are tower-http layers
-//! on the router ([`crate::app`]).
+//! on the router ([`crate::router`]).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -17,38 +17,34 @@ use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
-use crate::AppState;
+use crate::router::app;
+use crate::state::AppState;
+
+/// File descriptors kept for the process itself (standard streams, the listener, the
+/// runtime's epoll and wake-up descriptors, spare room) when the connection cap is fitted
+/// under `ulimit -n`.
+pub const FD_RESERVE: u64 = 32;
 
 /// How often the server reports closed stalled connections (when there were any).
 const REPORT_EVERY: Duration = Duration::from_secs(10);
 
-/// `requested`, lowered so that the open connections plus [`crate::FD_RESERVE`] stay
+/// `requested`, lowered so that the open connections plus [`FD_RESERVE`] stay
 /// under the soft `RLIMIT_NOFILE`: past it `accept` fails with EMFILE, and every client,
 /// not only the stalled ones, is locked out.
 pub fn connection_cap(requested: usize) -> usize {
     match fd_limit() {
         Some(limit) => {
-            let room = limit.saturating_sub(crate::FD_RESERVE).max(1);
+            let room = limit.saturating_sub(FD_RESERVE).max(1);
             requested.min(usize::try_from(room).unwrap_or(usize::MAX))
         }
         None => requested,
     }
 }
 
+/// The soft `RLIMIT_NOFILE`, if there is one.
 #[cfg(unix)]
 fn fd_limit() -> Option<u64> {
-    let mut r = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit only writes the struct it is given, which lives on our stack.
-    let rc = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) };
-    if rc != 0 || r.rlim_cur == libc::RLIM_INFINITY {
-        return None;
-    }
-    // rlim_t is u64 on Linux, but not on every unix.
-    #[allow(clippy::useless_conversion)]
-    u64::try_from(r.rlim_cur).ok()
+    rustix::process::getrlimit(rustix::process::Resource::Nofile).current
 }
 
 #[cfg(not(unix))]
@@ -95,7 +91,7 @@ pub async fn serve(listener: TcpListener, state: Arc<AppState>, cap: usize, log:
     if let Ok(local) = listener.local_addr() {
         state.set_bound(local);
     }
-    let app = crate::app(state);
+    let app = app(state);
     let slots = Arc::new(Semaphore::new(cap.max(1)));
     let stats = Arc::new(Stats::default());
     if log {

@@ -10,19 +10,19 @@
 use std::io::Cursor;
 use std::sync::Arc;
 
-use axum::body::{Body, Bytes};
-use axum::extract::{Extension, State};
-use axum::http::HeaderMap;
+use axum::body::Bytes;
+use axum::extract::State;
 use axum::response::Response;
 use serde::{Deserialize, Serialize};
 use urlkey::Policy;
 use urlkey_batch::diff::{PolicyDiff, Report};
 use urlkey_batch::input::{records_from, InputRecord, ReadOptions};
 
-use crate::api::{blocking, map_worker, read_body, BodyDone};
 use crate::error::{json_or_error, to_json, ApiError};
-use crate::mapview::{read_options, Queue};
-use crate::AppState;
+use crate::json_request::JsonRequest;
+use crate::state::AppState;
+use crate::textinput::read_options;
+use crate::worker::{blocking, map_worker, Queue};
 
 /// The name the text goes by in `examples[].source`: that of standard input, so the report
 /// is the one `urlkey diff --format json < FILE` writes.
@@ -34,7 +34,7 @@ const BATCH: usize = 4096;
 /// The body of `POST /api/diff`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct DiffRequest {
+pub(crate) struct DiffRequest {
     /// The input, as a file would hold it.
     text: String,
     /// The policy the inventory is keyed under now (`--from`).
@@ -118,26 +118,20 @@ fn report(p: &Prepared) -> Result<Report, ApiError> {
 /// `POST /api/diff`.
 pub(crate) async fn diff(
     State(st): State<Arc<AppState>>,
-    Extension(done): Extension<BodyDone>,
-    headers: HeaderMap,
-    body: Body,
+    request: JsonRequest<DiffRequest>,
 ) -> Response {
     let work = async move {
-        let held = read_body(&st, &headers, &done, body).await?;
+        let JsonRequest { value: req, held } = request;
         let st2 = st.clone();
         // Checked before queueing for the worker: a malformed request is answered at once.
-        let (prepared, permit) = blocking(move || {
-            let (req, permit): (DiffRequest, _) = held.parse()?;
-            Ok((prepare(&st2, req)?, permit))
-        })
-        .await?;
+        let prepared = blocking(move || prepare(&st2, req)).await?;
         let (worker, queue) = map_worker(&st).await?;
         let out = blocking(move || {
             let r = report(&prepared)?;
             drop(prepared);
             let out = to_json(&DiffResponse { report: &r, queue });
             // The share of --max-held-bytes covers the text until the answer is built.
-            drop(permit);
+            drop(held);
             out
         })
         .await?;

@@ -128,6 +128,22 @@ impl ApiError {
         ApiError::new(e.code(), e.to_string())
     }
 
+    /// A ledger that cannot be read, or a request the ledger refuses (`invalid-option`).
+    pub fn ledger(e: urlkey_ledger::LedgerError) -> Self {
+        match e {
+            urlkey_ledger::LedgerError::Usage(m) => ApiError::new("request.invalid-option", m),
+            other => ApiError::new("input.unreadable", format!("the ledger: {other}")),
+        }
+    }
+
+    /// A ledger path asked for when the server serves no ledger.
+    pub fn no_ledger() -> Self {
+        ApiError::new(
+            "request.not-found",
+            "no ledger is served: start the server with `urlkey serve --ledger DB`",
+        )
+    }
+
     /// An internal failure.
     pub fn internal(message: impl Into<String>) -> Self {
         ApiError::new("internal", message)

@@ -7,17 +7,15 @@
 
 use std::sync::Arc;
 
-use axum::body::Body;
-use axum::extract::{Extension, State};
-use axum::http::HeaderMap;
+use axum::extract::State;
 use axum::response::Response;
 use serde::{Deserialize, Serialize};
 use urlkey::explain::Explanation;
 
-use crate::api::{blocking, map_worker, read_body, BodyDone};
 use crate::error::{json_or_error, to_json, ApiError};
-use crate::mapview::Queue;
-use crate::AppState;
+use crate::json_request::JsonRequest;
+use crate::state::AppState;
+use crate::worker::{blocking, map_worker, Queue};
 
 /// The most inputs one request compares. Each input is keyed under the chosen policy and
 /// under every builtin (for `same_key_under`), so the cap bounds the work of a request
@@ -27,7 +25,7 @@ pub const MAX_INPUTS: usize = 100;
 /// The body of `POST /api/explain`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct ExplainRequest {
+pub(crate) struct ExplainRequest {
     /// Two or more inputs, as `urlkey explain A B ...` takes them.
     #[serde(alias = "urls")]
     inputs: Vec<String>,
@@ -69,30 +67,22 @@ fn check_count(n: usize) -> Result<(), ApiError> {
 /// `POST /api/explain`.
 pub(crate) async fn explain(
     State(st): State<Arc<AppState>>,
-    Extension(done): Extension<BodyDone>,
-    headers: HeaderMap,
-    body: Body,
+    request: JsonRequest<ExplainRequest>,
 ) -> Response {
     let work = async move {
-        let held = read_body(&st, &headers, &done, body).await?;
-        let st2 = st.clone();
-        let (req, policy, permit) = blocking(move || {
-            let (req, permit): (ExplainRequest, _) = held.parse()?;
-            check_count(req.inputs.len())?;
-            let policy = st2.set.get(&req.policy).map_err(|e| ApiError::policy(&e))?;
-            Ok((req, policy, permit))
-        })
-        .await?;
+        let JsonRequest { value: req, held } = request;
+        check_count(req.inputs.len())?;
+        let policy = st.set.get(&req.policy).map_err(|e| ApiError::policy(&e))?;
         let (worker, queue) = map_worker(&st).await?;
-        let st3 = st.clone();
+        let st2 = st.clone();
         let out = blocking(move || {
-            let e = urlkey::explain::explain(&req.inputs, &st3.set, &policy);
+            let e = urlkey::explain::explain(&req.inputs, &st2.set, &policy);
             let out = to_json(&ExplainResponse {
                 explanation: &e,
                 queue,
             });
             // The share of --max-held-bytes covers the parsed inputs until now.
-            drop(permit);
+            drop(held);
             out
         })
         .await?;

@@ -546,7 +546,8 @@
     body.append(table('Spans of each component (UTF-16 and byte offsets)', ['Component', 'UTF-16', 'Bytes', 'Text'], spans));
 
     body.append(el('h4', null, 'Query pairs'));
-    // null when the text is not a well-formed URL (issue 13, item 5).
+    // null when the text is not a well-formed URL: an empty list would read as "no
+    // parameters".
     if (i.query_pairs === null) {
       body.append(el('p', null, 'None: not a well-formed URL.'));
     } else {

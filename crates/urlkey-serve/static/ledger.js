@@ -1,4 +1,4 @@
-// The review queue of the ledger page (`urlkey serve --ledger DB`, issue 16). The page's
+// The review queue of the ledger page (`urlkey serve --ledger DB`). The page's
 // only script, served as a file (the CSP allows no inline script). Each merge's form is sent
 // here as a fetch POST to /api/ledger/review with the per-run token (read from the queue's
 // data-token attribute) in the X-Urlkey-Token header; the CSP's form-action 'none' means a

@@ -1,4 +1,4 @@
-//! `urlkey serve` under load and faults (issue 20): stalled clients are shed, keep-alive
+//! `urlkey serve` under load and faults: stalled clients are shed, keep-alive
 //! survives error answers, memory is bounded in the number of bodies, a cheap error does
 //! not wait behind the map queue. Real servers on ephemeral 127.0.0.1 ports, spoken to
 //! over raw HTTP/1.1; no other address is used.
@@ -16,7 +16,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use clap::Parser;
 mod common;
 
 use common::{read_response, Resp};
@@ -59,10 +58,23 @@ fn key_body() -> Vec<u8> {
 // ---------------------------------------------------------------------------------------
 // The server in a child process, under a file-descriptor limit.
 
-#[derive(Parser)]
-struct ChildCli {
-    #[command(flatten)]
-    serve: urlkey_serve::ServeArgs,
+/// The options `urlkey serve` takes from `flags` (`--addr`, `--threads`,
+/// `--header-timeout`, `--body-timeout`, each with its value).
+fn child_options(flags: &str) -> urlkey_serve::ServeOptions {
+    let mut o = urlkey_serve::ServeOptions::default();
+    let mut words = flags.split_whitespace();
+    while let Some(flag) = words.next() {
+        let value = words.next().expect("a value after each flag");
+        let number = || value.parse::<u64>().expect("a number");
+        match flag {
+            "--addr" => o.addr = value.to_string(),
+            "--threads" => o.threads = number() as usize,
+            "--header-timeout" => o.header_timeout_secs = number(),
+            "--body-timeout" => o.body_timeout_secs = number(),
+            other => panic!("child_options does not know {other}"),
+        }
+    }
+    o
 }
 
 /// In the child process only: `urlkey serve` with the flags in `SERVE_CHILD_ARGS`.
@@ -71,10 +83,7 @@ fn child_serve() {
     let Ok(args) = std::env::var("SERVE_CHILD_ARGS") else {
         return; // not started as a child: nothing to do
     };
-    let mut argv = vec!["urlkey-serve-child".to_string()];
-    argv.extend(args.split_whitespace().map(String::from));
-    let cli = ChildCli::parse_from(argv);
-    if let Err(e) = urlkey_serve::run(cli.serve) {
+    if let Err(e) = urlkey_serve::run(child_options(&args)) {
         panic!("child server: {e}");
     }
 }

@@ -1,4 +1,4 @@
-//! The review queue of `urlkey serve --ledger DB` (issue 16): the Host check (421 for a
+//! The review queue of `urlkey serve --ledger DB`: the Host check (421 for a
 //! name that is not this server's), the per-run token and loopback-only writes (403), and
 //! a decision recorded through `POST /api/ledger/review` read back with the ledger crate's
 //! `review list`. The browser side is in e2e/e2e.mjs.

@@ -1,4 +1,4 @@
-//! Security review of `urlkey serve` (issue 8): loopback by default, nothing but the three
+//! The security properties of `urlkey serve`: loopback by default, nothing but the three
 //! embedded files ever served whatever the path, no reflected markup anywhere (errors
 //! included), no CORS, no inline script in the page. `tests/api.rs` covers the body caps,
 //! the JSON escaping of map/key/inspect results and the page's use of `textContent`.
@@ -8,8 +8,6 @@
 
 use std::net::SocketAddr;
 use std::sync::OnceLock;
-
-use clap::Parser;
 
 mod common;
 
@@ -48,17 +46,13 @@ fn post(target: &str, body: &str) -> Resp {
     )
 }
 
-#[derive(Parser)]
-struct Cli {
-    #[command(flatten)]
-    serve: urlkey_serve::ServeArgs,
-}
-
-/// `urlkey serve` with no flag listens on loopback only, and the test server does too.
+/// `urlkey serve` with no flag listens on loopback only (its flags' defaults are
+/// `ServeOptions::default()`, checked in urlkey-cli's `flags/serve.rs`), and the test
+/// server does too.
 #[test]
 fn the_default_address_is_loopback() {
-    let cli = Cli::parse_from(["urlkey-serve"]);
-    let addr = urlkey_serve::resolve_addr(&cli.serve.addr).unwrap();
+    let options = urlkey_serve::ServeOptions::default();
+    let addr = urlkey_serve::resolve_addr(&options.addr).unwrap();
     assert!(addr.ip().is_loopback(), "{addr}");
     assert_eq!(addr.to_string(), "127.0.0.1:8080");
     assert!(server().ip().is_loopback());

@@ -1,0 +1,179 @@
+//! What `urlkey serve` is asked to do ([`ServeOptions`], filled in by the command line in
+//! `urlkey-cli`), the checked settings the server runs with ([`Config`]), and why it may
+//! refuse to start ([`ServeError`]).
+
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use urlkey_batch::pipeline::ThreadError;
+
+/// The default address: loopback, so the page is not reachable from other machines
+/// unless asked for.
+pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
+
+/// The default cap on a request body: 64 MiB.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
+
+/// The default time a connection has to send a complete request head (also the longest
+/// an idle keep-alive connection is kept): 10 s.
+pub const DEFAULT_HEADER_TIMEOUT_SECS: u64 = 10;
+
+/// The default time a request has to send its whole body: 30 s.
+pub const DEFAULT_BODY_TIMEOUT_SECS: u64 = 30;
+
+/// The default cap on open connections: 256.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 256;
+
+/// The default cap on request-body bytes held at once across all requests: 256 MiB.
+pub const DEFAULT_MAX_HELD_BYTES: usize = 256 * 1024 * 1024;
+
+/// What `urlkey serve` is asked to do, one field per flag, unchecked: [`ServeOptions::config`]
+/// checks it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServeOptions {
+    /// `--addr`: the address to listen on (`HOST:PORT`; port 0 picks a free port).
+    pub addr: String,
+    /// `--max-body-bytes`: the largest request body accepted, in bytes.
+    pub max_body_bytes: usize,
+    /// `--threads`: worker threads for mapping (0 = every core).
+    pub threads: usize,
+    /// `--header-timeout`: seconds a connection has to send a complete request head.
+    pub header_timeout_secs: u64,
+    /// `--body-timeout`: seconds a request has to send its whole body.
+    pub body_timeout_secs: u64,
+    /// `--max-connections`: open connections at most.
+    pub max_connections: usize,
+    /// `--max-held-bytes`: request-body bytes held at once across all requests.
+    pub max_held_bytes: usize,
+    /// `--ledger`: a citation ledger to serve at /ledger, read-only.
+    pub ledger: Option<PathBuf>,
+}
+
+impl Default for ServeOptions {
+    fn default() -> Self {
+        ServeOptions {
+            addr: DEFAULT_ADDR.to_string(),
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            threads: 0,
+            header_timeout_secs: DEFAULT_HEADER_TIMEOUT_SECS,
+            body_timeout_secs: DEFAULT_BODY_TIMEOUT_SECS,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            max_held_bytes: DEFAULT_MAX_HELD_BYTES,
+            ledger: None,
+        }
+    }
+}
+
+impl ServeOptions {
+    /// The server settings these options ask for, checked.
+    pub fn config(&self) -> Result<Config, ServeError> {
+        let config = Config {
+            max_body_bytes: self.max_body_bytes,
+            threads: self.threads,
+            header_timeout: Duration::from_secs(self.header_timeout_secs),
+            body_timeout: Duration::from_secs(self.body_timeout_secs),
+            max_connections: self.max_connections,
+            max_held_bytes: self.max_held_bytes,
+        };
+        config.validate()?;
+        Ok(config)
+    }
+}
+
+/// Why the server did not start or stopped.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// A setting the server cannot honour (the message names the flag): exit 2.
+    Usage(String),
+    /// The worker pool could not be started.
+    Thread(ThreadError),
+    /// The runtime or the listening socket could not be set up, or serving ended.
+    Run(String),
+}
+
+impl std::fmt::Display for ServeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ServeError::Usage(m) | ServeError::Run(m) => f.write_str(m),
+            ServeError::Thread(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for ServeError {}
+
+/// Server settings.
+#[derive(Debug, Clone, Copy)]
+pub struct Config {
+    /// The largest request body accepted, in bytes.
+    pub max_body_bytes: usize,
+    /// Worker threads for mapping (0 = every core).
+    pub threads: usize,
+    /// How long a connection has to send a complete request head.
+    pub header_timeout: Duration,
+    /// How long a request has to send its whole body.
+    pub body_timeout: Duration,
+    /// Open connections at most (before fitting under the file-descriptor limit).
+    pub max_connections: usize,
+    /// Request-body bytes held at once across all requests.
+    pub max_held_bytes: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            threads: 0,
+            header_timeout: Duration::from_secs(DEFAULT_HEADER_TIMEOUT_SECS),
+            body_timeout: Duration::from_secs(DEFAULT_BODY_TIMEOUT_SECS),
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            max_held_bytes: DEFAULT_MAX_HELD_BYTES,
+        }
+    }
+}
+
+impl Config {
+    /// Refuses settings the server cannot honour, saying which flag to change.
+    pub fn validate(&self) -> Result<(), ServeError> {
+        let usage = |m: &str| Err(ServeError::Usage(m.into()));
+        if self.max_body_bytes == 0 {
+            return usage("--max-body-bytes must be at least 1");
+        }
+        if self.header_timeout.is_zero() {
+            return usage("--header-timeout must be at least 1 (seconds)");
+        }
+        if self.body_timeout.is_zero() {
+            return usage("--body-timeout must be at least 1 (seconds)");
+        }
+        if self.max_connections == 0 {
+            return usage("--max-connections must be at least 1");
+        }
+        // Otherwise a body under --max-body-bytes could never be admitted.
+        if self.max_held_bytes < self.max_body_bytes {
+            return Err(ServeError::Usage(format!(
+                "--max-held-bytes ({}) must be at least --max-body-bytes ({}): raise the first or lower the second",
+                self.max_held_bytes, self.max_body_bytes
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Resolves `--addr` (`127.0.0.1:8080`, `[::1]:8080`, `localhost:8080`).
+pub fn resolve_addr(addr: &str) -> Result<SocketAddr, ServeError> {
+    if let Ok(a) = addr.parse::<SocketAddr>() {
+        return Ok(a);
+    }
+    addr.to_socket_addrs()
+        .map_err(|e| {
+            ServeError::Usage(format!(
+                "--addr {addr:?}: {e} (use HOST:PORT, e.g. 127.0.0.1:8080)"
+            ))
+        })?
+        .next()
+        .ok_or_else(|| {
+            ServeError::Usage(format!("--addr {addr:?}: the name resolves to no address"))
+        })
+}
