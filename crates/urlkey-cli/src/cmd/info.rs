@@ -2,8 +2,8 @@
 
 use std::io::Write;
 
+use crate::failure::{output_error, Failure};
 use crate::flags::{FormatArgs, PoliciesArgs, TextFormat};
-use crate::{output_error, Failure};
 
 pub(super) fn json<T: serde::Serialize>(v: &T) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();

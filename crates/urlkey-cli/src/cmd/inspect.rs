@@ -2,12 +2,12 @@
 
 use std::io::Write;
 
+use crate::failure::{output_error, policy_error, Failure};
 use crate::flags::{InspectArgs, TextFormat};
-use crate::{output_error, Failure};
 
 pub fn run(a: InspectArgs) -> Result<(), Failure> {
     let set = super::setup::policy_set(&a.source)?;
-    let policy = set.get(&a.policy).map_err(super::setup::policy_error)?;
+    let policy = set.get(&a.policy).map_err(policy_error)?;
     let i = urlkey::inspect(&a.url, &set, &policy);
     let mut out = std::io::stdout().lock();
     match a.format {
