@@ -221,12 +221,12 @@ async fn policies(State(st): State<Arc<AppState>>) -> Response {
         "policies": st.set.list(),
         "psl": st.set.psl().version(),
         "defaults": Defaults {
-            map: "mapper@1",
-            key: "citation@1",
-            inspect: "webkey@1",
-            explain: "citation@1",
-            diff_from: "mapper@1",
-            diff_to: "webkey@1",
+            map: urlkey::policy::defaults::MAP,
+            key: urlkey::policy::defaults::KEY,
+            inspect: urlkey::policy::defaults::INSPECT,
+            explain: urlkey::policy::defaults::EXPLAIN,
+            diff_from: urlkey::policy::defaults::DIFF_FROM,
+            diff_to: urlkey::policy::defaults::DIFF_TO,
         },
         "max_body_bytes": st.config.max_body_bytes,
         "max_held_bytes": st.config.max_held_bytes,
@@ -587,7 +587,7 @@ struct KeyRequest {
 }
 
 fn default_key_policy() -> String {
-    "citation@1".into()
+    urlkey::policy::defaults::KEY.into()
 }
 
 #[derive(Serialize)]
@@ -642,7 +642,7 @@ struct InspectRequest {
 }
 
 fn default_inspect_policy() -> String {
-    "webkey@1".into()
+    urlkey::policy::defaults::INSPECT.into()
 }
 
 async fn inspect(

@@ -37,7 +37,7 @@ struct ExplainRequest {
 }
 
 fn default_policy() -> String {
-    "citation@1".into()
+    urlkey::policy::defaults::EXPLAIN.into()
 }
 
 #[derive(Serialize)]

@@ -68,7 +68,7 @@ pub struct MapRequest {
 }
 
 fn default_policy() -> String {
-    "mapper@1".into()
+    urlkey::policy::defaults::MAP.into()
 }
 
 /// What identifies a computed result.
