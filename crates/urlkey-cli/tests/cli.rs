@@ -693,8 +693,8 @@ fn inspect_json_fields() {
     assert!(text.contains("scheme-assumed"), "{text}");
 }
 
-/// Issue 13, item 5: a policy that refuses the input says so at the top level, and query
-/// pairs are null (text: "-") when the text is not a well-formed URL.
+/// A policy that refuses the input says so at the top level, and query pairs are null
+/// (text: "-") when the text is not a well-formed URL (docs/cli.md, `urlkey inspect`).
 #[test]
 fn inspect_reports_the_policys_refusal_and_no_pairs_without_a_url() {
     let out = ok(
@@ -789,7 +789,7 @@ fn verify_fingerprints_gives_the_same_rows() {
     assert_eq!(ok(&plain, b""), ok(&verified, b""));
 }
 
-// ---- urlkey explain (issue 17) ----
+// ---- urlkey explain ----
 
 /// `urlkey explain ARGS --format json`: the exit code and the parsed report.
 fn explain_json(args: &[&str]) -> (Option<i32>, serde_json::Value) {
@@ -1170,7 +1170,7 @@ fn explain_differs_in_each_component() {
     assert_eq!(v["differing_values"], serde_json::json!(["q=1", null]));
 }
 
-// ---- urlkey diff --from P --to Q (issue 17) ----
+// ---- urlkey diff --from P --to Q ----
 
 /// `urlkey diff --format json ARGS`, which must complete.
 fn diff_json(args: &[&str]) -> serde_json::Value {
@@ -1358,7 +1358,7 @@ fn diff_invalid_under_one_policy_sources_and_output_file() {
     );
 }
 
-// ---- urlkey diff: every pair of builtins, rows, two inventories (issue 17) ----
+// ---- urlkey diff: every pair of builtins, rows, two inventories ----
 
 /// Pairs of URLs on hosts of their own, and the builtins under which each pair shares a
 /// key (written by hand; the test checks it against the policies first).

@@ -83,7 +83,8 @@ fn write_text(out: &mut impl Write, i: &urlkey::Inspection) -> std::io::Result<(
             )?;
         }
     }
-    // No pairs at all when the text is not a well-formed URL (issue 13, item 5).
+    // No pairs at all when the text is not a well-formed URL: pairs split out of text
+    // that does not parse would be a guess, and `[]` would say "a URL without a query".
     match &i.query_pairs {
         Some(pairs) => {
             writeln!(out, "query pairs")?;
