@@ -143,3 +143,45 @@ pub fn serve_error(e: ServeError) -> Failure {
         other => Failure::Internal(other.to_string()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each library's error lands on the row of the table its kind names, and only a
+    /// comparing command's answer is 1.
+    #[test]
+    fn every_library_error_lands_on_its_row() {
+        let io = std::io::Error::other;
+        let cases = [
+            (
+                output_error(std::io::ErrorKind::BrokenPipe.into()),
+                Exit::Done,
+            ),
+            (output_error(io("disk full")), Exit::Output),
+            (
+                policy_error(urlkey::PolicySet::builtin().get("nope@9").unwrap_err()),
+                Exit::Policy,
+            ),
+            (map_error(MapError::TooManyKeys), Exit::Input),
+            (map_error(MapError::Output(io("x"))), Exit::Output),
+            (diff_error(DiffError::Output(io("x"))), Exit::Output),
+            (serve_error(ServeError::Usage("x".into())), Exit::Usage),
+            (serve_error(ServeError::Run("x".into())), Exit::Internal),
+            (
+                Failure::Ledger(LedgerError::Database("x".into())),
+                Exit::Database,
+            ),
+            (Failure::Ledger(LedgerError::OutputClosed), Exit::Done),
+        ];
+        for (failure, want) in cases {
+            assert_eq!(failure.exit(), want, "{failure:?}");
+            assert_ne!(failure.exit(), Exit::Differ, "{failure:?}");
+        }
+        let unknown = policy_error(urlkey::PolicySet::builtin().get("nope@9").unwrap_err());
+        assert!(
+            matches!(&unknown, Failure::Policy(m) if m.ends_with("(define more with --policy-file)")),
+            "{unknown:?}"
+        );
+    }
+}

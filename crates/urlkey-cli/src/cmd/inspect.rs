@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use crate::failure::{output_error, policy_error, Failure};
+use crate::failure::{json_error, output_error, policy_error, Failure};
 use crate::flags::{InspectArgs, TextFormat};
 
 pub fn run(a: InspectArgs) -> Result<(), Failure> {
@@ -12,8 +12,7 @@ pub fn run(a: InspectArgs) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();
     match a.format {
         TextFormat::Json => {
-            serde_json::to_writer_pretty(&mut out, &i)
-                .map_err(|e| Failure::Output(e.to_string()))?;
+            serde_json::to_writer_pretty(&mut out, &i).map_err(json_error)?;
             writeln!(out).map_err(output_error)
         }
         TextFormat::Text => write_text(&mut out, &i).map_err(output_error),
