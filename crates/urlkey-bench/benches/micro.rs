@@ -1,10 +1,12 @@
-//! Criterion micro-benchmarks (issue 6): every builtin policy, the ada parse + href floor,
+//! Criterion micro-benchmarks: every builtin policy, the ada parse + href floor,
 //! and the pieces that cost: query sort, PSL lookup, fingerprint, grouping insert.
 //!
 //! Data: a deterministic sample of the corpus (every 109th line, about 1,000 URLs),
 //! read from `../shared/datasets` at bench time (`URLKEY_DATASETS` overrides the path).
 //!
 //! `cargo bench -p urlkey-bench --bench micro` (all), or with a filter: `-- policy/`.
+
+#![forbid(unsafe_code)]
 
 use std::borrow::Cow;
 use std::hint::black_box;

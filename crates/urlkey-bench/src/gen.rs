@@ -1,5 +1,6 @@
 //! `urlkey-bench gen`: a deterministic generator of large URL lists with a known number
-//! of distinct `mapper@1` keys and a known review structure (issue 6, for `urlkey map`).
+//! of distinct `mapper@1` keys and a known review structure, for measuring `urlkey map`
+//! (docs/benchmarks.md, "The generated input").
 //!
 //! # How it works (the numbers are exact, not statistical)
 //!

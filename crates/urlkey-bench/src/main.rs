@@ -11,6 +11,8 @@
 //!
 //! See docs/benchmarks.md.
 
+#![forbid(unsafe_code)]
+
 use std::hint::black_box;
 use std::io::Write;
 use std::path::PathBuf;
@@ -134,7 +136,7 @@ enum Subject {
 impl Subject {
     fn from_id(id: &str) -> Result<Subject, String> {
         // `<subject>~ada`: the same policy with the verified fast parse off (every input
-        // through ada): the "before" of issue 19's fast path, in the same run.
+        // through ada): the cost without the fast path, measured in the same run.
         if let Some(id) = id.strip_suffix("~ada") {
             return match Subject::from_id(id)? {
                 Subject::Policy(p) => Ok(Subject::Policy(p.without_fast_path())),
@@ -537,8 +539,8 @@ fn ladder_cmd(args: &[String]) -> Result<(), String> {
 
 /// `urlkey key --format key` as the lean path would run it, whole process: the file read
 /// once, lines borrowed (no String per line), blank and `#` lines skipped, one key (or an
-/// empty line) per record, no Public Suffix List parse. Measures what issue 6's whole-
-/// process target needs; not a replacement for the CLI.
+/// empty line) per record, no Public Suffix List parse. Measures what the whole-process
+/// key path could cost at best; not a replacement for the CLI.
 fn proto_key_cmd(args: &[String]) -> Result<(), String> {
     let (flag_args, file) = match args.split_last() {
         Some((f, rest)) if !f.starts_with("--") => (rest, f),
@@ -576,7 +578,8 @@ fn proto_key_cmd(args: &[String]) -> Result<(), String> {
     out.flush().map_err(|e| e.to_string())
 }
 
-/// The whole-process floor of issue 19's target 3: what a program that only parses costs.
+/// The whole-process floor of `urlkey key` (docs/benchmarks.md, "Target 3 as a whole
+/// process"): what a program that only parses costs.
 /// Reads FILE at once, and for each line (a line end and a leading BOM removed, blank and
 /// `#` lines skipped, as `urlkey key` does) writes ada's `href`, or an empty line where ada
 /// refuses. One thread, one buffered write.

@@ -115,9 +115,6 @@ Exit status, as diff(1): 0 when the sides do not differ, 1 when they do (--from 
 record's key or validity changes; --policy: a key is only on one side), 2 or more on
 trouble. More: docs/cli.md.";
 
-/// The policy of `key` and `explain` when none is named.
-pub const DEFAULT_KEY_POLICY: &str = "citation@1";
-
 /// Where policies come from.
 #[derive(Args, Debug, Clone)]
 pub struct PolicySource {
@@ -190,7 +187,7 @@ pub struct InputArgs {
 #[command(after_help = KEY_HELP)]
 pub struct KeyArgs {
     /// The policy id (see `urlkey policies`).
-    #[arg(long, default_value = DEFAULT_KEY_POLICY)]
+    #[arg(long, default_value = urlkey::policy::defaults::KEY)]
     pub policy: String,
     /// Policies and the suffix list.
     #[command(flatten)]
@@ -211,7 +208,7 @@ pub struct KeyArgs {
 #[command(after_help = MAP_HELP)]
 pub struct MapArgs {
     /// The policy id.
-    #[arg(long, default_value = "mapper@1")]
+    #[arg(long, default_value = urlkey::policy::defaults::MAP)]
     pub policy: String,
     /// Policies and the suffix list.
     #[command(flatten)]
@@ -243,7 +240,7 @@ pub struct InspectArgs {
     #[arg(long, value_enum, default_value_t = TextFormat::Text)]
     pub format: TextFormat,
     /// The policy whose key is shown first.
-    #[arg(long, default_value = "webkey@1")]
+    #[arg(long, default_value = urlkey::policy::defaults::INSPECT)]
     pub policy: String,
     /// Policies and the suffix list.
     #[command(flatten)]
@@ -258,7 +255,7 @@ pub struct ExplainArgs {
     #[arg(required = true, num_args = 2.., value_name = "URL")]
     pub urls: Vec<String>,
     /// The policy (default: the same as `urlkey key`'s).
-    #[arg(long, default_value = DEFAULT_KEY_POLICY)]
+    #[arg(long, default_value = urlkey::policy::defaults::EXPLAIN)]
     pub policy: String,
     /// text or json.
     #[arg(long, value_enum, default_value_t = TextFormat::Text)]

@@ -1,4 +1,4 @@
-//! `clean@1`, registry 2 and the redirect wrappers through the binary (issue 18):
+//! `clean@1`, registry 2 and the redirect wrappers through the binary (docs/policies.md):
 //! `urlkey key --policy clean@1`, `urlkey rules --registry 2`, `urlkey rules --check`.
 
 use urlkey::tracking::MatchKind;
@@ -50,7 +50,8 @@ fn a_chat_export_is_cleaned_as_a_person_expects() {
         assert_eq!(got, want, "{link}");
     }
     assert_eq!(out, expected);
-    // What a person expects, said outright for the cases the issue names.
+    // A few of those links said outright, so that an edit of the expected file cannot
+    // change what a person expects of them unnoticed.
     let want = [
         ("l.facebook.com", "https://www.bbc.co.uk/news/technology-67890123"),
         ("safelinks", "https://company.sharepoint.com/sites/HR/Shared%20Documents/Holiday-Policy-2027.pdf"),

@@ -693,8 +693,8 @@ fn inspect_json_fields() {
     assert!(text.contains("scheme-assumed"), "{text}");
 }
 
-/// Issue 13, item 5: a policy that refuses the input says so at the top level, and query
-/// pairs are null (text: "-") when the text is not a well-formed URL.
+/// A policy that refuses the input says so at the top level, and query pairs are null
+/// (text: "-") when the text is not a well-formed URL (docs/cli.md, `urlkey inspect`).
 #[test]
 fn inspect_reports_the_policys_refusal_and_no_pairs_without_a_url() {
     let out = ok(
@@ -789,7 +789,7 @@ fn verify_fingerprints_gives_the_same_rows() {
     assert_eq!(ok(&plain, b""), ok(&verified, b""));
 }
 
-// ---- urlkey explain (issue 17) ----
+// ---- urlkey explain ----
 
 /// `urlkey explain ARGS --format json`: the exit code and the parsed report.
 fn explain_json(args: &[&str]) -> (Option<i32>, serde_json::Value) {
@@ -1170,7 +1170,7 @@ fn explain_differs_in_each_component() {
     assert_eq!(v["differing_values"], serde_json::json!(["q=1", null]));
 }
 
-// ---- urlkey diff --from P --to Q (issue 17) ----
+// ---- urlkey diff --from P --to Q ----
 
 /// `urlkey diff --format json ARGS`, which must complete.
 fn diff_json(args: &[&str]) -> serde_json::Value {
@@ -1358,7 +1358,7 @@ fn diff_invalid_under_one_policy_sources_and_output_file() {
     );
 }
 
-// ---- urlkey diff: every pair of builtins, rows, two inventories (issue 17) ----
+// ---- urlkey diff: every pair of builtins, rows, two inventories ----
 
 /// Pairs of URLs on hosts of their own, and the builtins under which each pair shares a
 /// key (written by hand; the test checks it against the policies first).
@@ -2248,4 +2248,91 @@ fn docs_examples_of_explain_and_diff_are_what_they_print() {
     }
     // Two text and two JSON examples of explain; two reports and two row examples of diff.
     assert_eq!(ran, 8, "the examples found");
+}
+
+// ---- default policies: defined once (urlkey::policy::defaults) ----
+
+/// The `[default: ...]` that `urlkey ARGS --help` gives `--policy`.
+fn policy_default_in_help(args: &[&str]) -> String {
+    let mut with_help = args.to_vec();
+    with_help.push("--help");
+    let help = ok(&with_help, b"");
+    // Help text is wrapped to the terminal: join the words before looking.
+    let words = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    let flag = words
+        .find("--policy <")
+        .unwrap_or_else(|| panic!("urlkey {args:?} --help has no --policy: {help}"));
+    let rest = &words[flag..];
+    let end = rest[2..].find(" --").map_or(rest.len(), |i| i + 2);
+    let block = &rest[..end];
+    let start = block
+        .find("[default: ")
+        .unwrap_or_else(|| panic!("--policy of urlkey {args:?} names no default: {block}"));
+    let value = &block[start + "[default: ".len()..];
+    value[..value.find(']').expect("a closing bracket")].to_string()
+}
+
+/// Every front end reads each command's default policy from `urlkey::policy::defaults`:
+/// the flags (their `--help`), and no policy id written out as a default in serve's
+/// handlers, the page's script or the Python package, which read the same constants
+/// (serve's `GET /api/policies` and request defaults are compared with them in
+/// crates/urlkey-serve/tests/api.rs).
+#[test]
+fn default_policies_are_defined_once() {
+    use urlkey::policy::defaults;
+    for (args, want) in [
+        (&["key"][..], defaults::KEY),
+        (&["map"][..], defaults::MAP),
+        (&["inspect"][..], defaults::INSPECT),
+        (&["explain"][..], defaults::EXPLAIN),
+        (&["ledger", "ingest"][..], defaults::LEDGER),
+    ] {
+        assert_eq!(policy_default_in_help(args), want, "urlkey {args:?}");
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let builtins: &[&str] = &urlkey::policy::BUILTIN_IDS;
+    let mut files = Vec::new();
+    for dir in [
+        "crates/urlkey-serve/src",
+        "crates/urlkey-serve/static",
+        "crates/urlkey-py/src",
+        "crates/urlkey-py/python",
+    ] {
+        let mut todo = vec![root.join(dir)];
+        while let Some(d) = todo.pop() {
+            for e in std::fs::read_dir(&d).expect("the folder") {
+                let p = e.expect("an entry").path();
+                if p.is_dir() {
+                    todo.push(p);
+                } else if ["rs", "js", "py", "pyi"]
+                    .contains(&p.extension().and_then(|x| x.to_str()).unwrap_or(""))
+                {
+                    files.push(p);
+                }
+            }
+        }
+    }
+    assert!(files.len() > 10, "{files:?}");
+    for p in files {
+        let text = std::fs::read_to_string(&p).expect("the file");
+        // Unit tests name the policies they test; only the code that runs is checked.
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        let python = p.extension().is_some_and(|x| x == "py" || x == "pyi");
+        for (n, line) in code.lines().enumerate() {
+            let t = line.trim_start();
+            if t.starts_with("//") || t.starts_with("* ") || (python && t.starts_with('#')) {
+                continue;
+            }
+            for id in builtins {
+                for quoted in [format!("\"{id}\""), format!("'{id}'")] {
+                    assert!(
+                        !line.contains(&quoted),
+                        "{}:{}: {quoted} written out; read urlkey::policy::defaults (or DEFAULT_POLICIES in Python, the API's defaults in the page): {line}",
+                        p.display(),
+                        n + 1
+                    );
+                }
+            }
+        }
+    }
 }

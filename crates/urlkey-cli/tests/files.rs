@@ -1,4 +1,4 @@
-//! Real files in, nothing destroyed out (issue 12): the inputs people have (crawler CSVs,
+//! Real files in, nothing destroyed out: the inputs people have (crawler CSVs,
 //! Windows line ends, UTF-16 and legacy encodings, semicolon CSVs, spreadsheets, binary
 //! junk, empty files) and outputs that are never lost, run through the binary.
 
@@ -362,10 +362,11 @@ fn json_col(text: &str, name: &str) -> Vec<String> {
 }
 
 /// With several inputs `group` and `duplicate_of` are run lines, which name one record
-/// each: `z.example/9` (b.csv line 2) and `a.example/1` (a.csv line 2) had group 2 both,
-/// and now have 5 and 2, in CSV, TSV, JSONL (as numbers) and `--groups` (CSV and JSONL),
-/// for two inputs, three, and three with standard input among them. Parquet reads back the
-/// same ids (`urlkey-batch`'s `parquet_rows_of_several_inputs_carry_run_lines`).
+/// each: `z.example/9` (b.csv line 2) and `a.example/1` (a.csv line 2), both line 2 of
+/// their file, have groups 5 and 2, in CSV, TSV, JSONL (as numbers) and `--groups` (CSV
+/// and JSONL), for two inputs, three, and three with standard input among them. Parquet
+/// reads back the same ids (`urlkey-batch`'s
+/// `parquet_rows_of_several_inputs_carry_run_lines`).
 #[test]
 fn several_inputs_give_group_ids_that_do_not_collide() {
     let dir = tempfile::tempdir().expect("dir");

@@ -4,6 +4,9 @@
 //! - `key(url, policy, base)`: one record as a dict, the fields of `urlkey key`'s JSONL.
 //! - `inspect(url, policy)`: `urlkey inspect --format json` as a dict.
 //! - `query_pairs(url)`, `policies()`, `psl_version()`, `error_codes()`.
+//! - `DEFAULT_POLICIES`: each command's default policy by name (`key`, `map`, `inspect`,
+//!   ...), from [`urlkey::policy::defaults`], the definition the command line and
+//!   `urlkey serve` read too; the Python wrappers' default arguments read it.
 //! - `_keys(array, policy, base)`: the vectorized keys of a pyarrow string array, handed
 //!   over both ways through the Arrow C data interface and computed with the GIL released
 //!   ([`columns::key_batch`]).
@@ -28,6 +31,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
+use urlkey::policy::defaults;
 use urlkey::{Outcome, Policy, PolicySet};
 
 create_exception!(
@@ -138,14 +142,14 @@ fn record<'py>(
     Ok(d)
 }
 
-/// key(url, policy="citation@1", base=None) -> dict
+/// key(url, policy=DEFAULT_POLICIES["key"], base=None) -> dict
 ///
 /// The key record of one URL under a policy: the fields of `urlkey key`'s JSONL record
 /// (`line` is None). An invalid URL gives `status == "invalid"` with `error`
 /// `{code, message}`; it is not an exception. Raises `PolicyError` for an unknown policy
 /// and `UsageError` when `base` is given to a policy that does not resolve relative input.
 #[pyfunction]
-#[pyo3(signature = (url, policy = "citation@1", base = None))]
+#[pyo3(signature = (url, policy = defaults::KEY, base = None))]
 fn key<'py>(
     py: Python<'py>,
     url: &str,
@@ -158,13 +162,13 @@ fn key<'py>(
     record(py, url, p.id(), &o)
 }
 
-/// inspect(url, policy="webkey@1") -> dict
+/// inspect(url, policy=DEFAULT_POLICIES["inspect"]) -> dict
 ///
 /// Everything about one URL, as `urlkey inspect --format json` prints it: canonical form,
 /// href, facts, is_website, profile, offsets, query pairs, registrable domain, the key
 /// under `policy` and under every builtin policy.
 #[pyfunction]
-#[pyo3(signature = (url, policy = "webkey@1"))]
+#[pyo3(signature = (url, policy = defaults::INSPECT))]
 fn inspect<'py>(py: Python<'py>, url: &str, policy: &str) -> PyResult<Bound<'py, PyAny>> {
     let p = get_policy(py, policy)?;
     let i = urlkey::inspect(url, policy_set(), &p);
@@ -220,14 +224,14 @@ fn error_codes(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     Ok(d)
 }
 
-/// _keys(values, policy="citation@1", base=None) -> pyarrow.RecordBatch
+/// _keys(values, policy=DEFAULT_POLICIES["key"], base=None) -> pyarrow.RecordBatch
 ///
 /// The vectorized core of `urlkey.keys`: `values` is a pyarrow array of strings (or any
 /// object with `__arrow_c_array__`); it crosses into Rust through the Arrow C data
 /// interface, without a Python object per row, and the keys are computed with the GIL
 /// released.
 #[pyfunction]
-#[pyo3(signature = (values, policy = "citation@1", base = None))]
+#[pyo3(signature = (values, policy = defaults::KEY, base = None))]
 fn _keys<'py>(
     py: Python<'py>,
     values: &Bound<'py, PyAny>,
@@ -254,6 +258,11 @@ fn urlkey_py(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InvalidUrlError", py.get_type::<InvalidUrlError>())?;
     m.add("UsageError", py.get_type::<UsageError>())?;
     m.add("KEY_COLUMNS", columns::COLUMNS.to_vec())?;
+    let default_policies = PyDict::new(py);
+    for (command, id) in defaults::ALL {
+        default_policies.set_item(command, id)?;
+    }
+    m.add("DEFAULT_POLICIES", default_policies)?;
     m.add_function(wrap_pyfunction!(key, m)?)?;
     m.add_function(wrap_pyfunction!(inspect, m)?)?;
     m.add_function(wrap_pyfunction!(query_pairs, m)?)?;

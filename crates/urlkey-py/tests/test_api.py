@@ -26,7 +26,8 @@ SAMPLES = [
     "http://[::1]:8080/x/",
     "",
     "mailto:Someone@Example.com",
-    # A redirect wrapper: under clean@1 its transformation names the wrapper (issue 18).
+    # A redirect wrapper: under clean@1 its transformation names the wrapper
+    # (docs/policies.md, the redirect wrappers).
     "https://l.facebook.com/l.php?u=https%3A%2F%2Fa.example%2F%3Fsrsltid%3D1",
 ]
 
@@ -154,6 +155,28 @@ def test_policies_and_psl_version_equal_the_command():
     assert urlkey.policies() == want["policies"]
     assert urlkey.psl_version() == want["psl"]
     assert corpus.BUILTIN_POLICIES == [p["id"] for p in want["policies"] if p["builtin"]]
+
+
+def test_default_policies_are_the_commands():
+    """The wrappers' default policies are the command's: both read urlkey::policy::defaults."""
+    import inspect as pyinspect
+
+    import urlkey.spark as uks
+
+    d = urlkey.DEFAULT_POLICIES
+    url = "https://a.example/x/?utm_source=y"
+    assert urlkey.inspect(url)["policy"] == d["inspect"]
+    assert json.loads(run_cli("inspect", "--format", "json", url).stdout)["policy"] == d["inspect"]
+    explained = json.loads(run_cli("explain", "--format", "json", url, url).stdout)
+    assert explained["policy"] == d["explain"] == d["key"]
+    assert urlkey.key(url)["policy"] == d["key"]
+    assert urlkey.keys([url]).column("policy").to_pylist() == [d["key"]]
+    for fn, name in [
+        (urlkey.keys, "key"),
+        (uks.with_keys, "key"),
+        (uks.group_report, "map"),
+    ]:
+        assert pyinspect.signature(fn).parameters["policy"].default == d[name], fn
 
 
 def test_error_codes_are_the_documented_ones():

@@ -35,7 +35,7 @@ pub(crate) struct ExplainRequest {
 }
 
 fn default_policy() -> String {
-    "citation@1".into()
+    urlkey::policy::defaults::EXPLAIN.into()
 }
 
 #[derive(Serialize)]

@@ -23,7 +23,7 @@ pub(crate) struct InspectRequest {
 }
 
 fn default_policy() -> String {
-    "webkey@1".into()
+    urlkey::policy::defaults::INSPECT.into()
 }
 
 /// `POST /api/inspect`.

@@ -26,7 +26,7 @@ pub(crate) struct KeyRequest {
 }
 
 fn default_policy() -> String {
-    "citation@1".into()
+    urlkey::policy::defaults::KEY.into()
 }
 
 #[derive(Serialize)]

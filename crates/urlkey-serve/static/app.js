@@ -42,6 +42,8 @@
 
   const state = {
     policies: [],
+    // Each view's default policy, from GET /api/policies (urlkey::policy::defaults).
+    defaults: {},
     loaded: null, // {name, text} of a large file kept out of the text area
     request: null, // the map request of the last Run (without paging)
     page: 1, invalidPage: 1, classification: 'all',
@@ -223,6 +225,7 @@
       const res = await api('/api/policies');
       const data = await res.json();
       state.policies = data.policies;
+      state.defaults = data.defaults;
       for (const select of [ui.policy, ui.comparePolicy, ui.diffFrom, ui.diffTo]) {
         clear(select);
         for (const p of data.policies) {
@@ -249,7 +252,9 @@
 
   function baseRequest() {
     const f = ui.format.value;
-    const req = { text: inputText(), policy: ui.policy.value || 'mapper@1', input_format: f };
+    // With no policy chosen (the list did not load), the server's default: undefined
+    // leaves the field out of the request, and the server applies the same default.
+    const req = { text: inputText(), policy: ui.policy.value || state.defaults.map, input_format: f };
     if (f === 'csv' || f === 'tsv') req.column = ui.column.value;
     if (f === 'jsonl') req.field = ui.field.value;
     return req;
@@ -276,7 +281,7 @@
     document.documentElement.dataset.mapState = 'running';
     ui.run.disabled = true;
     ui.results.setAttribute('aria-busy', 'true');
-    setStatus(ui.status, fresh ? 'Running ' + state.request.policy + '…' : 'Loading…');
+    setStatus(ui.status, fresh ? 'Running ' + (state.request.policy || 'the default policy') + '…' : 'Loading…');
     const t0 = performance.now();
     try {
       const res = await api('/api/map', body);
@@ -488,7 +493,7 @@
     clear(ui.inspectorBody);
     setStatus(ui.inspectorStatus, 'Inspecting line ' + row.line + '…');
     ui.inspectorH.focus();
-    const policy = (state.request && state.request.policy) || ui.policy.value;
+    const policy = (state.request && state.request.policy) || ui.policy.value || state.defaults.map;
     try {
       const res = await api('/api/inspect', { input: row.observed, policy });
       const i = await res.json();
@@ -586,10 +591,10 @@
       setStatus(ui.compareStatus, 'Give two or more URLs, one per line.', 'error');
       return;
     }
-    const policy = ui.comparePolicy.value || 'citation@1';
+    const policy = ui.comparePolicy.value || state.defaults.explain;
     document.documentElement.dataset.compareState = 'running';
     ui.compareRun.disabled = true;
-    setStatus(ui.compareStatus, 'Explaining ' + inputs.length + ' inputs under ' + policy + '…');
+    setStatus(ui.compareStatus, 'Explaining ' + inputs.length + ' inputs under ' + (policy || 'the default policy') + '…');
     try {
       const res = await api('/api/explain', { inputs, policy });
       const e = await res.json();

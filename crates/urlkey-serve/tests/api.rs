@@ -213,6 +213,37 @@ fn policies_lists_every_policy_with_its_description() {
     assert!(v["psl"].as_str().is_some());
 }
 
+/// The page's defaults (`GET /api/policies`) and every request's default policy are
+/// `urlkey::policy::defaults`, the constants the command line's flags and the Python
+/// package read too.
+#[test]
+fn default_policies_are_the_shared_constants() {
+    use urlkey::policy::defaults;
+    let addr = server();
+    let v = get(addr, "/api/policies").json();
+    let page = v["defaults"].as_object().expect("defaults");
+    assert!(page.len() >= 6, "{page:?}");
+    for (name, id) in page {
+        let want = defaults::ALL.iter().find(|(n, _)| n == name);
+        assert_eq!(want.map(|(_, id)| *id), id.as_str(), "defaults.{name}");
+    }
+    let url = "https://a.example/";
+    for (path, body, want) in [
+        ("/api/key", json!({ "input": url }), defaults::KEY),
+        ("/api/inspect", json!({ "input": url }), defaults::INSPECT),
+        ("/api/map", json!({ "text": url }), defaults::MAP),
+        (
+            "/api/explain",
+            json!({ "inputs": [url, url] }),
+            defaults::EXPLAIN,
+        ),
+    ] {
+        let r = post(addr, path, &body);
+        assert_eq!(r.status, 200, "{path}: {}", r.text());
+        assert_eq!(r.json()["policy"], want, "{path}");
+    }
+}
+
 #[test]
 fn map_sample_gives_seed_000_classifications() {
     let r = post(server(), "/api/map", &json!({ "text": SAMPLE }));

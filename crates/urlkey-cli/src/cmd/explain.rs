@@ -11,14 +11,12 @@ use std::io::Write;
 use urlkey::explain::{explain, Explanation};
 use urlkey::Transformation;
 
+use crate::failure::{json_error, output_error, policy_error, Exit, Failure};
 use crate::flags::{ExplainArgs, TextFormat};
-use urlkey_batch::exit::Exit;
-
-use crate::{json_error, output_error, Failure};
 
 pub fn run(a: ExplainArgs) -> Result<(), Failure> {
     let set = super::setup::policy_set(&a.source)?;
-    let policy = set.get(&a.policy).map_err(super::setup::policy_error)?;
+    let policy = set.get(&a.policy).map_err(policy_error)?;
     let e = explain(&a.urls, &set, &policy);
     if !a.quiet {
         let written = (|| {

@@ -2,12 +2,12 @@
 
 use std::io::Write;
 
+use crate::failure::{json_error, output_error, Failure};
 use crate::flags::{FormatArgs, PoliciesArgs, TextFormat};
-use crate::{output_error, Failure};
 
 pub(super) fn json<T: serde::Serialize>(v: &T) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();
-    serde_json::to_writer_pretty(&mut out, v).map_err(|e| Failure::Output(e.to_string()))?;
+    serde_json::to_writer_pretty(&mut out, v).map_err(json_error)?;
     writeln!(out).map_err(output_error)
 }
 

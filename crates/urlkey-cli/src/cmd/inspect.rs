@@ -2,18 +2,17 @@
 
 use std::io::Write;
 
+use crate::failure::{json_error, output_error, policy_error, Failure};
 use crate::flags::{InspectArgs, TextFormat};
-use crate::{output_error, Failure};
 
 pub fn run(a: InspectArgs) -> Result<(), Failure> {
     let set = super::setup::policy_set(&a.source)?;
-    let policy = set.get(&a.policy).map_err(super::setup::policy_error)?;
+    let policy = set.get(&a.policy).map_err(policy_error)?;
     let i = urlkey::inspect(&a.url, &set, &policy);
     let mut out = std::io::stdout().lock();
     match a.format {
         TextFormat::Json => {
-            serde_json::to_writer_pretty(&mut out, &i)
-                .map_err(|e| Failure::Output(e.to_string()))?;
+            serde_json::to_writer_pretty(&mut out, &i).map_err(json_error)?;
             writeln!(out).map_err(output_error)
         }
         TextFormat::Text => write_text(&mut out, &i).map_err(output_error),
@@ -83,7 +82,8 @@ fn write_text(out: &mut impl Write, i: &urlkey::Inspection) -> std::io::Result<(
             )?;
         }
     }
-    // No pairs at all when the text is not a well-formed URL (issue 13, item 5).
+    // No pairs at all when the text is not a well-formed URL: pairs split out of text
+    // that does not parse would be a guess, and `[]` would say "a URL without a query".
     match &i.query_pairs {
         Some(pairs) => {
             writeln!(out, "query pairs")?;

@@ -18,8 +18,8 @@ enum Chunk {
 }
 
 use super::setup;
+use crate::failure::{input_error, output_error, thread_error, Failure};
 use crate::flags::{value_name, KeyArgs, KeyFormat};
-use crate::{output_error, Failure};
 
 /// The record of one input record's outcome, with its source's name and kept cells.
 fn record<'a>(
@@ -58,7 +58,7 @@ pub fn run(a: KeyArgs) -> Result<(), Failure> {
     } = setup::inputs(&a.input, &[])?;
     let pipeline = setup::pipeline(a.input.threads)?;
     let bar = setup::progress(a.input.quiet, setup::total_bytes(&sources));
-    let mut src = ChainSource::new(sources, opts).map_err(|e| Failure::Input(e.to_string()))?;
+    let mut src = ChainSource::new(sources, opts).map_err(input_error)?;
     let tail = Tail {
         sources: !labels.is_empty(),
         kept: src.kept_names().to_vec(),
@@ -141,9 +141,9 @@ pub fn run(a: KeyArgs) -> Result<(), Failure> {
     pipeline
         .stream(&mut src, CHUNK, work, sink)
         .map_err(|e| match e {
-            StreamError::Input(e) => Failure::Input(e.to_string()),
+            StreamError::Input(e) => input_error(e),
             StreamError::Sink(f) => f,
-            StreamError::Spawn(e) => crate::thread_error(e),
+            StreamError::Spawn(e) => thread_error(e),
         })?;
     writer.finish().map_err(output_error)?.commit()?;
     if let Some(b) = bar {

@@ -1,13 +1,12 @@
 //! `urlkey map`: the Legacy URL Mapper over inventories of any size.
 
 use urlkey_batch::input::{ChainSource, RecordSource, Source};
-use urlkey_batch::map::{MapError, MapRun, Pass};
-use urlkey_batch::outfile::TempGuard;
+use urlkey_batch::map::{MapRun, Pass};
 use urlkey_batch::output::{OutputFormat, Tail};
 
 use super::setup;
+use crate::failure::{input_error, map_error, output_error, Failure};
 use crate::flags::{value_name, MapArgs};
-use crate::{output_error, Failure};
 
 pub fn run(a: MapArgs) -> Result<(), Failure> {
     let policy = setup::policy(&a.source, &a.policy, a.input.max_line_bytes)?;
@@ -26,20 +25,9 @@ pub fn run(a: MapArgs) -> Result<(), Failure> {
                 "standard input (-) can be one input of map, not several: give it once".into(),
             ));
         }
-        let mut tmp = tempfile::Builder::new()
-            .prefix("urlkey-stdin-")
-            .suffix(".spill")
-            .tempfile()
-            .map_err(|e| {
-                Failure::Input(format!(
-                    "cannot create a spill file for standard input: {e} (set TMPDIR to a writable directory)"
-                ))
-            })?;
-        let guard = TempGuard::new(tmp.path().to_path_buf());
-        std::io::copy(&mut std::io::stdin().lock(), tmp.as_file_mut())
-            .map_err(|e| Failure::Input(format!("cannot read standard input: {e}")))?;
-        sources[at] = Source::Spilled(tmp.path().to_path_buf());
-        Some((tmp, guard))
+        let spill = setup::spill_stdin()?;
+        sources[at] = spill.source.clone();
+        Some(spill)
     } else {
         None
     };
@@ -70,11 +58,8 @@ pub fn run(a: MapArgs) -> Result<(), Failure> {
         Ok(Box::new(ChainSource::new(sources.clone(), opts.clone())?))
     };
     // Fail before any output when the input cannot be opened.
-    drop(open().map_err(|e| Failure::Input(e.to_string()))?);
-    let kept = open()
-        .map_err(|e| Failure::Input(e.to_string()))?
-        .kept_names()
-        .to_vec();
+    drop(open().map_err(input_error)?);
+    let kept = open().map_err(input_error)?.kept_names().to_vec();
     let tail = Tail {
         sources: !labels.is_empty(),
         kept: if a.groups { Vec::new() } else { kept },
@@ -90,13 +75,7 @@ pub fn run(a: MapArgs) -> Result<(), Failure> {
         sources: &labels,
         spill: true,
     };
-    let summary = run.run(&open, &mut writer).map_err(|e| match e {
-        MapError::Input(e) => Failure::Input(e.to_string()),
-        MapError::Output(e) => output_error(e),
-        MapError::Collision(_) => Failure::Internal(e.to_string()),
-        MapError::TooManyKeys => Failure::Input(e.to_string()),
-        MapError::Thread(e) => crate::thread_error(e),
-    })?;
+    let summary = run.run(&open, &mut writer).map_err(map_error)?;
     let out = writer.finish().map_err(output_error)?;
     if let Some(b) = bar {
         b.finish_and_clear();

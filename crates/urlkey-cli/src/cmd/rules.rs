@@ -10,8 +10,8 @@ use urlkey::tracking2::{
 use urlkey::unwrap::{target_of, Found, PathMatch, WRAPPERS};
 
 use super::info::json;
+use crate::failure::{output_error, Failure};
 use crate::flags::{RulesArgs, TextFormat};
-use crate::{output_error, Failure};
 
 pub fn run(a: RulesArgs) -> Result<(), Failure> {
     if let Some(url) = &a.check {

@@ -16,18 +16,8 @@ use urlkey_batch::outfile::OutputFile;
 use urlkey_batch::output::{OutputFormat, RecordWriter, Tail};
 use urlkey_batch::pipeline::Pipeline;
 
+use crate::failure::{output_error, policy_error, thread_error, Failure};
 use crate::flags::{InputArgs, PolicySource};
-use crate::Failure;
-
-/// A policy that cannot be used (exit 5); an unknown id gets the flag that defines more.
-pub fn policy_error(e: urlkey::PolicyError) -> Failure {
-    match e {
-        urlkey::PolicyError::Unknown { .. } => {
-            Failure::Policy(format!("{e} (define more with --policy-file)"))
-        }
-        e => Failure::Policy(e.to_string()),
-    }
-}
 
 /// Loads the policy set: builtins, `--policy-file`s, `--psl`.
 pub fn policy_set(src: &PolicySource) -> Result<PolicySet, Failure> {
@@ -159,11 +149,9 @@ impl Output {
     /// Flushes and, for a file, renames it into place.
     pub fn commit(self) -> Result<(), Failure> {
         match self {
-            Output::Stdout(mut w) => w.flush().map_err(crate::output_error),
+            Output::Stdout(mut w) => w.flush().map_err(output_error),
             Output::File(w) => {
-                let f = w
-                    .into_inner()
-                    .map_err(|e| crate::output_error(e.into_error()))?;
+                let f = w.into_inner().map_err(|e| output_error(e.into_error()))?;
                 let name = f.target().display().to_string();
                 f.commit()
                     .map_err(|e| Failure::Output(format!("{name}: cannot finish writing: {e}")))
@@ -309,7 +297,7 @@ pub fn inputs(input: &InputArgs, also_written: &[&Path]) -> Result<Inputs, Failu
 
 /// The worker pool of `--threads`.
 pub fn pipeline(threads: usize) -> Result<Pipeline, Failure> {
-    Pipeline::new(threads).map_err(crate::thread_error)
+    Pipeline::new(threads).map_err(thread_error)
 }
 
 /// The record writer of `format` to standard output or `-o`, with the tail columns and
@@ -325,7 +313,7 @@ pub fn writer(
 }
 
 /// Standard input copied to a temporary file, for a command that reads its input twice
-/// (`diff`); the file is removed when this is dropped, and on Ctrl-C.
+/// (`map`, `diff`); the file is removed when this is dropped, and on Ctrl-C.
 pub struct Spill {
     _file: tempfile::NamedTempFile,
     _guard: urlkey_batch::outfile::TempGuard,

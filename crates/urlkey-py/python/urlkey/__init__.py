@@ -12,6 +12,8 @@ same policies, records and error codes:
 - :func:`inspect`, :func:`query_pairs`, :func:`policies`, :func:`psl_version`,
   :func:`error_codes`.
 - :mod:`urlkey.spark` -- ``with_keys`` and ``group_report`` for Apache Spark DataFrames.
+- ``DEFAULT_POLICIES`` -- each command's default policy by name (``key``, ``map``,
+  ``inspect``, ...), the same as the ``urlkey`` command's.
 
 Errors are exceptions carrying the stable code in ``.code``: :class:`PolicyError`,
 :class:`InvalidUrlError`, :class:`UsageError`, all subclasses of :class:`UrlkeyError`
@@ -24,6 +26,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Iterable, Optional, Union
 
 from ._urlkey import (
+    DEFAULT_POLICIES,
     KEY_COLUMNS,
     InvalidUrlError,
     PolicyError,
@@ -43,6 +46,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pyarrow
 
 __all__ = [
+    "DEFAULT_POLICIES",
     "KEY_COLUMNS",
     "InvalidUrlError",
     "PolicyError",
@@ -88,7 +92,7 @@ def _string_array(values: Any) -> Any:
 
 def keys(
     values: Union["pyarrow.Array", "pyarrow.ChunkedArray", Iterable[Optional[str]]],
-    policy: str = "citation@1",
+    policy: str = DEFAULT_POLICIES["key"],
     base: Optional[str] = None,
 ) -> "pyarrow.RecordBatch":
     """Keys many values at once: one row per value, in order.

@@ -6,6 +6,9 @@ import pyarrow
 
 __version__: str
 KEY_COLUMNS: List[str]
+#: Each command's default policy by name (``key``, ``map``, ``inspect``, ``explain``,
+#: ``ledger``, ``diff_from``, ``diff_to``): the same as the ``urlkey`` command's.
+DEFAULT_POLICIES: Dict[str, str]
 
 class UrlkeyError(ValueError):
     """Base class of urlkey's errors."""
@@ -51,11 +54,15 @@ class PolicyInfo(TypedDict):
     builtin: bool
     uses_psl: bool
 
-def key(url: str, policy: str = "citation@1", base: Optional[str] = None) -> KeyRecord:
-    """The key record of one URL: the fields of ``urlkey key``'s JSONL record."""
+def key(url: str, policy: str = ..., base: Optional[str] = None) -> KeyRecord:
+    """The key record of one URL: the fields of ``urlkey key``'s JSONL record.
 
-def inspect(url: str, policy: str = "webkey@1") -> Dict[str, Any]:
-    """``urlkey inspect --format json`` as a dict."""
+    ``policy`` defaults to ``DEFAULT_POLICIES["key"]``."""
+
+def inspect(url: str, policy: str = ...) -> Dict[str, Any]:
+    """``urlkey inspect --format json`` as a dict.
+
+    ``policy`` defaults to ``DEFAULT_POLICIES["inspect"]``."""
 
 def query_pairs(url: str) -> List[Tuple[str, str]]:
     """Ordered, form-decoded (name, value) pairs of the URL's query."""
@@ -70,5 +77,5 @@ def error_codes() -> Dict[str, str]:
     """Every stable error code with its description."""
 
 def _keys(
-    values: pyarrow.Array, policy: str = "citation@1", base: Optional[str] = None
+    values: pyarrow.Array, policy: str = ..., base: Optional[str] = None
 ) -> pyarrow.RecordBatch: ...

@@ -3,10 +3,11 @@
 - :func:`with_keys` adds the key columns to a DataFrame through ``DataFrame.mapInArrow``:
   every Arrow batch of the URL column goes to :func:`urlkey.keys` (Rust, GIL released) and
   comes back as columns, with no Python object per row.
-- :func:`group_report` adds ``urlkey map``'s per-row grouping (seed 000): ``duplicates``,
-  ``variants``, ``classification`` and, given a line column, ``group`` and
-  ``duplicate_of``, computed with Spark aggregations over the ``key`` and ``signature``
-  columns, equal to ``urlkey map``'s row for row.
+- :func:`group_report` adds ``urlkey map``'s per-row grouping (the Legacy URL Mapper's
+  classes, docs/cli.md "urlkey map"): ``duplicates``, ``variants``, ``classification``
+  and, given a line column, ``group`` and ``duplicate_of``, computed with Spark
+  aggregations over the ``key`` and ``signature`` columns, equal to ``urlkey map``'s row
+  for row.
 
 The package must be importable on the executors (see docs/scale.md: ``--py-files`` with
 the wheel, ``spark.submit.pyFiles``, or an environment-wide ``pip install``).
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator, List, Optional
 
-from ._urlkey import KEY_COLUMNS
+from ._urlkey import DEFAULT_POLICIES, KEY_COLUMNS
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow
@@ -48,7 +49,7 @@ def _key_fields(prefix: str):
 def with_keys(
     df: "DataFrame",
     column: str,
-    policy: str = "citation@1",
+    policy: str = DEFAULT_POLICIES["key"],
     prefix: str = "urlkey_",
 ) -> "DataFrame":
     """``df`` with the key columns of ``column`` under ``policy`` added.
@@ -96,7 +97,7 @@ def with_keys(
 def group_report(
     df: "DataFrame",
     column: str,
-    policy: str = "mapper@1",
+    policy: str = DEFAULT_POLICIES["map"],
     prefix: str = "urlkey_",
     line: Optional[str] = None,
 ) -> "DataFrame":

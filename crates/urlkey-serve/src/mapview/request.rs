@@ -56,7 +56,7 @@ pub(crate) struct MapRequest {
 }
 
 fn default_policy() -> String {
-    "mapper@1".into()
+    urlkey::policy::defaults::MAP.into()
 }
 
 /// The validated settings of a request: what the map engine needs.

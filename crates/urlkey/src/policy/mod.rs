@@ -13,6 +13,7 @@
 //! (`record.rs`).
 
 mod builtin;
+pub mod defaults;
 mod file;
 mod front;
 mod fused;

@@ -12,11 +12,9 @@ use urlkey_batch::input::{
     format_from_name, ChainSource, InputError, ReadOptions, RecordSource, Source,
 };
 
-use super::{
-    diff_error, finish_rows, limit, outcome, row_format, row_writer, setup, shown, write_report,
-};
+use super::{finish_rows, limit, outcome, row_format, row_writer, setup, shown, write_report};
+use crate::failure::{diff_error, input_error, Failure};
 use crate::flags::DiffArgs;
-use crate::Failure;
 
 pub fn run(a: &DiffArgs, policy: &str) -> Result<(), Failure> {
     let [old, new] = a.input.files.as_slice() else {
@@ -67,8 +65,8 @@ pub fn run(a: &DiffArgs, policy: &str) -> Result<(), Failure> {
     };
     let (open_old, open_new) = (opener(old_src, old_opts), opener(new_src, new_opts));
     // Fail before any output when an input cannot be opened.
-    drop(open_old().map_err(|e| Failure::Input(e.to_string()))?);
-    drop(open_new().map_err(|e| Failure::Input(e.to_string()))?);
+    drop(open_old().map_err(input_error)?);
+    drop(open_new().map_err(input_error)?);
     let pipeline = setup::pipeline(a.input.threads)?;
     let quiet = a.input.quiet;
     let notice = |m: &str| setup::print_notices(quiet, &[m.to_string()]);

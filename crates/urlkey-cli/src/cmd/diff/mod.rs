@@ -7,12 +7,10 @@ mod inventories;
 mod policies;
 
 use urlkey_batch::diff::rows::{DiffRows, RowFormat};
-use urlkey_batch::diff::DiffError;
-use urlkey_batch::exit::Exit;
 
 use super::setup;
+use crate::failure::{json_error, output_error, Exit, Failure};
 use crate::flags::{DiffArgs, DiffFormat};
-use crate::{output_error, Failure};
 
 pub fn run(a: DiffArgs) -> Result<(), Failure> {
     // Flags that shape rows of the input's own columns do nothing here: refuse them rather
@@ -91,14 +89,6 @@ fn finish_rows(w: DiffRows<setup::Output>) -> Result<(), Failure> {
     w.into_inner().map_err(output_error)?.commit()
 }
 
-fn diff_error(e: DiffError) -> Failure {
-    match e {
-        DiffError::Input(e) => Failure::Input(e.to_string()),
-        DiffError::Output(e) => output_error(e),
-        DiffError::Thread(e) => crate::thread_error(e),
-    }
-}
-
 /// Writes the report as pretty JSON, or through `text`.
 fn write_report<R: serde::Serialize>(
     a: &DiffArgs,
@@ -107,7 +97,7 @@ fn write_report<R: serde::Serialize>(
 ) -> Result<(), Failure> {
     let mut out = setup::output(&a.input.output)?;
     if a.format == DiffFormat::Json {
-        serde_json::to_writer_pretty(&mut out, report).map_err(crate::json_error)?;
+        serde_json::to_writer_pretty(&mut out, report).map_err(json_error)?;
         std::io::Write::write_all(&mut out, b"\n").map_err(output_error)?;
     } else {
         text(&mut out, report).map_err(output_error)?;

@@ -6,11 +6,9 @@ use urlkey_batch::diff::rows::DiffRowWrite;
 use urlkey_batch::diff::{Class, DiffRun, Report};
 use urlkey_batch::input::{ChainSource, InputError, RecordSource, Source};
 
-use super::{
-    diff_error, finish_rows, limit, outcome, row_format, row_writer, setup, shown, write_report,
-};
+use super::{finish_rows, limit, outcome, row_format, row_writer, setup, shown, write_report};
+use crate::failure::{diff_error, input_error, Failure};
 use crate::flags::DiffArgs;
-use crate::Failure;
 
 pub fn run(a: &DiffArgs, from: &str, to: &str) -> Result<(), Failure> {
     let from = setup::policy(&a.source, from, a.input.max_line_bytes)?;
@@ -36,7 +34,7 @@ pub fn run(a: &DiffArgs, from: &str, to: &str) -> Result<(), Failure> {
         Ok(Box::new(ChainSource::new(sources.clone(), opts.clone())?))
     };
     // Fail before any output when the input cannot be opened.
-    drop(open().map_err(|e| Failure::Input(e.to_string()))?);
+    drop(open().map_err(input_error)?);
     let pipeline = setup::pipeline(a.input.threads)?;
     let quiet = a.input.quiet;
     let notice = |m: &str| setup::print_notices(quiet, &[m.to_string()]);
