@@ -1,6 +1,8 @@
 //! Command-line definitions (clap), kept apart from the work: each command turns its
 //! low-level flags into the settings the work uses.
 
+pub mod ledger;
+
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -45,7 +47,7 @@ pub enum Command {
     )]
     Codes(FormatArgs),
     /// The citation audit ledger (SQLite): ingest, report, verify, export.
-    Ledger(urlkey_ledger::cli::LedgerArgs),
+    Ledger(ledger::LedgerArgs),
     /// Serve the Mapper and the key inspector as a local web page.
     Serve(urlkey_serve::ServeArgs),
 }

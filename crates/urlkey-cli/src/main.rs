@@ -7,7 +7,8 @@
 #![forbid(unsafe_code)]
 
 mod cmd;
-mod flags;
+
+use urlkey_cli::flags;
 
 use clap::Parser;
 use urlkey_batch::exit::Exit;
@@ -121,7 +122,11 @@ fn main() {
         flags::Command::Policies(a) => cmd::info::policies(a),
         flags::Command::Rules(a) => cmd::rules::run(a),
         flags::Command::Codes(a) => cmd::info::codes(a),
-        flags::Command::Ledger(a) => urlkey_ledger::cli::run(a).map_err(|e| {
+        flags::Command::Ledger(a) => {
+            let (db, command) = a.into_command();
+            urlkey_ledger::run_on_stdio(command, &db)
+        }
+        .map_err(|e| {
             eprintln!("urlkey ledger: {e}");
             Failure::Exit(e.exit())
         }),

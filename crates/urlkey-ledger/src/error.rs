@@ -24,7 +24,7 @@ pub enum LedgerError {
     /// Anything else: an internal error ([`Exit::Internal`]).
     Other(String),
     /// The reader of the output went away (`urlkey ledger export | head`): not a
-    /// failure; [`crate::cli::run`] ends quietly with exit 0.
+    /// failure; [`crate::run_on_stdio`] ends quietly with exit 0.
     OutputClosed,
 }
 

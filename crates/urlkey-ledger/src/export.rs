@@ -9,13 +9,30 @@ use serde_json::Value;
 use crate::error::{LedgerError, Result};
 
 /// The export format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExportFormat {
     /// A header row, then one row per observation. `transformations` is a JSON string.
     Csv,
     /// One JSON object per observation. `transformations` is an array.
     Jsonl,
 }
+
+impl crate::choice::Choice for ExportFormat {
+    const CHOICES: &'static [(Self, &'static str, &'static str)] = &[
+        (
+            ExportFormat::Csv,
+            "csv",
+            "A header row, then one row per observation. `transformations` is a JSON string",
+        ),
+        (
+            ExportFormat::Jsonl,
+            "jsonl",
+            "One JSON object per observation. `transformations` is an array",
+        ),
+    ];
+}
+
+crate::choice::from_str_by_name!(ExportFormat);
 
 /// The exported columns, in order: the seed's minimum audit ledger, then context.
 /// `run_timestamp` is the collection instant in UTC (RFC 3339, `2026-11-08T08:00:00Z`);

@@ -32,7 +32,7 @@ pub const INPUT_FIELDS: [&str; 9] = [
 ];
 
 /// The format of an input file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InputFormat {
     /// Comma-separated, with a header row.
     Csv,
@@ -47,6 +47,35 @@ pub enum InputFormat {
     /// An OpenDocument spreadsheet (`.ods`).
     Ods,
 }
+
+impl crate::choice::Choice for InputFormat {
+    const CHOICES: &'static [(Self, &'static str, &'static str)] = &[
+        (
+            InputFormat::Csv,
+            "csv",
+            "Comma-separated, with a header row",
+        ),
+        (InputFormat::Tsv, "tsv", "Tab-separated, with a header row"),
+        (InputFormat::Jsonl, "jsonl", "One JSON object per line"),
+        (
+            InputFormat::Xlsx,
+            "xlsx",
+            "An Office Open XML workbook (`.xlsx`, also `.xlsm` and `.xlsb`), read as it is",
+        ),
+        (
+            InputFormat::Xls,
+            "xls",
+            "An Excel 97-2003 workbook (`.xls`)",
+        ),
+        (
+            InputFormat::Ods,
+            "ods",
+            "An OpenDocument spreadsheet (`.ods`)",
+        ),
+    ];
+}
+
+crate::choice::from_str_by_name!(InputFormat);
 
 impl InputFormat {
     /// `csv`, `tsv`, `jsonl`, `xlsx`, `xls` or `ods` (as stored in `ingests.input_format`).

@@ -6,11 +6,14 @@
 //! verification. Reports count observations, unique URL keys and unique publisher
 //! hostnames as separate measures, each stated with its sample.
 //!
-//! Used as `urlkey ledger` (see [`cli`]) and documented in `docs/ledger.md`.
+//! Used as `urlkey ledger` (the flags are the urlkey-cli crate's; they become a
+//! [`LedgerCommand`], run by [`run`]) and documented in `docs/ledger.md`.
 
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod cli;
+pub mod choice;
+pub mod command;
 pub mod db;
 pub mod error;
 pub mod export;
@@ -18,8 +21,8 @@ pub mod ingest;
 pub mod norm;
 pub mod report;
 pub mod review;
-pub mod review_cli;
 pub mod timefmt;
 pub mod verify;
 
+pub use command::{run, run_on_stdio, LedgerCommand};
 pub use error::LedgerError;

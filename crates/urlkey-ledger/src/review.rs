@@ -469,7 +469,7 @@ pub fn import(conn: &mut Connection, path: &Path) -> Result<usize> {
 }
 
 /// `review list` and `merges` formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ListFormat {
     /// Aligned columns.
     Table,
@@ -480,6 +480,17 @@ pub enum ListFormat {
     /// A header, then one row per item.
     Csv,
 }
+
+impl crate::choice::Choice for ListFormat {
+    const CHOICES: &'static [(Self, &'static str, &'static str)] = &[
+        (ListFormat::Table, "table", "Aligned columns"),
+        (ListFormat::Json, "json", "One JSON array"),
+        (ListFormat::Jsonl, "jsonl", "One JSON object per line"),
+        (ListFormat::Csv, "csv", "A header, then one row per item"),
+    ];
+}
+
+crate::choice::from_str_by_name!(ListFormat);
 
 /// The columns of `review list`.
 pub const LIST_COLUMNS: [&str; 11] = [

@@ -30,7 +30,7 @@ use axum::body::Body;
 use axum::extract::{Extension, State};
 use axum::http::{header, HeaderMap, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use clap::ValueEnum;
+use std::str::FromStr;
 use urlkey_ledger::report::{self, html, GroupBy, PublisherUnit, Report, ReportOptions};
 
 use crate::api::{blocking, read_body, BodyDone};
@@ -56,7 +56,7 @@ fn options(uri: &Uri) -> Result<ReportOptions, ApiError> {
         match k.as_str() {
             "by" => {
                 for c in v.split(',').filter(|c| !c.is_empty()) {
-                    let b = GroupBy::from_str(c, false).map_err(|_| {
+                    let b = GroupBy::from_str(c).map_err(|_| {
                         bad(format!(
                             "by {c:?}: use answer_system, market, prompt_version or collection"
                         ))
@@ -65,7 +65,7 @@ fn options(uri: &Uri) -> Result<ReportOptions, ApiError> {
                 }
             }
             "publisher" => {
-                opts.publisher = PublisherUnit::from_str(&v, false)
+                opts.publisher = PublisherUnit::from_str(&v)
                     .map_err(|_| bad(format!("publisher {v:?}: use host or registrable")))?;
             }
             "top" | "top_keys" => {

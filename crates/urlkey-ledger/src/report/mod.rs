@@ -37,8 +37,7 @@ use crate::error::{LedgerError, Result};
 pub use publisher::PublisherUnit;
 
 /// A column to group the report by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
-#[value(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum GroupBy {
     /// The answer system (product surface).
     AnswerSystem,
@@ -49,6 +48,29 @@ pub enum GroupBy {
     /// The dated collection run.
     Collection,
 }
+
+impl crate::choice::Choice for GroupBy {
+    const CHOICES: &'static [(Self, &'static str, &'static str)] = &[
+        (
+            GroupBy::AnswerSystem,
+            "answer_system",
+            "The answer system (product surface)",
+        ),
+        (GroupBy::Market, "market", "The market"),
+        (
+            GroupBy::PromptVersion,
+            "prompt_version",
+            "The prompt-set version",
+        ),
+        (
+            GroupBy::Collection,
+            "collection",
+            "The dated collection run",
+        ),
+    ];
+}
+
+crate::choice::from_str_by_name!(GroupBy, ReportFormat);
 
 impl GroupBy {
     /// The column name, as the JSON `by` field gives it.
@@ -72,7 +94,7 @@ impl GroupBy {
 }
 
 /// The output format of a report.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReportFormat {
     /// For people.
     Table,
@@ -84,6 +106,28 @@ pub enum ReportFormat {
     Markdown,
     /// One self-contained HTML file (no network loads, no script) with SVG charts.
     Html,
+}
+
+impl crate::choice::Choice for ReportFormat {
+    const CHOICES: &'static [(Self, &'static str, &'static str)] = &[
+        (ReportFormat::Table, "table", "For people"),
+        (
+            ReportFormat::Json,
+            "json",
+            "The documented JSON shape, for scripts",
+        ),
+        (ReportFormat::Csv, "csv", "One row per group"),
+        (
+            ReportFormat::Markdown,
+            "markdown",
+            "Tables a person pastes into a document (GitHub-flavoured Markdown)",
+        ),
+        (
+            ReportFormat::Html,
+            "html",
+            "One self-contained HTML file (no network loads, no script) with SVG charts",
+        ),
+    ];
 }
 
 /// How concentrated the valid observations are on few publishers. Every share has the

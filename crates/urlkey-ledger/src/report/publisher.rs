@@ -8,7 +8,7 @@ use std::net::IpAddr;
 use serde::Serialize;
 
 /// The unit publishers are counted in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PublisherUnit {
     /// The key's hostname, as stored (`docs.example.org`).
@@ -17,6 +17,23 @@ pub enum PublisherUnit {
     /// The hostname's registrable domain from the Public Suffix List (`example.org`).
     Registrable,
 }
+
+impl crate::choice::Choice for PublisherUnit {
+    const CHOICES: &'static [(Self, &'static str, &'static str)] = &[
+        (
+            PublisherUnit::Host,
+            "host",
+            "The key's hostname, as stored (`docs.example.org`)",
+        ),
+        (
+            PublisherUnit::Registrable,
+            "registrable",
+            "The hostname's registrable domain from the Public Suffix List (`example.org`)",
+        ),
+    ];
+}
+
+crate::choice::from_str_by_name!(PublisherUnit);
 
 impl PublisherUnit {
     /// `host` or `registrable`.

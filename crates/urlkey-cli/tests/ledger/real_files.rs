@@ -5,14 +5,14 @@
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use crate::common::{ledger, open};
+use crate::common::{ledger, open, run_parsed};
 use clap::Parser;
 
 #[derive(Parser, Debug)]
 #[command(name = "urlkey-ledger-child")]
 struct ChildCli {
     #[command(flatten)]
-    args: urlkey_ledger::cli::LedgerArgs,
+    args: urlkey_cli::flags::ledger::LedgerArgs,
 }
 
 /// In the child process only: `ledger --db $DB ingest - ...$ARGS`, stdout to stdout.
@@ -33,7 +33,7 @@ fn child_ingest_stdin() {
     let cli = ChildCli::parse_from(argv);
     let mut out = Vec::new();
     let mut err = Vec::new();
-    let r = urlkey_ledger::cli::run_with(cli.args, &mut out, &mut err);
+    let r = run_parsed(cli.args, &mut out, &mut err);
     println!("CHILD-OUT {}", String::from_utf8_lossy(&out).trim());
     if let Err(e) = r {
         panic!("child ingest failed (exit {}): {e}", e.exit_code());

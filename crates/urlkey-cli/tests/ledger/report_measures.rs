@@ -1,6 +1,6 @@
 //! The report measures of issue 15: several `--by` columns with `values`, the registrable
 //! roll-up, top keys, overlap between answer systems (Jaccard) and `--compare`. Every
-//! expected figure is worked out by hand in the comments, from tests/fixtures/README.md.
+//! expected figure is worked out by hand in the comments, from crates/urlkey-ledger/tests/fixtures/README.md.
 
 use crate::common::{fixture, ledger};
 use serde_json::{json, Value};

@@ -37,7 +37,7 @@ fn the_fixture_s_concentration_matches_the_hand_computation() {
     let (_dir, db) = ingested();
     let out = ledger(&db, &["report", "--format", "json"]).ok().stdout;
     let v: Value = serde_json::from_str(&out).expect("json");
-    // Valid observations per publisher (tests/fixtures/README.md): docs.example.org 7,
+    // Valid observations per publisher (crates/urlkey-ledger/tests/fixtures/README.md): docs.example.org 7,
     // updates.example.com 4, shop.example.com 3, wiki.example.org 3, then 2, 2, 2, 1: 24.
     // top1 = 7/24 = 0.29166 -> 0.2917; top5 = (7+4+3+3+2)/24 = 19/24 = 0.79166 -> 0.7917;
     // HHI = (49+16+9+9+4+4+4+1)/576 = 96/576 = 0.16666 -> 0.1667.

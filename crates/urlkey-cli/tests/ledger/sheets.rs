@@ -1,5 +1,5 @@
 //! Spreadsheets ingested as they are (issue 15): `.xlsx` and `.ods` fixtures written by
-//! `tests/fixtures/make_sheets.py` (synthetic rows, reserved domains), `--sheet`, the
+//! `crates/urlkey-ledger/tests/fixtures/make_sheets.py` (synthetic rows, reserved domains), `--sheet`, the
 //! sheet and format recorded, idempotence on the file bytes.
 
 use crate::common::{dump, fixture, ledger, open};

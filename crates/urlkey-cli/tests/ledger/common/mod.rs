@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use urlkey_ledger::cli::{run_with, LedgerArgs};
+use urlkey_cli::flags::ledger::LedgerArgs;
 use urlkey_ledger::LedgerError;
 
 #[derive(Parser, Debug)]
@@ -50,6 +50,16 @@ impl Run {
     }
 }
 
+/// Runs parsed `urlkey ledger` flags as the `urlkey` binary does, on the given streams.
+pub fn run_parsed(
+    args: LedgerArgs,
+    out: &mut dyn std::io::Write,
+    err: &mut dyn std::io::Write,
+) -> Result<(), LedgerError> {
+    let (db, command) = args.into_command();
+    urlkey_ledger::run(command, &db, out, err)
+}
+
 /// Runs `urlkey ledger --db DB ARGS...` in-process.
 pub fn ledger(db: &Path, args: &[&str]) -> Run {
     let mut argv: Vec<String> = vec![
@@ -62,7 +72,7 @@ pub fn ledger(db: &Path, args: &[&str]) -> Run {
         TestCli::try_parse_from(&argv).unwrap_or_else(|e| panic!("bad test argv {argv:?}: {e}"));
     let mut out = Vec::new();
     let mut err = Vec::new();
-    let result = run_with(cli.args, &mut out, &mut err);
+    let result = run_parsed(cli.args, &mut out, &mut err);
     Run {
         result,
         stdout: String::from_utf8_lossy(&out).into_owned(),
@@ -109,8 +119,7 @@ pub fn ledger_for(server: &TestServer, paths: &[&str]) -> (tempfile::TempDir, Pa
 
 pub fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests")
-        .join("fixtures")
+        .join("../urlkey-ledger/tests/fixtures")
         .join(name)
 }
 

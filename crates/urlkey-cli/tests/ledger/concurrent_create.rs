@@ -16,13 +16,15 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use clap::Parser;
+
+use crate::common::run_parsed;
 use rusqlite::Connection;
 
 #[derive(Parser, Debug)]
 #[command(name = "urlkey-ledger-child")]
 struct ChildCli {
     #[command(flatten)]
-    args: urlkey_ledger::cli::LedgerArgs,
+    args: urlkey_cli::flags::ledger::LedgerArgs,
 }
 
 fn now_ms() -> u128 {
@@ -53,7 +55,7 @@ fn child_ingest() {
     let cli = ChildCli::parse_from(["urlkey-ledger-child", "--db", &db, "ingest", &file]);
     let mut out = Vec::new();
     let mut err = Vec::new();
-    if let Err(e) = urlkey_ledger::cli::run_with(cli.args, &mut out, &mut err) {
+    if let Err(e) = run_parsed(cli.args, &mut out, &mut err) {
         eprintln!("{}", String::from_utf8_lossy(&err));
         panic!(
             "child ingest of {file} failed (exit {}): {e}",

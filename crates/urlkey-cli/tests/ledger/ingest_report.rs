@@ -1,4 +1,4 @@
-//! Ingest, report and export on the synthetic fixture (tests/fixtures/README.md lists what
+//! Ingest, report and export on the synthetic fixture (crates/urlkey-ledger/tests/fixtures/README.md lists what
 //! each row covers and the hand-computed figures checked here).
 
 use crate::common::{dump, fixture, ledger, open};
@@ -295,7 +295,7 @@ fn report_figures_match_hand_computed_expectations() {
     let (_dir, db) = ingested();
     let got = report_json(&db, &[]);
     // 27 rows, 3 invalid; 15 keys; 8 hostnames. docs.example.org: obs-001, 002, 005, 006,
-    // 022, 023, 027 = 7 of 24 valid = 0.2917. See tests/fixtures/README.md.
+    // 022, 023, 027 = 7 of 24 valid = 0.2917. See crates/urlkey-ledger/tests/fixtures/README.md.
     let want = json!({
         "observations": 27,
         "valid_observations": 24,
@@ -349,7 +349,7 @@ fn report_figures_match_hand_computed_expectations() {
             ],
             "top_keys_with_splits": []
         },
-        // Issue 15, by hand from tests/fixtures/README.md: docs/guide has 5 observations
+        // Issue 15, by hand from crates/urlkey-ledger/tests/fixtures/README.md: docs/guide has 5 observations
         // (001, 002, 006, 023, 027), each spelled differently, 09:01 on 11-01 to 14:27 on
         // 11-08; then five keys with 2 (ties by key): news/ (010 with the slash, 011
         // without), research/report (003, 020), shop/item (007, 008), updates/story (024,

@@ -1,5 +1,6 @@
-//! The ledger's integration tests, one binary: each module was its own test binary
-//! (~210 MB each with debuginfo, each linked separately on a 2-core machine).
+//! The ledger's integration tests, one binary (each test binary is linked separately, a
+//! cost on a 2-core machine). They drive `urlkey ledger` as the binary does: argv parsed by
+//! the CLI's flags (`urlkey_cli::flags::ledger`), run by `urlkey_ledger::run`.
 
 mod claim_extra;
 mod common;

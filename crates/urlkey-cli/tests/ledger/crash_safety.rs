@@ -4,9 +4,8 @@
 //! nothing of its own (no destructor, no rollback) runs: what is on disk is what SQLite's
 //! journal guarantees. The process is this test binary itself, started again with
 //! `CRASH_SAFETY_CHILD` set and the filter `child_ingest`: it runs the real
-//! `urlkey ledger ingest` code (`urlkey_ledger::cli::run_with`, what the `urlkey` binary
-//! calls) and nothing else. (`CARGO_BIN_EXE_urlkey` exists only in the CLI crate's tests;
-//! re-running this binary needs no extra build target.)
+//! `urlkey ledger ingest` code (the CLI's flags, then `urlkey_ledger::run`, as the `urlkey`
+//! binary) and nothing else in that process.
 //!
 //! After every kill the ledger must be consistent: `PRAGMA integrity_check` is `ok`, every
 //! file is in it whole or not at all (its observation count is 0 or its row count, and an
@@ -22,13 +21,15 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use clap::Parser;
+
+use crate::common::run_parsed;
 use rusqlite::{Connection, OpenFlags};
 
 #[derive(Parser, Debug)]
 #[command(name = "urlkey-ledger-child")]
 struct ChildCli {
     #[command(flatten)]
-    args: urlkey_ledger::cli::LedgerArgs,
+    args: urlkey_cli::flags::ledger::LedgerArgs,
 }
 
 /// In the child process only: ingest the files of `CRASH_SAFETY_FILE` (one path a line)
@@ -49,7 +50,7 @@ fn child_ingest() {
     let cli = ChildCli::parse_from(argv);
     let mut out = Vec::new();
     let mut err = Vec::new();
-    if let Err(e) = urlkey_ledger::cli::run_with(cli.args, &mut out, &mut err) {
+    if let Err(e) = run_parsed(cli.args, &mut out, &mut err) {
         eprintln!("{}", String::from_utf8_lossy(&err));
         panic!("child ingest of {file} failed: {e}");
     }

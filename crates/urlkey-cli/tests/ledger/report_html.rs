@@ -142,7 +142,7 @@ fn html_report_is_self_contained_and_states_its_numbers() {
     assert_eq!(p.style_elements, 1, "the style sheet is inlined");
     assert_eq!(p.link_elements, ["data:,"], "only the empty icon");
 
-    // The sample statement and the measures (tests/fixtures/README.md, by hand).
+    // The sample statement and the measures (crates/urlkey-ledger/tests/fixtures/README.md, by hand).
     assert_eq!(
         measure(&p, "sample"),
         [

@@ -1,191 +1,205 @@
-//! The `urlkey ledger` subcommand: arguments (clap derive) and [`run`].
+//! The ledger's commands as typed options ([`LedgerCommand`]) and their run ([`run`]).
+//! The command line (`urlkey ledger`, in the urlkey-cli crate) parses its flags into these;
+//! every check of a value that clap cannot make (a window, a time zone, an encoding label)
+//! is made here, so that every caller gets the same message.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-use clap::{Args, Subcommand};
 
 use crate::db;
 use crate::error::{LedgerError, Result};
 use crate::export::{self, ExportFormat};
 use crate::ingest::{self, Defaults, InputFormat};
 use crate::norm::Normalizer;
-use crate::report::{self, GroupBy, ReportFormat, ReportOptions};
+use crate::report::{self, GroupBy, PublisherUnit, ReportFormat, ReportOptions};
+use crate::review::{self, Decision, ListFormat};
 use crate::verify::{self, FetchConfig, NetworkScope, VerifyOptions};
 
-/// `urlkey ledger [--db PATH] COMMAND`
-#[derive(Args, Debug, Clone)]
-#[command(after_help = "Examples:
-  urlkey ledger --db citations.sqlite ingest export.csv
-  urlkey ledger --db citations.sqlite report --by answer_system,market
-  urlkey ledger --db citations.sqlite report --compare c-2026-11-01 c-2026-11-08
-  urlkey ledger --db citations.sqlite report --format html -o report.html
-  urlkey ledger --db citations.sqlite export -o ledger.csv
-More: docs/ledger.md (ingest, report, verify, review, merges, export, exit codes).")]
-pub struct LedgerArgs {
-    /// The ledger database (SQLite). Created by `init` and `ingest`.
-    #[arg(long, default_value = "urlkey-ledger.sqlite", global = true)]
-    pub db: PathBuf,
-    /// What to do.
-    #[command(subcommand)]
-    pub command: LedgerCommand,
-}
+/// The policy `ingest` keys with when none is named.
+pub const DEFAULT_POLICY: &str = "citation@1";
 
-/// The ledger's commands.
-#[derive(Subcommand, Debug, Clone)]
-// Parsed once per run: the size of the Ingest variant (its many flags) does not matter.
-#[allow(clippy::large_enum_variant)]
+/// A ledger command.
+#[derive(Debug, Clone)]
 pub enum LedgerCommand {
     /// Create the database (or bring its schema up to date).
     Init,
-    /// Store the observations of CSV, TSV, JSONL or spreadsheet files (also .gz/.zst),
-    /// one transaction per file.
-    ///
-    /// Columns: observation_id, prompt_id, prompt_version, answer_system, market,
-    /// collection, run_timestamp, observed_url. Each observed URL is kept exactly as read
-    /// and keyed with --policy; invalid URLs are stored with their error code.
-    Ingest {
-        /// The files: CSV, TSV, JSONL, spreadsheets (.xlsx, .xls, .ods), each also as .gz
-        /// or .zst (format by content and extension); `-` reads standard input.
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-        /// The sheet of a spreadsheet to read: its name or a 1-based number (default: the
-        /// first).
-        #[arg(long, value_name = "NAME|N")]
-        sheet: Option<String>,
-        /// Which columns (JSONL fields) hold which ledger fields, when the header names
-        /// them otherwise: 'observation_id=Observation ID,observed_url=URL'. Header names
-        /// also match ignoring case, spaces and separators.
-        #[arg(long, value_name = "FIELD=HEADER,...")]
-        columns: Option<String>,
-        /// The text encoding of inputs without a byte-order mark (a WHATWG label:
-        /// windows-1252, iso-8859-1, utf-16le, shift_jis); default UTF-8.
-        #[arg(long, value_name = "LABEL")]
-        encoding: Option<String>,
-        /// The normalization policy that makes the keys.
-        #[arg(long, default_value = "citation@1")]
-        policy: String,
-        /// Read the files as this format instead of guessing.
-        #[arg(long, value_enum)]
-        input_format: Option<InputFormat>,
-        /// answer_system for rows that have none.
-        #[arg(long)]
-        answer_system: Option<String>,
-        /// prompt_version for rows that have none.
-        #[arg(long)]
-        prompt_version: Option<String>,
-        /// market for rows that have none.
-        #[arg(long)]
-        market: Option<String>,
-        /// run_timestamp (RFC 3339 or YYYY-MM-DD) for rows that have none.
-        #[arg(long)]
-        run_timestamp: Option<String>,
-        /// Read run timestamps without Z or an offset (`2026-11-08 09:00:00`) as wall-clock
-        /// time in this IANA zone (Europe/Paris, UTC). Without it they are refused.
-        #[arg(long, value_name = "ZONE")]
-        timezone: Option<String>,
-        /// collection (the dated collection run) for rows that have none.
-        #[arg(long)]
-        collection: Option<String>,
-        /// Store the good rows and write every refused row here (its cells, with `line`
-        /// and `reason`). Without it a file with any bad row stores nothing.
-        #[arg(long, value_name = "FILE")]
-        rejects: Option<PathBuf>,
-    },
-    /// Count observations, valid observations, unique URL keys and unique publisher
-    /// hostnames, with the top publishers' shares and the sample they describe.
-    Report {
-        /// Report each value of these columns separately: one column, or several joined
-        /// with commas (`--by answer_system,market`: one group per pair of values).
-        #[arg(long, value_enum, value_delimiter = ',', value_name = "COLUMN,...")]
-        by: Vec<GroupBy>,
-        /// What a publisher is: the key's hostname (seed 004's default), or its registrable
-        /// domain from the Public Suffix List (docs.example.org and wiki.example.org both
-        /// count as example.org).
-        #[arg(long, value_enum, default_value = "host")]
-        publisher: report::PublisherUnit,
-        /// Compare two collections: per publisher and per URL key, the valid observations
-        /// in each, the change, new and gone, with both samples.
-        #[arg(long, num_args = 2, value_names = ["COLLECTION_A", "COLLECTION_B"])]
-        compare: Option<Vec<String>>,
-        /// Only observations run in this window: FROM..TO, both included (dates or RFC
-        /// 3339 instants; a date as TO includes that day). Given twice (without --compare),
-        /// the two windows are compared as --compare compares two collections.
-        #[arg(long, value_name = "FROM..TO")]
-        window: Vec<String>,
-        /// Output format (html: one self-contained page with SVG charts; use -o FILE).
-        #[arg(long, value_enum, default_value = "table")]
-        format: ReportFormat,
-        /// How many top publishers to list (0 = all).
-        #[arg(long, default_value_t = 5)]
-        top: usize,
-        /// How many top URL keys to list (0 = all).
-        #[arg(long, default_value_t = 5)]
-        top_keys: usize,
-        /// Only observations keyed with this policy (needed when the ledger holds several).
-        #[arg(long)]
-        policy: Option<String>,
-        /// Write here (through a temporary file and a rename) instead of standard output.
-        #[arg(long, short)]
-        output: Option<PathBuf>,
-    },
-    /// Fetch the observed URLs of each unverified key (up to --max-variants distinct ones),
-    /// compare their content, and record the result, hop by hop.
-    Verify {
-        /// Verify at most N keys.
-        #[arg(long)]
-        limit: Option<usize>,
-        /// Keys verified at once.
-        #[arg(long, default_value_t = 4)]
-        concurrency: usize,
-        /// Least milliseconds between two requests to the same host.
-        #[arg(long, default_value_t = 1000)]
-        per_host_delay: u64,
-        /// Seconds allowed for each request, connection to last byte read.
-        #[arg(long, default_value_t = 10.0)]
-        timeout: f64,
-        /// Also re-verify keys whose latest verification is older than this (30d, 12h, 90m).
-        #[arg(long)]
-        older_than: Option<String>,
-        /// Allow loopback, private, shared, link-local and reserved targets.
-        #[arg(long)]
-        allow_private_network: bool,
-        /// Allow loopback targets (127.0.0.0/8, ::1) only, e.g. a server on this machine.
-        #[arg(long)]
-        allow_loopback: bool,
-        /// List the keys that would be verified; fetch nothing.
-        #[arg(long)]
-        dry_run: bool,
-        /// Distinct observed URLs fetched per key, at most, for the content comparison
-        /// (1: the first observation's only, as before schema 4).
-        #[arg(long, default_value_t = verify::DEFAULT_MAX_VARIANTS, value_name = "N")]
-        max_variants: usize,
-        /// Also trust the PEM certificates in FILE (a private or test CA), beside the
-        /// built-in roots.
-        #[arg(long, value_name = "FILE")]
-        ca_cert: Option<PathBuf>,
-    },
-    /// Record what people decide (source role, claim support, merge), list the decisions.
-    Review {
-        /// add, import or list.
-        #[command(subcommand)]
-        command: crate::review_cli::ReviewCommand,
-    },
-    /// List the keys with more than one distinct observed URL, merges to review first.
+    /// Store the observations of files, one transaction per file.
+    Ingest(IngestCommand),
+    /// Count the measures of the ledger, grouped, filtered or compared.
+    Report(ReportCommand),
+    /// Fetch the observed URLs of unverified keys and record what was found.
+    Verify(VerifyCommand),
+    /// Record or list what people decide.
+    Review(ReviewCommand),
+    /// List the keys with more than one distinct observed URL.
     Merges {
         /// Output format.
-        #[arg(long, value_enum, default_value = "table")]
-        format: crate::review::ListFormat,
+        format: ListFormat,
     },
     /// Write every observation with the latest verification of its key.
     Export {
         /// Output format.
-        #[arg(long, value_enum, default_value = "csv")]
         format: ExportFormat,
-        /// Write here instead of standard output.
-        #[arg(long, short)]
+        /// Write here instead of `out`.
         output: Option<PathBuf>,
+    },
+}
+
+/// `ingest`: the files and how to read them.
+#[derive(Debug, Clone)]
+pub struct IngestCommand {
+    /// The files; `-` reads standard input (once).
+    pub files: Vec<PathBuf>,
+    /// The sheet of a spreadsheet: its name or a 1-based number (none: the first).
+    pub sheet: Option<String>,
+    /// `FIELD=HEADER,...`: which columns hold which ledger fields.
+    pub columns: Option<String>,
+    /// The WHATWG label of the encoding of inputs without a byte-order mark (none: UTF-8).
+    pub encoding: Option<String>,
+    /// The normalization policy that makes the keys.
+    pub policy: String,
+    /// Read the files as this format instead of guessing.
+    pub input_format: Option<InputFormat>,
+    /// answer_system for rows that have none.
+    pub answer_system: Option<String>,
+    /// prompt_version for rows that have none.
+    pub prompt_version: Option<String>,
+    /// market for rows that have none.
+    pub market: Option<String>,
+    /// run_timestamp (RFC 3339 or YYYY-MM-DD) for rows that have none.
+    pub run_timestamp: Option<String>,
+    /// The IANA zone of run timestamps without Z or an offset (none: they are refused).
+    pub timezone: Option<String>,
+    /// collection for rows that have none.
+    pub collection: Option<String>,
+    /// Store the good rows and write every refused row here (none: all or nothing).
+    pub rejects: Option<PathBuf>,
+}
+
+impl Default for IngestCommand {
+    fn default() -> Self {
+        IngestCommand {
+            files: Vec::new(),
+            sheet: None,
+            columns: None,
+            encoding: None,
+            policy: DEFAULT_POLICY.to_string(),
+            input_format: None,
+            answer_system: None,
+            prompt_version: None,
+            market: None,
+            run_timestamp: None,
+            timezone: None,
+            collection: None,
+            rejects: None,
+        }
+    }
+}
+
+/// `report`: what to count, over which observations, written how.
+#[derive(Debug, Clone)]
+pub struct ReportCommand {
+    /// Report each value (each combination of values) of these columns separately.
+    pub by: Vec<GroupBy>,
+    /// What a publisher is.
+    pub publisher: PublisherUnit,
+    /// Compare these two collections (A, B).
+    pub compare: Option<(String, String)>,
+    /// `FROM..TO` windows: one filters, two are compared.
+    pub window: Vec<String>,
+    /// Output format.
+    pub format: ReportFormat,
+    /// How many top publishers to list (0 = all).
+    pub top: usize,
+    /// How many top URL keys to list (0 = all).
+    pub top_keys: usize,
+    /// Only observations keyed with this policy.
+    pub policy: Option<String>,
+    /// Write here (through a temporary file and a rename) instead of `out`.
+    pub output: Option<PathBuf>,
+}
+
+impl Default for ReportCommand {
+    fn default() -> Self {
+        let opts = ReportOptions::default();
+        ReportCommand {
+            by: opts.by,
+            publisher: opts.publisher,
+            compare: None,
+            window: Vec::new(),
+            format: ReportFormat::Table,
+            top: opts.top,
+            top_keys: opts.top_keys,
+            policy: None,
+            output: None,
+        }
+    }
+}
+
+/// `verify`: which keys, how fast, which networks.
+#[derive(Debug, Clone)]
+pub struct VerifyCommand {
+    /// Verify at most N keys.
+    pub limit: Option<usize>,
+    /// Keys verified at once.
+    pub concurrency: usize,
+    /// Least milliseconds between two requests to the same host.
+    pub per_host_delay: u64,
+    /// Seconds allowed for each request.
+    pub timeout: f64,
+    /// Also re-verify keys whose latest verification is older than this (30d, 12h, 90m).
+    pub older_than: Option<String>,
+    /// Allow loopback, private, shared, link-local and reserved targets.
+    pub allow_private_network: bool,
+    /// Allow loopback targets only.
+    pub allow_loopback: bool,
+    /// List the keys that would be verified; fetch nothing.
+    pub dry_run: bool,
+    /// Distinct observed URLs fetched per key, at most.
+    pub max_variants: usize,
+    /// Also trust the PEM certificates of this file.
+    pub ca_cert: Option<PathBuf>,
+}
+
+/// [`VerifyCommand::concurrency`] when none is given.
+pub const DEFAULT_CONCURRENCY: usize = 4;
+/// [`VerifyCommand::per_host_delay`] when none is given, in milliseconds.
+pub const DEFAULT_PER_HOST_DELAY_MS: u64 = 1000;
+/// [`VerifyCommand::timeout`] when none is given, in seconds.
+pub const DEFAULT_TIMEOUT_SECS: f64 = 10.0;
+
+impl Default for VerifyCommand {
+    fn default() -> Self {
+        VerifyCommand {
+            limit: None,
+            concurrency: DEFAULT_CONCURRENCY,
+            per_host_delay: DEFAULT_PER_HOST_DELAY_MS,
+            timeout: DEFAULT_TIMEOUT_SECS,
+            older_than: None,
+            allow_private_network: false,
+            allow_loopback: false,
+            dry_run: false,
+            max_variants: verify::DEFAULT_MAX_VARIANTS,
+            ca_cert: None,
+        }
+    }
+}
+
+/// `review`: record one decision, record a file of them, or list them.
+#[derive(Debug, Clone)]
+pub enum ReviewCommand {
+    /// Record one decision.
+    Add(Decision),
+    /// Record the decisions of a CSV file, all or none.
+    Import {
+        /// The CSV file.
+        file: PathBuf,
+    },
+    /// Every decision, oldest first.
+    List {
+        /// Output format.
+        format: ListFormat,
     },
 }
 
@@ -234,31 +248,37 @@ fn write_to_file(
     Ok(())
 }
 
-/// Runs a ledger command, writing results to standard output and notes to standard error.
-pub fn run(args: LedgerArgs) -> Result<()> {
+/// Runs a ledger command on standard output and standard error; a reader that goes away
+/// (`urlkey ledger export | head`) ends it quietly.
+pub fn run_on_stdio(command: LedgerCommand, db_path: &Path) -> Result<()> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let stderr = std::io::stderr();
     let mut err = stderr.lock();
-    match run_with(args, &mut out, &mut err) {
+    match run(command, db_path, &mut out, &mut err) {
         Err(LedgerError::OutputClosed) => Ok(()),
         other => other,
     }
 }
 
-/// [`run`], with the output streams given (for tests and embedding).
-pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<()> {
-    match args.command {
+/// Runs `command` on the ledger at `db_path`: results to `out`, notes to `err`.
+pub fn run(
+    command: LedgerCommand,
+    db_path: &Path,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<()> {
+    match command {
         LedgerCommand::Init => {
-            let conn = db::open(&args.db, true)?;
+            let conn = db::open(db_path, true)?;
             let v = db::user_version(&conn)?;
             writeln!(
                 out,
                 "ledger ready: {} (schema version {v})",
-                args.db.display()
+                db_path.display()
             )?;
         }
-        LedgerCommand::Ingest {
+        LedgerCommand::Ingest(IngestCommand {
             files,
             policy,
             input_format,
@@ -272,7 +292,7 @@ pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
             columns,
             encoding,
             sheet,
-        } => {
+        }) => {
             let columns = ingest::ColumnMap::parse(columns.as_deref().unwrap_or(""))
                 .map_err(|m| LedgerError::Usage(format!("--columns: {m}")))?;
             if let Some(l) = &encoding {
@@ -305,7 +325,7 @@ pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
                     .iter()
                     .map(|f| urlkey_batch::input::Source::from_arg(&f.to_string_lossy()))
                     .collect();
-                inputs.push(urlkey_batch::input::Source::File(args.db.clone()));
+                inputs.push(urlkey_batch::input::Source::File(db_path.to_path_buf()));
                 urlkey_batch::outfile::check_outputs(&[r.as_path()], &inputs)
                     .map_err(|m| LedgerError::Usage(format!("--rejects: {m}")))?;
             }
@@ -322,7 +342,7 @@ pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
                 collection,
                 timezone,
             };
-            let mut conn = db::open(&args.db, true)?;
+            let mut conn = db::open(db_path, true)?;
             for f in &files {
                 let bar = ingest_bar(f);
                 let progress = |phase: ingest::Phase, done: u64, total: u64| {
@@ -378,7 +398,7 @@ pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
                 writeln!(out, "{s}")?;
             }
         }
-        LedgerCommand::Report {
+        LedgerCommand::Report(ReportCommand {
             by,
             publisher,
             compare,
@@ -388,12 +408,8 @@ pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
             top_keys,
             policy,
             output,
-        } => {
-            let conn = db::open(&args.db, false)?;
-            let compare = compare.map(|v| {
-                let mut v = v.into_iter();
-                (v.next().unwrap_or_default(), v.next().unwrap_or_default())
-            });
+        }) => {
+            let conn = db::open(db_path, false)?;
             let windows = window
                 .iter()
                 .map(|w| report::TimeWindow::parse(w))
@@ -415,13 +431,13 @@ pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
                 windows,
             };
             match output {
-                Some(path) => write_to_file(&path, &args.db, err, |w| {
+                Some(path) => write_to_file(&path, db_path, err, |w| {
                     report::write(&conn, &opts, format, w)
                 })?,
                 None => report::write(&conn, &opts, format, out)?,
             }
         }
-        LedgerCommand::Verify {
+        LedgerCommand::Verify(VerifyCommand {
             limit,
             concurrency,
             per_host_delay,
@@ -432,7 +448,7 @@ pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
             dry_run,
             max_variants,
             ca_cert,
-        } => {
+        }) => {
             if max_variants == 0 {
                 return Err(LedgerError::Usage(
                     "--max-variants 0: give at least 1 (1 fetches the first observation's URL \
@@ -481,21 +497,21 @@ pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
                     ..FetchConfig::default()
                 },
             };
-            let mut conn = db::open(&args.db, false)?;
+            let mut conn = db::open(db_path, false)?;
             verify::run(&mut conn, &opts, out)?;
         }
-        LedgerCommand::Review { command } => crate::review_cli::run(&args.db, command, out)?,
+        LedgerCommand::Review(command) => run_review(command, db_path, out)?,
         LedgerCommand::Merges { format } => {
-            let conn = db::open(&args.db, false)?;
-            crate::review::write_merges(&conn, format, out)?;
+            let conn = db::open(db_path, false)?;
+            review::write_merges(&conn, format, out)?;
         }
         LedgerCommand::Export { format, output } => {
-            let conn = db::open(&args.db, false)?;
+            let conn = db::open(db_path, false)?;
             let n = match output {
                 Some(path) => {
                     urlkey_batch::outfile::check_outputs(
                         &[path.as_path()],
-                        &[urlkey_batch::input::Source::File(args.db.clone())],
+                        &[urlkey_batch::input::Source::File(db_path.to_path_buf())],
                     )
                     .map_err(|m| LedgerError::Usage(m.replace("the input", "the ledger")))?;
                     let failed = |e: std::io::Error| {
@@ -517,6 +533,27 @@ pub fn run_with(args: LedgerArgs, out: &mut dyn Write, err: &mut dyn Write) -> R
                 None => export::write(&conn, format, out)?,
             };
             let _ = n;
+        }
+    }
+    Ok(())
+}
+
+/// Runs a review command.
+fn run_review(command: ReviewCommand, db_path: &Path, out: &mut dyn Write) -> Result<()> {
+    match command {
+        ReviewCommand::Add(decision) => {
+            let conn = db::open(db_path, false)?;
+            let id = review::add(&conn, &decision)?;
+            writeln!(out, "review {id} recorded")?;
+        }
+        ReviewCommand::Import { file } => {
+            let mut conn = db::open(db_path, false)?;
+            let n = review::import(&mut conn, &file)?;
+            writeln!(out, "{n} reviews recorded from {}", file.display())?;
+        }
+        ReviewCommand::List { format } => {
+            let conn = db::open(db_path, false)?;
+            review::list(&conn, format, out)?;
         }
     }
     Ok(())
