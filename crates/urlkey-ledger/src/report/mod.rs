@@ -19,11 +19,12 @@
 //! read once (the observation's dimensions, run time, key, host and observed URL) and
 //! every measure is computed from them in memory.
 
+mod csv;
 pub mod html;
+mod markdown;
 pub mod publisher;
 pub mod review;
-pub mod review_lists;
-mod text;
+mod table;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write;
@@ -351,6 +352,19 @@ pub struct Group {
     /// The measures.
     #[serde(flatten)]
     pub measures: Measures,
+}
+
+impl Group {
+    /// The group's values in words: `answer_system = A, market = fr` (`(none)` for a row
+    /// without the value).
+    pub fn heading(&self) -> String {
+        self.values
+            .0
+            .iter()
+            .map(|(c, v)| format!("{c} = {}", v.as_deref().unwrap_or("(none)")))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
 }
 
 fn is_empty_values(v: &Values) -> bool {
@@ -1131,6 +1145,21 @@ pub enum Report {
     Compare(Option<String>, Box<Comparison>),
 }
 
+impl Report {
+    /// The policy the report counts (none: the ledger is empty).
+    pub fn policy(&self) -> Option<&str> {
+        match self {
+            Report::Groups(c) => c.policy.as_deref(),
+            Report::Compare(p, _) => p.as_deref(),
+        }
+    }
+}
+
+/// The policy as the printed reports name it.
+fn policy_text(policy: Option<&str>) -> &str {
+    policy.unwrap_or("none: the ledger is empty")
+}
+
 /// Computes the report the options ask for.
 pub fn build(conn: &Connection, opts: &ReportOptions) -> Result<Report> {
     if opts.compare.is_some() || opts.windows.len() == 2 {
@@ -1170,9 +1199,9 @@ pub fn write(
             .map_err(|e| LedgerError::Output(format!("cannot write JSON: {e}")))?;
             writeln!(out, "{text}")?;
         }
-        ReportFormat::Csv => text::write_csv(opts, &report, out)?,
-        ReportFormat::Table => text::write_table(opts, &report, out)?,
-        ReportFormat::Markdown => text::write_markdown(opts, &report, out)?,
+        ReportFormat::Csv => csv::write_csv(opts, &report, out)?,
+        ReportFormat::Table => table::write_table(opts, &report, out)?,
+        ReportFormat::Markdown => markdown::write_markdown(opts, &report, out)?,
         ReportFormat::Html => {
             let page = html::page(opts, &report, &html::Style::Inline)?;
             out.write_all(page.as_bytes())?;
@@ -1220,3 +1249,11 @@ pub fn filter_sentence(opts: &ReportOptions) -> Option<String> {
 /// The closing caveat of seed 004, printed under every report.
 pub const CAVEAT: &str = "Publisher share describes only this sample. It is not market share, \
                           source quality, ranking strength or proof of influence.";
+
+/// A compared measure's counts in one line.
+fn summary_text(what: &str, s: &ChangeSummary) -> String {
+    format!(
+        "{what}: {} in A, {} in B, {} in both, {} new in B, {} gone from A",
+        s.in_a, s.in_b, s.both, s.new, s.gone
+    )
+}

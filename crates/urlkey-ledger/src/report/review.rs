@@ -82,6 +82,10 @@ pub struct ReviewFigures {
     pub top_keys_with_splits: Vec<SplitTopKey>,
 }
 
+/// How many merges to review the table, Markdown and HTML reports list (JSON has every
+/// one); [`ReviewFigures::more_line`] says how many more.
+pub const LISTED: usize = 20;
+
 /// How many observed spellings a listed merge shows (the count says how many there are).
 pub const SPELLINGS_SHOWN: usize = 3;
 
@@ -182,6 +186,36 @@ impl ReviewFigures {
             });
         }
         rows
+    }
+}
+
+impl ReviewFigures {
+    /// How many merges to review the lists leave out, and where to see them all (none when
+    /// every one is listed).
+    pub fn more_line(&self) -> Option<String> {
+        let all = self.merges_to_review_list.len();
+        (all > LISTED).then(|| format!("{} more; --format json for all", all - LISTED))
+    }
+}
+
+impl MergeToReview {
+    /// The spellings shown, `, ...` when there are more variants.
+    pub fn spellings_text(&self) -> String {
+        let mut s = self.spellings.join(", ");
+        if (self.spellings.len() as u64) < self.variants {
+            s.push_str(", ...");
+        }
+        s
+    }
+}
+
+impl SplitTopKey {
+    /// `  (variant of split key K)` for a variant of a key a person split, else nothing.
+    pub fn split_note(&self) -> String {
+        self.split_from
+            .as_deref()
+            .map(|f| format!("  (variant of split key {f})"))
+            .unwrap_or_default()
     }
 }
 
