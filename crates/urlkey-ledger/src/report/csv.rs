@@ -4,7 +4,8 @@
 use std::io::Write;
 
 use super::review::{counts_cell, FigureRow, MergeToReview};
-use super::{by_text, round_share, Comparison, Group, Measures, Report, ReportOptions};
+use super::share::round_share;
+use super::{by_text, Comparison, Group, Measures, Report, ReportOptions};
 use crate::error::{LedgerError, Result};
 use crate::export::spreadsheet_safe;
 
@@ -209,7 +210,7 @@ fn review_change_rows(c: &Comparison) -> Vec<[String; 13]> {
     let value = |rows: &[FigureRow], name: &str| {
         rows.iter().find(|r| r.name == name).map_or(0, |r| r.value)
     };
-    let share = |n: u64, of: u64| super::round_share(n, of);
+    let share = |n: u64, of: u64| round_share(n, of);
     names
         .into_iter()
         .map(|(name, of_obs)| {

@@ -15,6 +15,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::review::LISTED;
+use super::share::round_share;
 use super::{
     sample_sentence, Change, ChangeSummary, Comparison, Measures, Report, ReportOptions, CAVEAT,
 };
@@ -408,7 +409,7 @@ fn review_figures(h: &mut String, m: &Measures) {
             r.value
         );
         if r.of_observations {
-            let share = super::round_share(r.value, m.valid_observations);
+            let share = round_share(r.value, m.valid_observations);
             share_cell(h, "review_share", share, r.value, m.valid_observations);
         } else {
             h.push_str("<td></td><td></td>");

@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use rusqlite::Connection;
 use serde::Serialize;
 
+use super::share::round_share;
 use crate::error::Result;
 
 /// The latest decisions and checks, by key and by observation.
@@ -281,7 +282,7 @@ pub(super) fn figures(rows: &[Row<'_>], d: &Decisions, top: usize) -> ReviewFigu
                     key: url.clone(),
                     split_from: Some(k.to_string()),
                     observations: *c,
-                    share: super::round_share(*c, valid),
+                    share: round_share(*c, valid),
                 });
             }
         } else {
@@ -290,7 +291,7 @@ pub(super) fn figures(rows: &[Row<'_>], d: &Decisions, top: usize) -> ReviewFigu
                 key: k.to_string(),
                 split_from: None,
                 observations: *n,
-                share: super::round_share(*n, valid),
+                share: round_share(*n, valid),
             });
         }
     }
