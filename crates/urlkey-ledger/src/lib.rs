@@ -1,6 +1,7 @@
 //! # urlkey-ledger
 //!
-//! The citation audit ledger of seed 004: AI-answer citation observations in SQLite,
+//! The citation audit ledger of the seed document "Preserve three different records":
+//! AI-answer citation observations in SQLite,
 //! each observed URL kept exactly as seen beside its comparison key
 //! (`normalized_key`, made by a versioned `urlkey` policy) and, later, its network
 //! verification. Reports count observations, unique URL keys and unique publisher

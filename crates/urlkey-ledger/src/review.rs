@@ -1,4 +1,5 @@
-//! What people decide (issue 16), and the merges that need a decision.
+//! What people decide (a page's source role and whether it supports the claim, the seed
+//! document's "Verification after normalization"), and the merges that need a decision.
 //!
 //! `ledger review add|import|list` append to and read the `reviews` table, which is never
 //! updated nor deleted from (triggers refuse it): the latest decision is the current one,

@@ -1,5 +1,4 @@
-//! The answer text (`claim`) and every other column (`extra`) are kept and exported
-//! (issue 15, item 4).
+//! The answer text (`claim`) and every other column (`extra`) are kept and exported.
 
 use crate::common::{ledger, open};
 use serde_json::{json, Value};

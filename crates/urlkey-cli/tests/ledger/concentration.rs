@@ -1,5 +1,5 @@
 //! Concentration (top-1, top-5 share, HHI) for every report and group, Markdown reports
-//! and `report -o` (issue 15, item 5, in part). Every figure is computed by hand below.
+//! and `report -o`. Every figure is computed by hand below.
 
 use crate::common::{fixture, ledger};
 use serde_json::Value;

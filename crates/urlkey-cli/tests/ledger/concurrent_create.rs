@@ -1,4 +1,4 @@
-//! Two first writers of a ledger that does not exist yet (issue 20).
+//! Two first writers of a ledger that does not exist yet.
 //!
 //! Before the fix, two `ledger ingest` commands started together on a missing file failed
 //! in 32 of 40 tries: one of them exited 4 with "database is locked" (the switch to WAL

@@ -1,4 +1,4 @@
-//! Crash safety and concurrency of `ledger ingest` (issue 8).
+//! Crash safety and concurrency of `ledger ingest`.
 //!
 //! The ingest runs in a separate process that is killed with SIGKILL at random points, so
 //! nothing of its own (no destructor, no rollback) runs: what is on disk is what SQLite's

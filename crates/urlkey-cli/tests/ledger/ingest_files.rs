@@ -1,5 +1,5 @@
 //! Ingest of compressed files, rows longer or shorter than the header, files larger than
-//! one batch of rows, and the progress of both passes (issue 15).
+//! one batch of rows, and the progress of both passes.
 
 use std::io::Write;
 

@@ -1,4 +1,4 @@
-//! Ingest never loses a row (issue 15): every problem of a file is found in one pass and
+//! Ingest never loses a row: every problem of a file is found in one pass and
 //! listed; without `--rejects` nothing is stored, with it the good rows are stored and the
 //! refused ones written to the rejects file, and rows read = stored + present + rejected.
 
@@ -120,7 +120,7 @@ fn rejects_stores_the_good_rows_and_sets_the_bad_ones_aside() {
     assert_eq!(&rows[1][6], "last tuesday");
     assert_eq!(&rows[3][7], "https://docs.example.org/OTHER");
     // A short row's cells as the file has them: 6 cells (line 3 has no `note`), not
-    // padded to the header's 7 (issue 15: the rejects file shows the row faithfully).
+    // padded to the header's 7 (the rejects file shows the row faithfully).
     assert_eq!(rows[0].len(), 2 + 6);
     assert_eq!(&rows[0][7], "https://docs.example.org/b");
     assert!(rows[2][1].contains("market"), "{:?}", &rows[2]);

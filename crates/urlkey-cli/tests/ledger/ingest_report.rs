@@ -15,7 +15,7 @@ fn ingested() -> (tempfile::TempDir, std::path::PathBuf) {
 }
 
 /// (observation_id, observed_url, expected key or None, expected host, error code prefix)
-/// Expectations computed by hand from citation@1's rules (issue 2).
+/// Expectations computed by hand from citation@1's rules.
 const EXPECTED: &[(&str, Option<&str>, Option<&str>, &str)] = &[
     // analytics parameter and fragment removed (seed row 1)
     (
@@ -316,7 +316,7 @@ fn report_figures_match_hand_computed_expectations() {
             {"hostname": "blog.example.net", "observations": 2, "share": 0.0833}
         ],
         "publisher_unit": "host",
-        // Issue 16: no decisions yet; three merges to review, the keys merged by a risky
+        // No decisions yet; three merges to review, the keys merged by a risky
         // rule (docs/guide and research/report by the trailing slash, shop/item by
         // sort-query), never verified so never `same`. news/ and wiki/Caf%C3%A9 were merged
         // by the parser (lossless), updates/story by tracking parameters (documented).
@@ -349,7 +349,7 @@ fn report_figures_match_hand_computed_expectations() {
             ],
             "top_keys_with_splits": []
         },
-        // Issue 15, by hand from crates/urlkey-ledger/tests/fixtures/README.md: docs/guide has 5 observations
+        // By hand from crates/urlkey-ledger/tests/fixtures/README.md: docs/guide has 5 observations
         // (001, 002, 006, 023, 027), each spelled differently, 09:01 on 11-01 to 14:27 on
         // 11-08; then five keys with 2 (ties by key): news/ (010 with the slash, 011
         // without), research/report (003, 020), shop/item (007, 008), updates/story (024,

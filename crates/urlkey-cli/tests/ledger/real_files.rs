@@ -1,4 +1,4 @@
-//! Files as exported from spreadsheets and tools (issue 15, item 3): standard input, UTF-16,
+//! Files as exported from spreadsheets and tools: standard input, UTF-16,
 //! semicolons, other encodings, headers named otherwise (`--columns`, and matching that
 //! ignores case and separators), read through the batch crate's shared reader.
 

@@ -1,4 +1,4 @@
-//! The report measures of issue 15: several `--by` columns with `values`, the registrable
+//! The report measures beyond the plain counts: several `--by` columns with `values`, the registrable
 //! roll-up, top keys, overlap between answer systems (Jaccard) and `--compare`. Every
 //! expected figure is worked out by hand in the comments, from crates/urlkey-ledger/tests/fixtures/README.md.
 

@@ -1,4 +1,4 @@
-//! Issue 16: `ledger review add|import|list`, the decisions in export.
+//! `ledger review add|import|list`, the decisions in export.
 
 use crate::common::{ledger, ledger_for, TestServer};
 

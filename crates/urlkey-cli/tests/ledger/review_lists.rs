@@ -1,4 +1,4 @@
-//! Issue 16: the report lists the merges to review (not only counts them) and the top
+//! The report lists the merges to review (not only counts them) and the top
 //! keys with `split` decisions applied, in every format.
 
 use std::path::Path;

@@ -1,4 +1,4 @@
-//! Spreadsheets ingested as they are (issue 15): `.xlsx` and `.ods` fixtures written by
+//! Spreadsheets ingested as they are: `.xlsx` and `.ods` fixtures written by
 //! `crates/urlkey-ledger/tests/fixtures/make_sheets.py` (synthetic rows, reserved domains), `--sheet`, the
 //! sheet and format recorded, idempotence on the file bytes.
 

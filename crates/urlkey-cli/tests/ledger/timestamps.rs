@@ -1,4 +1,4 @@
-//! Run timestamps as spreadsheets write them (issue 15, item 2): `T` or a space, fractions,
+//! Run timestamps as spreadsheets write them: `T` or a space, fractions,
 //! `Z` or an offset, stored in UTC; naive ones refused unless `--timezone` names a zone.
 
 use crate::common::{ledger, open};

@@ -1,4 +1,4 @@
-//! Issue 16: verify fetches every distinct observed URL of a key and compares their
+//! Verify fetches every distinct observed URL of a key and compares their
 //! content; merges to review; the 200 challenge page. Loopback only (127.0.0.1).
 
 use std::path::Path;

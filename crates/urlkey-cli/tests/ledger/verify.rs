@@ -252,7 +252,7 @@ fn the_local_server_cases_are_classified_and_every_hop_recorded() {
     assert_eq!(v.status, "verified");
     assert_eq!(v.canonical_link_header, Some(s.url("/canonical/paper.pdf")));
     assert_eq!(v.publisher_canonical, Some(s.url("/canonical/paper.pdf")));
-    // Since issue 16 a non-HTML 2xx body is read too (up to the cap), for its SHA-256.
+    // A non-HTML 2xx body is read too (up to the cap), for its SHA-256.
     assert_eq!(v.body_bytes_read, "%PDF-1.4 synthetic".len() as i64);
 
     // The observed URL and key are untouched; the export carries the latest verification.

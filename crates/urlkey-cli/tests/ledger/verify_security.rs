@@ -1,4 +1,4 @@
-//! Security review of `ledger verify` (issue 8): the private-address refusal in every
+//! Security review of `ledger verify`: the private-address refusal in every
 //! spelling (decimal, octal, hex and short IPv4 forms, IPv4-mapped, -compatible and
 //! translated IPv6, redirects, answers of the system resolver), no credentials, no proxy,
 //! and a time cap on a body that never ends.

@@ -1,4 +1,4 @@
-//! Issue 16: verify over TLS, against a loopback HTTPS server (127.0.0.1) whose certificate
+//! Verify over TLS, against a loopback HTTPS server (127.0.0.1) whose certificate
 //! is signed by a CA generated here (rcgen). Untrusted, the handshake fails and the key is
 //! `unresolved` with reason `tls`; trusted through `--ca-cert`, it is verified.
 

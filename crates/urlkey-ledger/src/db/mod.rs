@@ -206,7 +206,7 @@ LEFT JOIN verifications AS v
     };
 }
 
-/// Migration 2 (issue 15): the answer text that cited the URL (`claim`) and every other
+/// Migration 2: the answer text that cited the URL (`claim`) and every other
 /// input column (`extra`, a JSON object; `{}` when there is none, NULL for rows stored
 /// before this migration), and the audit view with both. Runs under the write lock after
 /// the version is read again (see [`migrate`]), so two first writers never both add the
@@ -220,7 +220,7 @@ DROP VIEW IF EXISTS audit_ledger;
     audit_ledger_view_2!()
 );
 
-/// Migration 3 (issue 15): spreadsheets and compressed files. `ingests.input_format` also
+/// Migration 3: spreadsheets and compressed files. `ingests.input_format` also
 /// takes `xlsx`, `xls` and `ods`, and two columns say how a file was read: `compression`
 /// (`gzip`, `zstd`, or NULL) and `sheet` (the sheet read; NULL for text files).
 ///
@@ -261,7 +261,7 @@ ALTER TABLE ingests_v3 RENAME TO ingests;
     audit_ledger_view_2!()
 );
 
-/// Migration 4 (issue 16): the content comparison of a key's variants and what people
+/// Migration 4: the content comparison of a key's variants and what people
 /// decide. Its SQL is in [`crate::review::MIGRATION_4`], beside the code that uses it.
 const MIGRATION_4: &str = crate::review::MIGRATION_4;
 

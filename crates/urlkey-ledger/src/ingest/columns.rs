@@ -3,7 +3,8 @@
 
 use std::path::Path;
 
-/// The input columns (CSV header names, JSONL field names), as seed 004 names them.
+/// The input columns (CSV header names, JSONL field names), as the seed document's "Minimum audit ledger"
+/// names them.
 pub const INPUT_FIELDS: [&str; 9] = [
     "observation_id",
     "prompt_id",

@@ -384,7 +384,7 @@ fn change_table(h: &mut String, what: &str, kind: &str, rows: &[Change], va: u64
     h.push_str("</table>\n");
 }
 
-/// The issue 16 figures, when people decided something or a merge waits for them. They
+/// The review figures (source roles, claim support, merges, splits), when people decided something or a merge waits for them. They
 /// count the same valid observations as the measures above (the sample stated there).
 fn review_figures(h: &mut String, m: &Measures) {
     if !m.review.has_any() {

@@ -15,7 +15,7 @@ use super::GroupBy;
 /// group's valid observations as its denominator, stated beside it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Concentration {
-    /// The top publisher's share (seed 004's `top_publisher_share`).
+    /// The top publisher's share (the seed document's `top_publisher_share`).
     pub top1_share: f64,
     /// The five top publishers' shares together.
     pub top5_share: f64,
@@ -198,7 +198,7 @@ pub struct Measures {
     /// The sample the figures describe.
     pub sample: Sample,
     /// Source roles, claim support, merges to review and the unique keys with `split`
-    /// decisions applied (issue 16), over the same observations.
+    /// decisions applied, over the same observations.
     pub review: review::ReviewFigures,
     /// Every publisher's valid observations, most first (the concentration curve's
     /// points; not in the JSON, whose `concentration` sums them up).

@@ -1,4 +1,5 @@
-//! `ledger report`: the counting measures of seed 004, kept apart and never all called
+//! `ledger report`: the counting measures of the seed document "Preserve three different
+//! records" (its section "Count without collapsing meaning"), kept apart and never all called
 //! "citations", each stated with its sample.
 //!
 //! - **observations**: rows in the ledger (one per observed citation in a dated answer),
@@ -242,7 +243,8 @@ pub fn filter_sentence(opts: &ReportOptions) -> Option<String> {
     }
 }
 
-/// The closing caveat of seed 004, printed under every report.
+/// The caveat the seed document's "Count without collapsing meaning" asks for, printed
+/// under every report.
 pub const CAVEAT: &str = "Publisher share describes only this sample. It is not market share, \
                           source quality, ranking strength or proof of influence.";
 

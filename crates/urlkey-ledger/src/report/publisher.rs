@@ -1,4 +1,4 @@
-//! What the report counts as a publisher: the key's hostname (seed 004's
+//! What the report counts as a publisher: the key's hostname (the seed document's
 //! `publisher_hostname`, the default) or its registrable domain (`--publisher
 //! registrable`: `docs.example.org` and `wiki.example.org` both count as `example.org`),
 //! from the Public Suffix List snapshot embedded in the `urlkey` library.

@@ -1,4 +1,4 @@
-//! The report's figures from what people decided and what verify compared (issue 16):
+//! The report's figures from what people decided and what verify compared:
 //! valid observations by source role, by claim support, merges to review, and the unique
 //! keys with `split` decisions applied. Each is counted over the same observations as the
 //! measures beside it (the group, the window), so it is stated with the same sample.

@@ -146,8 +146,8 @@ pub fn select_targets(conn: &Connection, opts: &VerifyOptions) -> Result<Vec<Tar
         t.variants.truncate(opts.max_variants.max(1));
         t.risky = crate::review::key_is_risky_merge(conn, &t.policy, &t.key)?;
     }
-    // Keys merged by a risky rule first (seed 004: compare the pages before trusting such
-    // a merge); ingest order otherwise.
+    // Keys merged by a risky rule first (the seed document's "Verification after
+    // normalization": compare page content before merging keys of a risky transformation); ingest order otherwise.
     targets.sort_by_key(|t| !t.risky);
     if limit >= 0 {
         targets.truncate(usize::try_from(limit).unwrap_or(usize::MAX));

@@ -1,4 +1,4 @@
-//! Pages for the content comparison tests (issue 16): variants of one key that are the
+//! Pages for the content comparison tests: variants of one key that are the
 //! same page, the same article with its date line changed, two different pages, a 200
 //! challenge page. All synthetic.
 
