@@ -128,10 +128,10 @@ pub enum LedgerCommand {
         #[arg(long, value_parser = choice::<ReportFormat>(), default_value = "table")]
         format: ReportFormat,
         /// How many top publishers to list (0 = all).
-        #[arg(long, default_value_t = 5)]
+        #[arg(long, default_value_t = ledger::report::DEFAULT_TOP)]
         top: usize,
         /// How many top URL keys to list (0 = all).
-        #[arg(long, default_value_t = 5)]
+        #[arg(long, default_value_t = ledger::report::DEFAULT_TOP)]
         top_keys: usize,
         /// Only observations keyed with this policy (needed when the ledger holds several).
         #[arg(long)]

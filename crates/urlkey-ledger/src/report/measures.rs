@@ -423,12 +423,15 @@ pub struct ReportOptions {
     pub windows: Vec<TimeWindow>,
 }
 
+/// How many top publishers and top URL keys a report lists when not told.
+pub const DEFAULT_TOP: usize = 5;
+
 impl Default for ReportOptions {
     fn default() -> Self {
         ReportOptions {
             by: Vec::new(),
-            top: 5,
-            top_keys: 5,
+            top: DEFAULT_TOP,
+            top_keys: DEFAULT_TOP,
             policy: None,
             publisher: PublisherUnit::Host,
             compare: None,
