@@ -269,270 +269,311 @@ pub fn run(
     err: &mut dyn Write,
 ) -> Result<()> {
     match command {
-        LedgerCommand::Init => {
-            let conn = db::open(db_path, true)?;
-            let v = db::user_version(&conn)?;
-            writeln!(
-                out,
-                "ledger ready: {} (schema version {v})",
-                db_path.display()
-            )?;
-        }
-        LedgerCommand::Ingest(IngestCommand {
-            files,
-            policy,
-            input_format,
-            answer_system,
-            prompt_version,
-            market,
-            run_timestamp,
-            timezone,
-            collection,
-            rejects,
-            columns,
-            encoding,
-            sheet,
-        }) => {
-            let columns = ingest::ColumnMap::parse(columns.as_deref().unwrap_or(""))
-                .map_err(|m| LedgerError::Usage(format!("--columns: {m}")))?;
-            if let Some(l) = &encoding {
-                if urlkey_batch::input::encoding_for_label(l).is_none() {
-                    return Err(LedgerError::Usage(format!(
-                        "--encoding {l:?} is not an encoding label: use e.g. utf-8, utf-16le, \
-                         windows-1252, iso-8859-1"
-                    )));
-                }
-            }
-            if files.iter().filter(|f| f.as_os_str() == "-").count() > 1 {
-                return Err(LedgerError::Usage(
-                    "standard input (-) can be read once per command".to_string(),
-                ));
-            }
-            let timezone = timezone
-                .map(|z| crate::timefmt::time_zone(&z))
-                .transpose()
-                .map_err(|m| LedgerError::Usage(format!("--timezone: {m}")))?;
-            if let Some(r) = &rejects {
-                if files.len() > 1 {
-                    return Err(LedgerError::Usage(format!(
-                        "--rejects {} with {} input files: give one file per ingest when \
-                         setting refused rows aside, so that each rejects file matches its input",
-                        r.display(),
-                        files.len()
-                    )));
-                }
-                let mut inputs: Vec<urlkey_batch::input::Source> = files
-                    .iter()
-                    .map(|f| urlkey_batch::input::Source::from_arg(&f.to_string_lossy()))
-                    .collect();
-                inputs.push(urlkey_batch::input::Source::File(db_path.to_path_buf()));
-                urlkey_batch::outfile::check_outputs(&[r.as_path()], &inputs)
-                    .map_err(|m| LedgerError::Usage(format!("--rejects: {m}")))?;
-            }
-            let norm = Normalizer::new(&policy).map_err(LedgerError::Policy)?;
-            if let Some(ts) = &run_timestamp {
-                crate::timefmt::parse_run_timestamp_in(ts, timezone.as_ref())
-                    .map_err(|m| LedgerError::Usage(format!("--run-timestamp: {m}")))?;
-            }
-            let defaults = Defaults {
-                answer_system,
-                prompt_version,
-                market,
-                run_timestamp,
-                collection,
-                timezone,
-            };
-            let mut conn = db::open(db_path, true)?;
-            for f in &files {
-                let bar = ingest_bar(f);
-                let progress = |phase: ingest::Phase, done: u64, total: u64| {
-                    if let Some(b) = &bar {
-                        // Standard input and a decompressed stream have no known size.
-                        b.set_length(total.max(done));
-                        b.set_position(done);
-                        b.set_message(match phase {
-                            ingest::Phase::Check => "checking",
-                            ingest::Phase::Store => "storing",
-                        });
-                    }
-                };
-                let s = ingest::ingest(
-                    &mut conn,
-                    f,
-                    &ingest::IngestOptions {
-                        format: input_format,
-                        defaults: &defaults,
-                        norm: &norm,
-                        rejects: rejects.as_deref(),
-                        columns: &columns,
-                        encoding: encoding.as_deref(),
-                        sheet: sheet.as_deref(),
-                        progress: &progress,
-                    },
-                )?;
-                if let Some(b) = bar {
-                    b.finish_and_clear();
-                }
-                for n in &s.notices {
-                    writeln!(err, "note: {n}")?;
-                }
-                if !s.ignored_columns.is_empty() {
-                    writeln!(
-                        err,
-                        "note: {}: columns without a ledger field, kept in extra: {}",
-                        s.path,
-                        s.ignored_columns.join(", ")
-                    )?;
-                }
-                if !s.problems.is_empty() {
-                    writeln!(
-                        err,
-                        "note: {}: {} refused ({}), written to {}:{}",
-                        s.path,
-                        ingest::plural(s.rejected, "row"),
-                        ingest::plural(s.problem_count, "problem"),
-                        s.rejects.as_deref().unwrap_or("?"),
-                        ingest::list_problems(&s.problems, s.problem_count)
-                    )?;
-                }
-                writeln!(out, "{s}")?;
-            }
-        }
-        LedgerCommand::Report(ReportCommand {
-            by,
-            publisher,
-            compare,
-            window,
-            format,
-            top,
-            top_keys,
-            policy,
-            output,
-        }) => {
-            let conn = db::open(db_path, false)?;
-            let windows = window
-                .iter()
-                .map(|w| report::TimeWindow::parse(w))
-                .collect::<std::result::Result<Vec<_>, _>>()
-                .map_err(|m| LedgerError::Usage(format!("--window {m}")))?;
-            if windows.len() > 2 {
-                return Err(LedgerError::Usage(format!(
-                    "--window given {} times: give one (a filter) or two (compared)",
-                    windows.len()
-                )));
-            }
-            let opts = ReportOptions {
-                by,
-                top,
-                top_keys,
-                policy,
-                publisher,
-                compare,
-                windows,
-            };
-            match output {
-                Some(path) => write_to_file(&path, db_path, err, |w| {
-                    report::write(&conn, &opts, format, w)
-                })?,
-                None => report::write(&conn, &opts, format, out)?,
-            }
-        }
-        LedgerCommand::Verify(VerifyCommand {
-            limit,
-            concurrency,
-            per_host_delay,
-            timeout,
-            older_than,
-            allow_private_network,
-            allow_loopback,
-            dry_run,
-            max_variants,
-            ca_cert,
-        }) => {
-            if max_variants == 0 {
-                return Err(LedgerError::Usage(
-                    "--max-variants 0: give at least 1 (1 fetches the first observation's URL \
-                     only)"
-                        .to_string(),
-                ));
-            }
-            let extra_roots = match &ca_cert {
-                None => Vec::new(),
-                Some(p) => vec![std::fs::read(p).map_err(|e| {
-                    LedgerError::Usage(format!("--ca-cert {}: cannot read it: {e}", p.display()))
-                })?],
-            };
-            if !(timeout.is_finite() && timeout > 0.0 && timeout <= 3600.0) {
-                return Err(LedgerError::Usage(format!(
-                    "--timeout {timeout}: give seconds between 0 and 3600, e.g. --timeout 10"
-                )));
-            }
-            if concurrency == 0 {
-                return Err(LedgerError::Usage(
-                    "--concurrency 0: give at least 1".to_string(),
-                ));
-            }
-            let older_than = older_than
-                .map(|t| crate::timefmt::parse_duration(&t))
-                .transpose()
-                .map_err(|m| LedgerError::Usage(format!("--older-than: {m}")))?;
-            let scope = if allow_private_network {
-                NetworkScope::AnyPrivate
-            } else if allow_loopback {
-                NetworkScope::PublicAndLoopback
-            } else {
-                NetworkScope::Public
-            };
-            let opts = VerifyOptions {
-                limit,
-                concurrency,
-                older_than,
-                dry_run,
-                max_variants,
-                fetch: FetchConfig {
-                    timeout: Duration::from_secs_f64(timeout),
-                    per_host_delay: Duration::from_millis(per_host_delay),
-                    scope,
-                    extra_roots,
-                    ..FetchConfig::default()
-                },
-            };
-            let mut conn = db::open(db_path, false)?;
-            verify::run(&mut conn, &opts, out)?;
-        }
-        LedgerCommand::Review(command) => run_review(command, db_path, out)?,
+        LedgerCommand::Init => init(db_path, out),
+        LedgerCommand::Ingest(command) => ingest_files(command, db_path, out, err),
+        LedgerCommand::Report(command) => report(command, db_path, out, err),
+        LedgerCommand::Verify(command) => verify_keys(command, db_path, out),
+        LedgerCommand::Review(command) => run_review(command, db_path, out),
         LedgerCommand::Merges { format } => {
             let conn = db::open(db_path, false)?;
             review::write_merges(&conn, format, out)?;
+            Ok(())
         }
         LedgerCommand::Export { format, output } => {
-            let conn = db::open(db_path, false)?;
-            let n = match output {
-                Some(path) => {
-                    urlkey_batch::outfile::check_outputs(
-                        &[path.as_path()],
-                        &[urlkey_batch::input::Source::File(db_path.to_path_buf())],
-                    )
-                    .map_err(|m| LedgerError::Usage(m.replace("the input", "the ledger")))?;
-                    let failed = |e: std::io::Error| {
-                        LedgerError::Output(format!(
-                            "cannot write {}: {e}; check the path and the free space",
-                            path.display()
-                        ))
-                    };
-                    let file = urlkey_batch::outfile::OutputFile::create(&path).map_err(failed)?;
-                    let mut w = std::io::BufWriter::new(file);
-                    let n = export::write(&conn, format, &mut w)?;
-                    w.into_inner()
-                        .map_err(|e| failed(e.into_error()))?
-                        .commit()
-                        .map_err(failed)?;
-                    writeln!(err, "{n} observations written to {}", path.display())?;
-                    n
-                }
-                None => export::write(&conn, format, out)?,
+            export_observations(format, output, db_path, out, err)
+        }
+    }
+}
+
+/// `init`: the database created, or its schema brought up to date.
+fn init(db_path: &Path, out: &mut dyn Write) -> Result<()> {
+    let conn = db::open(db_path, true)?;
+    let v = db::user_version(&conn)?;
+    writeln!(
+        out,
+        "ledger ready: {} (schema version {v})",
+        db_path.display()
+    )?;
+    Ok(())
+}
+
+/// `ingest`: each file stored in its own transaction, its summary on `out`, notes on `err`.
+fn ingest_files(
+    command: IngestCommand,
+    db_path: &Path,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<()> {
+    let IngestCommand {
+        files,
+        policy,
+        input_format,
+        answer_system,
+        prompt_version,
+        market,
+        run_timestamp,
+        timezone,
+        collection,
+        rejects,
+        columns,
+        encoding,
+        sheet,
+    } = command;
+    let columns = ingest::ColumnMap::parse(columns.as_deref().unwrap_or(""))
+        .map_err(|m| LedgerError::Usage(format!("--columns: {m}")))?;
+    if let Some(l) = &encoding {
+        if urlkey_batch::input::encoding_for_label(l).is_none() {
+            return Err(LedgerError::Usage(format!(
+                "--encoding {l:?} is not an encoding label: use e.g. utf-8, utf-16le, \
+                 windows-1252, iso-8859-1"
+            )));
+        }
+    }
+    if files.iter().filter(|f| f.as_os_str() == "-").count() > 1 {
+        return Err(LedgerError::Usage(
+            "standard input (-) can be read once per command".to_string(),
+        ));
+    }
+    let timezone = timezone
+        .map(|z| crate::timefmt::time_zone(&z))
+        .transpose()
+        .map_err(|m| LedgerError::Usage(format!("--timezone: {m}")))?;
+    if let Some(r) = &rejects {
+        if files.len() > 1 {
+            return Err(LedgerError::Usage(format!(
+                "--rejects {} with {} input files: give one file per ingest when \
+                 setting refused rows aside, so that each rejects file matches its input",
+                r.display(),
+                files.len()
+            )));
+        }
+        let mut inputs: Vec<urlkey_batch::input::Source> = files
+            .iter()
+            .map(|f| urlkey_batch::input::Source::from_arg(&f.to_string_lossy()))
+            .collect();
+        inputs.push(urlkey_batch::input::Source::File(db_path.to_path_buf()));
+        urlkey_batch::outfile::check_outputs(&[r.as_path()], &inputs)
+            .map_err(|m| LedgerError::Usage(format!("--rejects: {m}")))?;
+    }
+    let norm = Normalizer::new(&policy).map_err(LedgerError::Policy)?;
+    if let Some(ts) = &run_timestamp {
+        crate::timefmt::parse_run_timestamp_in(ts, timezone.as_ref())
+            .map_err(|m| LedgerError::Usage(format!("--run-timestamp: {m}")))?;
+    }
+    let defaults = Defaults {
+        answer_system,
+        prompt_version,
+        market,
+        run_timestamp,
+        collection,
+        timezone,
+    };
+    let mut conn = db::open(db_path, true)?;
+    for f in &files {
+        let bar = ingest_bar(f);
+        let progress = |phase: ingest::Phase, done: u64, total: u64| {
+            if let Some(b) = &bar {
+                // Standard input and a decompressed stream have no known size.
+                b.set_length(total.max(done));
+                b.set_position(done);
+                b.set_message(match phase {
+                    ingest::Phase::Check => "checking",
+                    ingest::Phase::Store => "storing",
+                });
+            }
+        };
+        let s = ingest::ingest(
+            &mut conn,
+            f,
+            &ingest::IngestOptions {
+                format: input_format,
+                defaults: &defaults,
+                norm: &norm,
+                rejects: rejects.as_deref(),
+                columns: &columns,
+                encoding: encoding.as_deref(),
+                sheet: sheet.as_deref(),
+                progress: &progress,
+            },
+        )?;
+        if let Some(b) = bar {
+            b.finish_and_clear();
+        }
+        for n in &s.notices {
+            writeln!(err, "note: {n}")?;
+        }
+        if !s.ignored_columns.is_empty() {
+            writeln!(
+                err,
+                "note: {}: columns without a ledger field, kept in extra: {}",
+                s.path,
+                s.ignored_columns.join(", ")
+            )?;
+        }
+        if !s.problems.is_empty() {
+            writeln!(
+                err,
+                "note: {}: {} refused ({}), written to {}:{}",
+                s.path,
+                ingest::plural(s.rejected, "row"),
+                ingest::plural(s.problem_count, "problem"),
+                s.rejects.as_deref().unwrap_or("?"),
+                ingest::list_problems(&s.problems, s.problem_count)
+            )?;
+        }
+        writeln!(out, "{s}")?;
+    }
+    Ok(())
+}
+
+/// `report`: the measures, written in the format asked, to `out` or to a file.
+fn report(
+    command: ReportCommand,
+    db_path: &Path,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<()> {
+    let ReportCommand {
+        by,
+        publisher,
+        compare,
+        window,
+        format,
+        top,
+        top_keys,
+        policy,
+        output,
+    } = command;
+    let conn = db::open(db_path, false)?;
+    let windows = window
+        .iter()
+        .map(|w| report::TimeWindow::parse(w))
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .map_err(|m| LedgerError::Usage(format!("--window {m}")))?;
+    if windows.len() > 2 {
+        return Err(LedgerError::Usage(format!(
+            "--window given {} times: give one (a filter) or two (compared)",
+            windows.len()
+        )));
+    }
+    let opts = ReportOptions {
+        by,
+        top,
+        top_keys,
+        policy,
+        publisher,
+        compare,
+        windows,
+    };
+    match output {
+        Some(path) => write_to_file(&path, db_path, err, |w| {
+            report::write(&conn, &opts, format, w)
+        })?,
+        None => report::write(&conn, &opts, format, out)?,
+    }
+    Ok(())
+}
+
+/// `verify`: the settings checked, then the keys fetched and their results recorded.
+fn verify_keys(command: VerifyCommand, db_path: &Path, out: &mut dyn Write) -> Result<()> {
+    let VerifyCommand {
+        limit,
+        concurrency,
+        per_host_delay,
+        timeout,
+        older_than,
+        allow_private_network,
+        allow_loopback,
+        dry_run,
+        max_variants,
+        ca_cert,
+    } = command;
+    if max_variants == 0 {
+        return Err(LedgerError::Usage(
+            "--max-variants 0: give at least 1 (1 fetches the first observation's URL \
+             only)"
+                .to_string(),
+        ));
+    }
+    let extra_roots = match &ca_cert {
+        None => Vec::new(),
+        Some(p) => vec![std::fs::read(p).map_err(|e| {
+            LedgerError::Usage(format!("--ca-cert {}: cannot read it: {e}", p.display()))
+        })?],
+    };
+    if !(timeout.is_finite() && timeout > 0.0 && timeout <= 3600.0) {
+        return Err(LedgerError::Usage(format!(
+            "--timeout {timeout}: give seconds between 0 and 3600, e.g. --timeout 10"
+        )));
+    }
+    if concurrency == 0 {
+        return Err(LedgerError::Usage(
+            "--concurrency 0: give at least 1".to_string(),
+        ));
+    }
+    let older_than = older_than
+        .map(|t| crate::timefmt::parse_duration(&t))
+        .transpose()
+        .map_err(|m| LedgerError::Usage(format!("--older-than: {m}")))?;
+    let scope = if allow_private_network {
+        NetworkScope::AnyPrivate
+    } else if allow_loopback {
+        NetworkScope::PublicAndLoopback
+    } else {
+        NetworkScope::Public
+    };
+    let opts = VerifyOptions {
+        limit,
+        concurrency,
+        older_than,
+        dry_run,
+        max_variants,
+        fetch: FetchConfig {
+            timeout: Duration::from_secs_f64(timeout),
+            per_host_delay: Duration::from_millis(per_host_delay),
+            scope,
+            extra_roots,
+            ..FetchConfig::default()
+        },
+    };
+    let mut conn = db::open(db_path, false)?;
+    verify::run(&mut conn, &opts, out)?;
+    Ok(())
+}
+
+/// `export`: every observation, to `out` or (through a temporary file) to `output`.
+fn export_observations(
+    format: ExportFormat,
+    output: Option<PathBuf>,
+    db_path: &Path,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<()> {
+    let conn = db::open(db_path, false)?;
+    match output {
+        Some(path) => {
+            urlkey_batch::outfile::check_outputs(
+                &[path.as_path()],
+                &[urlkey_batch::input::Source::File(db_path.to_path_buf())],
+            )
+            .map_err(|m| LedgerError::Usage(m.replace("the input", "the ledger")))?;
+            let failed = |e: std::io::Error| {
+                LedgerError::Output(format!(
+                    "cannot write {}: {e}; check the path and the free space",
+                    path.display()
+                ))
             };
-            let _ = n;
+            let file = urlkey_batch::outfile::OutputFile::create(&path).map_err(failed)?;
+            let mut w = std::io::BufWriter::new(file);
+            let n = export::write(&conn, format, &mut w)?;
+            w.into_inner()
+                .map_err(|e| failed(e.into_error()))?
+                .commit()
+                .map_err(failed)?;
+            writeln!(err, "{n} observations written to {}", path.display())?;
+        }
+        None => {
+            export::write(&conn, format, out)?;
         }
     }
     Ok(())
