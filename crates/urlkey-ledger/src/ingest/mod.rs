@@ -8,21 +8,21 @@
 //! transaction, checking, comparing and storing each. Every problem of the file is found
 //! in that pass; without `--rejects` a single one rolls the transaction back.
 //!
-//! - [`columns`]: the input's format and which columns hold which ledger field;
-//! - [`read`]: the two reads of a file (the check, then the rows in batches);
-//! - [`row`]: a row completed with the defaults and checked;
-//! - [`pass`]: the transaction that stores the rows ([`ingest`]);
-//! - [`rejects`]: the refused rows and the rejects file;
-//! - [`reingest`]: a row already in the ledger, compared with what is stored;
-//! - [`summary`]: what an ingest did, and its problems.
+//! - `columns.rs`: the input's format and which columns hold which ledger field;
+//! - `read.rs`: the two reads of a file (the check, then the rows in batches);
+//! - `row.rs`: a row completed with the defaults and checked;
+//! - `pass.rs`: the transaction that stores the rows ([`ingest()`]);
+//! - `rejects.rs`: the refused rows and the rejects file;
+//! - `reingest.rs`: a row already in the ledger, compared with what is stored;
+//! - `summary.rs`: what an ingest did, and its problems.
 
-pub mod columns;
-pub mod pass;
-pub mod read;
-pub mod reingest;
-pub mod rejects;
-pub mod row;
-pub mod summary;
+mod columns;
+mod pass;
+mod read;
+mod reingest;
+mod rejects;
+mod row;
+mod summary;
 
 pub use columns::{detect_format, ColumnMap, InputFormat, INPUT_FIELDS};
 pub use pass::{ingest, ingest_file, ingest_file_with_progress, IngestOptions};
