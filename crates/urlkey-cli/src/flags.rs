@@ -1,6 +1,7 @@
 //! Command-line definitions (clap), kept apart from the work: each command turns its
 //! low-level flags into the settings the work uses.
 
+pub mod ledger;
 pub mod serve;
 
 use std::path::PathBuf;
@@ -47,7 +48,7 @@ pub enum Command {
     )]
     Codes(FormatArgs),
     /// The citation audit ledger (SQLite): ingest, report, verify, export.
-    Ledger(urlkey_ledger::cli::LedgerArgs),
+    Ledger(ledger::LedgerArgs),
     /// Serve the Mapper and the key inspector as a local web page.
     Serve(serve::ServeArgs),
 }

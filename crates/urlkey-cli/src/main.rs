@@ -10,8 +10,9 @@
 
 mod cmd;
 mod failure;
-mod flags;
 mod signals;
+
+use urlkey_cli::flags;
 
 use clap::Parser;
 
@@ -34,7 +35,10 @@ fn main() {
         flags::Command::Policies(a) => cmd::info::policies(a),
         flags::Command::Rules(a) => cmd::rules::run(a),
         flags::Command::Codes(a) => cmd::info::codes(a),
-        flags::Command::Ledger(a) => urlkey_ledger::cli::run(a).map_err(Failure::Ledger),
+        flags::Command::Ledger(a) => {
+            let (db, command) = a.into_command();
+            urlkey_ledger::run_on_stdio(command, &db).map_err(Failure::Ledger)
+        }
         flags::Command::Serve(a) => a
             .config()
             .and_then(|_| urlkey_serve::run(a.options()))

@@ -1,4 +1,4 @@
-//! Ingest time of one large file (issue 15: "1M rows stay well under a minute"):
+//! Ingest time of one large file (the target: "1M rows stay well under a minute"):
 //!
 //! ```sh
 //! cargo run --release -p urlkey-ledger --example ingest_bench -- DIR 1000000

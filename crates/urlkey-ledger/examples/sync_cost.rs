@@ -1,5 +1,5 @@
 //! The ingest cost of `PRAGMA synchronous = FULL` (what the ledger uses) against NORMAL
-//! (what it used before issue 20), on this machine's disk.
+//! (the cheaper setting it is measured against), on this machine's disk.
 //!
 //! ```text
 //! cargo run --release -p urlkey-ledger --example sync_cost -- [DIR] [ROUNDS]

@@ -24,7 +24,7 @@ pub enum LedgerError {
     /// Anything else: an internal error ([`Exit::Internal`]).
     Other(String),
     /// The reader of the output went away (`urlkey ledger export | head`): not a
-    /// failure; [`crate::cli::run`] ends quietly with exit 0.
+    /// failure; [`crate::run_on_stdio`] ends quietly with exit 0.
     OutputClosed,
 }
 
@@ -101,3 +101,27 @@ impl From<csv::Error> for LedgerError {
 
 /// `Result` with a [`LedgerError`].
 pub type Result<T, E = LedgerError> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each kind's row of the shared table, as docs/ledger.md ("Exit codes") lists it.
+    #[test]
+    fn every_kind_maps_to_its_row_of_the_shared_table() {
+        let m = || "m".to_string();
+        let rows = [
+            (LedgerError::Usage(m()), Exit::Usage, 2),
+            (LedgerError::Input(m()), Exit::Input, 3),
+            (LedgerError::Output(m()), Exit::Output, 4),
+            (LedgerError::Policy(m()), Exit::Policy, 5),
+            (LedgerError::Database(m()), Exit::Database, 6),
+            (LedgerError::Other(m()), Exit::Internal, 70),
+            (LedgerError::OutputClosed, Exit::Done, 0),
+        ];
+        for (e, exit, code) in rows {
+            assert_eq!(e.exit(), exit, "{e:?}");
+            assert_eq!(e.exit_code(), code, "{e:?}");
+        }
+    }
+}

@@ -9,13 +9,30 @@ use serde_json::Value;
 use crate::error::{LedgerError, Result};
 
 /// The export format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExportFormat {
     /// A header row, then one row per observation. `transformations` is a JSON string.
     Csv,
     /// One JSON object per observation. `transformations` is an array.
     Jsonl,
 }
+
+impl crate::choice::Choice for ExportFormat {
+    const CHOICES: &'static [(Self, &'static str, &'static str)] = &[
+        (
+            ExportFormat::Csv,
+            "csv",
+            "A header row, then one row per observation. `transformations` is a JSON string",
+        ),
+        (
+            ExportFormat::Jsonl,
+            "jsonl",
+            "One JSON object per observation. `transformations` is an array",
+        ),
+    ];
+}
+
+crate::choice::from_str_by_name!(ExportFormat);
 
 /// The exported columns, in order: the seed's minimum audit ledger, then context.
 /// `run_timestamp` is the collection instant in UTC (RFC 3339, `2026-11-08T08:00:00Z`);
@@ -52,15 +69,16 @@ pub const COLUMNS: [&str; 29] = [
     "run_timestamp_as_written",
 ];
 
-/// A CSV text cell that opens as text in a spreadsheet: one whose first character would
-/// start a formula (`=`, `+`, `-`, `@`, tab, carriage return) gets a leading `'`, as
-/// `urlkey map`'s CSV does (OWASP's advice on CSV injection; observed URLs come from AI
-/// answers). JSONL is never altered.
+/// A CSV text cell that opens as text in a spreadsheet: `urlkey map`'s rule
+/// ([`urlkey_batch::output::spreadsheet_safe`]: a cell whose first character would start
+/// a formula gets a leading `'`; OWASP's advice on CSV injection, observed URLs coming from
+/// AI answers), for an owned cell, which is returned as it is when it needs nothing. JSONL
+/// is never altered.
 pub fn spreadsheet_safe(s: String) -> String {
-    match s.as_bytes().first() {
-        Some(b'=' | b'+' | b'-' | b'@' | b'\t' | b'\r') => format!("'{s}"),
-        _ => s,
+    if let std::borrow::Cow::Owned(prefixed) = urlkey_batch::output::spreadsheet_safe(&s) {
+        return prefixed;
     }
+    s
 }
 
 /// Writes the export; returns the number of observations written.

@@ -1,16 +1,20 @@
 //! # urlkey-ledger
 //!
-//! The citation audit ledger of seed 004: AI-answer citation observations in SQLite,
+//! The citation audit ledger of the seed document "Preserve three different records":
+//! AI-answer citation observations in SQLite,
 //! each observed URL kept exactly as seen beside its comparison key
 //! (`normalized_key`, made by a versioned `urlkey` policy) and, later, its network
 //! verification. Reports count observations, unique URL keys and unique publisher
 //! hostnames as separate measures, each stated with its sample.
 //!
-//! Used as `urlkey ledger` (see [`cli`]) and documented in `docs/ledger.md`.
+//! Used as `urlkey ledger` (the flags are the urlkey-cli crate's; they become a
+//! [`LedgerCommand`], run by [`run`]) and documented in `docs/ledger.md`.
 
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod cli;
+pub mod choice;
+pub mod command;
 pub mod db;
 pub mod error;
 pub mod export;
@@ -18,8 +22,8 @@ pub mod ingest;
 pub mod norm;
 pub mod report;
 pub mod review;
-pub mod review_cli;
 pub mod timefmt;
 pub mod verify;
 
+pub use command::{run, run_on_stdio, LedgerCommand};
 pub use error::LedgerError;

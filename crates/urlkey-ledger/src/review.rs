@@ -1,4 +1,5 @@
-//! What people decide (issue 16), and the merges that need a decision.
+//! What people decide (a page's source role and whether it supports the claim, the seed
+//! document's "Verification after normalization"), and the merges that need a decision.
 //!
 //! `ledger review add|import|list` append to and read the `reviews` table, which is never
 //! updated nor deleted from (triggers refuse it): the latest decision is the current one,
@@ -469,7 +470,7 @@ pub fn import(conn: &mut Connection, path: &Path) -> Result<usize> {
 }
 
 /// `review list` and `merges` formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ListFormat {
     /// Aligned columns.
     Table,
@@ -480,6 +481,17 @@ pub enum ListFormat {
     /// A header, then one row per item.
     Csv,
 }
+
+impl crate::choice::Choice for ListFormat {
+    const CHOICES: &'static [(Self, &'static str, &'static str)] = &[
+        (ListFormat::Table, "table", "Aligned columns"),
+        (ListFormat::Json, "json", "One JSON array"),
+        (ListFormat::Jsonl, "jsonl", "One JSON object per line"),
+        (ListFormat::Csv, "csv", "A header, then one row per item"),
+    ];
+}
+
+crate::choice::from_str_by_name!(ListFormat);
 
 /// The columns of `review list`.
 pub const LIST_COLUMNS: [&str; 11] = [

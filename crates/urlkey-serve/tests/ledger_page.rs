@@ -9,26 +9,18 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use clap::Parser;
 use serde_json::Value;
+use urlkey_ledger::command::{IngestCommand, LedgerCommand};
 use urlkey_serve::{Config, CONTENT_SECURITY_POLICY};
 
-#[derive(Parser)]
-struct LedgerCli {
-    #[command(flatten)]
-    args: urlkey_ledger::cli::LedgerArgs,
-}
-
-fn ledger_cmd(db: &Path, args: &[&str]) {
-    let mut argv = vec![
-        "ledger".to_string(),
-        "--db".into(),
-        db.display().to_string(),
-    ];
-    argv.extend(args.iter().map(|s| s.to_string()));
-    let cli = LedgerCli::try_parse_from(&argv).expect("argv");
+/// `urlkey ledger --db DB ingest FILE`, through the ledger's typed command.
+fn ingest(db: &Path, file: &Path) {
+    let command = LedgerCommand::Ingest(IngestCommand {
+        files: vec![file.to_path_buf()],
+        ..IngestCommand::default()
+    });
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    urlkey_ledger::cli::run_with(cli.args, &mut out, &mut err).expect("ledger command");
+    urlkey_ledger::run(command, db, &mut out, &mut err).expect("ledger ingest");
 }
 
 struct Fixture {
@@ -44,7 +36,7 @@ fn fixture() -> &'static Fixture {
         let db = dir.path().join("ledger.sqlite");
         let csv = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../urlkey-ledger/tests/fixtures/synthetic-citations.csv");
-        ledger_cmd(&db, &["ingest", csv.to_str().expect("path")]);
+        ingest(&db, &csv);
         let addr = urlkey_serve::spawn_with_ledger(Config::default(), Some(db.clone()))
             .expect("server starts");
         Fixture {

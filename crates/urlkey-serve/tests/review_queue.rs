@@ -8,28 +8,17 @@ mod common;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
-use clap::Parser;
 use serde_json::Value;
+use urlkey_ledger::command::{IngestCommand, LedgerCommand, ReviewCommand, VerifyCommand};
+use urlkey_ledger::review::ListFormat;
 use urlkey_serve::{AppState, Config};
 
 use common::Resp;
 
-#[derive(Parser)]
-struct LedgerCli {
-    #[command(flatten)]
-    args: urlkey_ledger::cli::LedgerArgs,
-}
-
-fn ledger_cmd(db: &Path, args: &[&str]) -> String {
-    let mut argv = vec![
-        "ledger".to_string(),
-        "--db".into(),
-        db.display().to_string(),
-    ];
-    argv.extend(args.iter().map(|s| s.to_string()));
-    let cli = LedgerCli::try_parse_from(&argv).expect("argv");
+/// Runs a ledger command (`urlkey ledger --db DB ...`); what it printed.
+fn ledger_cmd(db: &Path, command: LedgerCommand) -> String {
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    urlkey_ledger::cli::run_with(cli.args, &mut out, &mut err).expect("ledger command");
+    urlkey_ledger::run(command, db, &mut out, &mut err).expect("ledger command");
     String::from_utf8(out).expect("utf-8")
 }
 
@@ -39,7 +28,13 @@ fn new_ledger() -> (tempfile::TempDir, PathBuf) {
     let db = dir.path().join("ledger.sqlite");
     let csv = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../urlkey-ledger/tests/fixtures/synthetic-citations.csv");
-    ledger_cmd(&db, &["ingest", csv.to_str().expect("path")]);
+    ledger_cmd(
+        &db,
+        LedgerCommand::Ingest(IngestCommand {
+            files: vec![csv],
+            ..IngestCommand::default()
+        }),
+    );
     (dir, db)
 }
 
@@ -209,9 +204,13 @@ fn a_decision_needs_the_run_token_and_is_stored_through_the_review_api() {
     assert_eq!(r.status, 200, "{}", r.text());
     let id = r.json()["review_id"].as_i64().expect("review_id");
     // Read back as `urlkey ledger review list --format json` shows it.
-    let list: Value =
-        serde_json::from_str(&ledger_cmd(&db, &["review", "list", "--format", "json"]))
-            .expect("json");
+    let list: Value = serde_json::from_str(&ledger_cmd(
+        &db,
+        LedgerCommand::Review(ReviewCommand::List {
+            format: ListFormat::Json,
+        }),
+    ))
+    .expect("json");
     let rows = list.as_array().expect("rows");
     assert_eq!(rows.len(), 1, "{list}");
     let row = &rows[0];
@@ -351,29 +350,23 @@ fn the_queue_shows_what_verify_found_for_each_variant() {
     std::fs::write(&csv, text).expect("write");
     ledger_cmd(
         &db,
-        &[
-            "ingest",
-            csv.to_str().expect("path"),
-            "--answer-system",
-            "test",
-            "--prompt-version",
-            "v1",
-            "--market",
-            "local",
-            "--run-timestamp",
-            "2026-11-30T00:00:00Z",
-        ],
+        LedgerCommand::Ingest(IngestCommand {
+            files: vec![csv.clone()],
+            answer_system: Some("test".into()),
+            prompt_version: Some("v1".into()),
+            market: Some("local".into()),
+            run_timestamp: Some("2026-11-30T00:00:00Z".into()),
+            ..IngestCommand::default()
+        }),
     );
     let out = ledger_cmd(
         &db,
-        &[
-            "verify",
-            "--allow-loopback",
-            "--timeout",
-            "30",
-            "--per-host-delay",
-            "0",
-        ],
+        LedgerCommand::Verify(VerifyCommand {
+            allow_loopback: true,
+            timeout: 30.0,
+            per_host_delay: 0,
+            ..VerifyCommand::default()
+        }),
     );
     assert!(out.contains("2 keys checked"), "{out}");
 

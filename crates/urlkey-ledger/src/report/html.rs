@@ -14,9 +14,10 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use super::review::LISTED;
+use super::share::round_share;
 use super::{
-    sample_sentence, Change, ChangeSummary, Comparison, Group, Measures, Report, ReportOptions,
-    CAVEAT,
+    sample_sentence, Change, ChangeSummary, Comparison, Measures, Report, ReportOptions, CAVEAT,
 };
 use crate::error::{LedgerError, Result};
 
@@ -119,7 +120,7 @@ pub fn page_with(
                 let id = format!("g{i}");
                 let _ = writeln!(h, "<section id=\"{id}\" data-group=\"{i}\">");
                 if !opts.by.is_empty() {
-                    let _ = writeln!(h, "<h2>{}</h2>", esc(&heading(g)));
+                    let _ = writeln!(h, "<h2>{}</h2>", esc(&g.heading()));
                 }
                 measures(&mut h, &g.measures, &id)?;
                 h.push_str("</section>\n");
@@ -130,15 +131,6 @@ pub fn page_with(
     let _ = writeln!(h, "<p class=\"caveat\">{}</p>", esc(CAVEAT));
     h.push_str("</body>\n</html>\n");
     Ok(h)
-}
-
-fn heading(g: &Group) -> String {
-    g.values
-        .0
-        .iter()
-        .map(|(c, v)| format!("{c} = {}", v.as_deref().unwrap_or("(none)")))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 fn share_cell(h: &mut String, measure: &str, share: f64, part: u64, whole: u64) {
@@ -392,7 +384,7 @@ fn change_table(h: &mut String, what: &str, kind: &str, rows: &[Change], va: u64
     h.push_str("</table>\n");
 }
 
-/// The issue 16 figures, when people decided something or a merge waits for them. They
+/// The review figures (source roles, claim support, merges, splits), when people decided something or a merge waits for them. They
 /// count the same valid observations as the measures above (the sample stated there).
 fn review_figures(h: &mut String, m: &Measures) {
     if !m.review.has_any() {
@@ -417,7 +409,7 @@ fn review_figures(h: &mut String, m: &Measures) {
             r.value
         );
         if r.of_observations {
-            let share = super::round_share(r.value, m.valid_observations);
+            let share = round_share(r.value, m.valid_observations);
             share_cell(h, "review_share", share, r.value, m.valid_observations);
         } else {
             h.push_str("<td></td><td></td>");
@@ -425,7 +417,7 @@ fn review_figures(h: &mut String, m: &Measures) {
         h.push_str("</tr>\n");
     }
     h.push_str("</table>\n");
-    super::review_lists::html(h, m);
+    review_lists(h, m);
 }
 
 fn compare(h: &mut String, c: &Comparison) -> Result<()> {
@@ -467,6 +459,56 @@ fn compare(h: &mut String, c: &Comparison) -> Result<()> {
     change_table(h, "URL key", "key", &c.keys, va, vb);
     h.push_str("</section>\n");
     Ok(())
+}
+
+/// The tables of merges to review and of the top keys with splits applied (`tr data-merge="KEY"`, `tr data-split-top="KEY"`).
+fn review_lists(h: &mut String, m: &Measures) {
+    let r = &m.review;
+    if !r.merges_to_review_list.is_empty() {
+        h.push_str(
+            "<h3>Merges to review</h3>\n<table class=\"merges-to-review\">\n<tr><th>URL key</th>\
+             <th>observations</th><th>variants</th><th>spellings</th><th>risky rules</th>\
+             <th>content check</th></tr>\n",
+        );
+        for t in r.merges_to_review_list.iter().take(LISTED) {
+            let _ = writeln!(
+                h,
+                "<tr data-merge=\"{k}\"><td>{k}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
+                 <td>{}</td><td>{}</td><td>{}</td></tr>",
+                t.observations,
+                t.variants,
+                esc(&t.spellings_text()),
+                esc(&t.risky_rules.join(", ")),
+                esc(&t.content_check),
+                k = esc(&t.key),
+            );
+        }
+        h.push_str("</table>\n");
+        if let Some(more) = m.review.more_line() {
+            let _ = writeln!(h, "<p class=\"more\">{}</p>", esc(&more));
+        }
+    }
+    if !r.top_keys_with_splits.is_empty() {
+        let _ = writeln!(
+            h,
+            "<h3>Top URL keys with splits applied</h3>\n<p>Shares of the {} valid observations; \
+             a key a person split counts as its variants.</p>\n<table class=\"split-top\">\n\
+             <tr><th>URL key</th><th>observations</th><th>share</th><th>split from</th></tr>",
+            m.valid_observations
+        );
+        for k in &r.top_keys_with_splits {
+            let _ = writeln!(
+                h,
+                "<tr data-split-top=\"{k}\"><td>{k}</td><td class=\"n\">{}</td>\
+                 <td class=\"n\">{:.4}</td><td>{}</td></tr>",
+                k.observations,
+                k.share,
+                esc(k.split_from.as_deref().unwrap_or("")),
+                k = esc(&k.key),
+            );
+        }
+        h.push_str("</table>\n");
+    }
 }
 
 // ---------------------------------------------------------------------------- charts

@@ -1,4 +1,4 @@
-//! What the report counts as a publisher: the key's hostname (seed 004's
+//! What the report counts as a publisher: the key's hostname (the seed document's
 //! `publisher_hostname`, the default) or its registrable domain (`--publisher
 //! registrable`: `docs.example.org` and `wiki.example.org` both count as `example.org`),
 //! from the Public Suffix List snapshot embedded in the `urlkey` library.
@@ -8,7 +8,7 @@ use std::net::IpAddr;
 use serde::Serialize;
 
 /// The unit publishers are counted in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PublisherUnit {
     /// The key's hostname, as stored (`docs.example.org`).
@@ -17,6 +17,23 @@ pub enum PublisherUnit {
     /// The hostname's registrable domain from the Public Suffix List (`example.org`).
     Registrable,
 }
+
+impl crate::choice::Choice for PublisherUnit {
+    const CHOICES: &'static [(Self, &'static str, &'static str)] = &[
+        (
+            PublisherUnit::Host,
+            "host",
+            "The key's hostname, as stored (`docs.example.org`)",
+        ),
+        (
+            PublisherUnit::Registrable,
+            "registrable",
+            "The hostname's registrable domain from the Public Suffix List (`example.org`)",
+        ),
+    ];
+}
+
+crate::choice::from_str_by_name!(PublisherUnit);
 
 impl PublisherUnit {
     /// `host` or `registrable`.

@@ -1,4 +1,4 @@
-//! The report's figures from what people decided and what verify compared (issue 16):
+//! The report's figures from what people decided and what verify compared:
 //! valid observations by source role, by claim support, merges to review, and the unique
 //! keys with `split` decisions applied. Each is counted over the same observations as the
 //! measures beside it (the group, the window), so it is stated with the same sample.
@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use rusqlite::Connection;
 use serde::Serialize;
 
+use super::share::round_share;
 use crate::error::Result;
 
 /// The latest decisions and checks, by key and by observation.
@@ -81,6 +82,10 @@ pub struct ReviewFigures {
     /// empty when no key of the sample was split.
     pub top_keys_with_splits: Vec<SplitTopKey>,
 }
+
+/// How many merges to review the table, Markdown and HTML reports list (JSON has every
+/// one); [`ReviewFigures::more_line`] says how many more.
+pub const LISTED: usize = 20;
 
 /// How many observed spellings a listed merge shows (the count says how many there are).
 pub const SPELLINGS_SHOWN: usize = 3;
@@ -185,6 +190,36 @@ impl ReviewFigures {
     }
 }
 
+impl ReviewFigures {
+    /// How many merges to review the lists leave out, and where to see them all (none when
+    /// every one is listed).
+    pub fn more_line(&self) -> Option<String> {
+        let all = self.merges_to_review_list.len();
+        (all > LISTED).then(|| format!("{} more; --format json for all", all - LISTED))
+    }
+}
+
+impl MergeToReview {
+    /// The spellings shown, `, ...` when there are more variants.
+    pub fn spellings_text(&self) -> String {
+        let mut s = self.spellings.join(", ");
+        if (self.spellings.len() as u64) < self.variants {
+            s.push_str(", ...");
+        }
+        s
+    }
+}
+
+impl SplitTopKey {
+    /// `  (variant of split key K)` for a variant of a key a person split, else nothing.
+    pub fn split_note(&self) -> String {
+        self.split_from
+            .as_deref()
+            .map(|f| format!("  (variant of split key {f})"))
+            .unwrap_or_default()
+    }
+}
+
 /// A count map as `name n; name n` (the CSV's cell form).
 pub fn counts_cell(map: &BTreeMap<String, u64>) -> String {
     map.iter()
@@ -247,7 +282,7 @@ pub(super) fn figures(rows: &[Row<'_>], d: &Decisions, top: usize) -> ReviewFigu
                     key: url.clone(),
                     split_from: Some(k.to_string()),
                     observations: *c,
-                    share: super::round_share(*c, valid),
+                    share: round_share(*c, valid),
                 });
             }
         } else {
@@ -256,7 +291,7 @@ pub(super) fn figures(rows: &[Row<'_>], d: &Decisions, top: usize) -> ReviewFigu
                 key: k.to_string(),
                 split_from: None,
                 observations: *n,
-                share: super::round_share(*n, valid),
+                share: round_share(*n, valid),
             });
         }
     }

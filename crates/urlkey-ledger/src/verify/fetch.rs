@@ -58,7 +58,9 @@ impl Default for FetchConfig {
     }
 }
 
-/// The verification classes of issue 4.
+/// What a verification found. A timeout, a challenge page or an authentication wall is
+/// no proof that a URL is invalid: it is `Unresolved` (the seed document's "Verification
+/// after normalization").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Status {
     /// 2xx at the observed URL itself.
@@ -148,7 +150,7 @@ pub struct Verification {
     pub body_truncated: bool,
     /// Every request, in order.
     pub hops: Vec<Hop>,
-    /// What was read of a 2xx response's body (issue 16), else None.
+    /// What was read of a 2xx response's body (for the content check), else None.
     pub content: Option<Content>,
 }
 
@@ -379,7 +381,7 @@ impl Fetcher {
             let mut body: Vec<u8> = Vec::new();
             if (200..300).contains(&status) {
                 // The whole body up to the cap: the canonical is in the head, the content
-                // comparison (issue 16) needs the rest.
+                // check of a key's variants needs the rest.
                 let mut scanner = html.then(HeadScanner::new);
                 let mut head_done = false;
                 loop {

@@ -9,6 +9,7 @@ pub mod canonical;
 pub mod content;
 pub mod fetch;
 pub mod guard;
+pub mod variants;
 
 use std::io::Write;
 use std::sync::Arc;
@@ -145,8 +146,8 @@ pub fn select_targets(conn: &Connection, opts: &VerifyOptions) -> Result<Vec<Tar
         t.variants.truncate(opts.max_variants.max(1));
         t.risky = crate::review::key_is_risky_merge(conn, &t.policy, &t.key)?;
     }
-    // Keys merged by a risky rule first (seed 004: compare the pages before trusting such
-    // a merge); ingest order otherwise.
+    // Keys merged by a risky rule first (the seed document's "Verification after
+    // normalization": compare page content before merging keys of a risky transformation); ingest order otherwise.
     targets.sort_by_key(|t| !t.risky);
     if limit >= 0 {
         targets.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
@@ -164,7 +165,7 @@ pub fn store(
     let Some(v) = vs.first() else {
         return Err(LedgerError::Other("a verification without a fetch".into()));
     };
-    let (check, check_detail) = content::compare(vs);
+    let (check, check_detail) = variants::compare(vs);
     let tx = conn
         .transaction()
         .map_err(|e| LedgerError::db("cannot start a transaction", e))?;
@@ -398,10 +399,10 @@ pub fn run(
             if v.reason != "ok" {
                 line.push_str(&format!("  [{}]", v.reason));
             }
-            let (check, _) = content::compare(&vs);
+            let (check, _) = variants::compare(&vs);
             line.push_str(&format!("  content: {}", check.as_str()));
-            if check == content::ContentCheck::NotFetched {
-                line.push_str(&format!(" ({})", content::not_fetched_reason(&vs)));
+            if check == variants::ContentCheck::NotFetched {
+                line.push_str(&format!(" ({})", variants::not_fetched_reason(&vs)));
             }
             if vs.len() > 1 {
                 line.push_str(&format!(" ({} variants)", vs.len()));

@@ -1,0 +1,374 @@
+//! `urlkey ledger`'s flags (clap derive), turned into the ledger's typed command
+//! ([`urlkey_ledger::LedgerCommand`]). The value sets (`--format`, `--by`, ...) and the
+//! defaults are the ledger's own ([`urlkey_ledger::choice`]); this file spells the flags.
+
+use std::path::PathBuf;
+
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::{Args, Subcommand};
+use urlkey_ledger as ledger;
+use urlkey_ledger::choice::Choice;
+use urlkey_ledger::command::{IngestCommand, ReportCommand, VerifyCommand};
+use urlkey_ledger::export::ExportFormat;
+use urlkey_ledger::ingest::InputFormat;
+use urlkey_ledger::report::{GroupBy, PublisherUnit, ReportFormat};
+use urlkey_ledger::review::ListFormat;
+
+/// A value parser for one of the ledger's value sets: its names, each with its help line.
+fn choice<T: Choice + Clone + Send + Sync>() -> impl TypedValueParser<Value = T> {
+    PossibleValuesParser::new(
+        T::CHOICES
+            .iter()
+            .map(|(_, name, help)| PossibleValue::new(*name).help(*help)),
+    )
+    .try_map(|name| ledger::choice::parse::<T>(&name))
+}
+
+/// `urlkey ledger [--db PATH] COMMAND`
+#[derive(Args, Debug, Clone)]
+#[command(after_help = "Examples:
+  urlkey ledger --db citations.sqlite ingest export.csv
+  urlkey ledger --db citations.sqlite report --by answer_system,market
+  urlkey ledger --db citations.sqlite report --compare c-2026-11-01 c-2026-11-08
+  urlkey ledger --db citations.sqlite report --format html -o report.html
+  urlkey ledger --db citations.sqlite export -o ledger.csv
+More: docs/ledger.md (ingest, report, verify, review, merges, export, exit codes).")]
+pub struct LedgerArgs {
+    /// The ledger database (SQLite). Created by `init` and `ingest`.
+    #[arg(long, default_value = "urlkey-ledger.sqlite", global = true)]
+    pub db: PathBuf,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: LedgerCommand,
+}
+
+/// The ledger's commands.
+#[derive(Subcommand, Debug, Clone)]
+// Parsed once per run: the size of the Ingest variant (its many flags) does not matter.
+#[allow(clippy::large_enum_variant)]
+pub enum LedgerCommand {
+    /// Create the database (or bring its schema up to date).
+    Init,
+    /// Store the observations of CSV, TSV, JSONL or spreadsheet files (also .gz/.zst),
+    /// one transaction per file.
+    ///
+    /// Columns: observation_id, prompt_id, prompt_version, answer_system, market,
+    /// collection, run_timestamp, observed_url. Each observed URL is kept exactly as read
+    /// and keyed with --policy; invalid URLs are stored with their error code.
+    Ingest {
+        /// The files: CSV, TSV, JSONL, spreadsheets (.xlsx, .xls, .ods), each also as .gz
+        /// or .zst (format by content and extension); `-` reads standard input.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// The sheet of a spreadsheet to read: its name or a 1-based number (default: the
+        /// first).
+        #[arg(long, value_name = "NAME|N")]
+        sheet: Option<String>,
+        /// Which columns (JSONL fields) hold which ledger fields, when the header names
+        /// them otherwise: 'observation_id=Observation ID,observed_url=URL'. Header names
+        /// also match ignoring case, spaces and separators.
+        #[arg(long, value_name = "FIELD=HEADER,...")]
+        columns: Option<String>,
+        /// The text encoding of inputs without a byte-order mark (a WHATWG label:
+        /// windows-1252, iso-8859-1, utf-16le, shift_jis); default UTF-8.
+        #[arg(long, value_name = "LABEL")]
+        encoding: Option<String>,
+        /// The normalization policy that makes the keys.
+        #[arg(long, default_value = ledger::command::DEFAULT_POLICY)]
+        policy: String,
+        /// Read the files as this format instead of guessing.
+        #[arg(long, value_parser = choice::<InputFormat>())]
+        input_format: Option<InputFormat>,
+        /// answer_system for rows that have none.
+        #[arg(long)]
+        answer_system: Option<String>,
+        /// prompt_version for rows that have none.
+        #[arg(long)]
+        prompt_version: Option<String>,
+        /// market for rows that have none.
+        #[arg(long)]
+        market: Option<String>,
+        /// run_timestamp (RFC 3339 or YYYY-MM-DD) for rows that have none.
+        #[arg(long)]
+        run_timestamp: Option<String>,
+        /// Read run timestamps without Z or an offset (`2026-11-08 09:00:00`) as wall-clock
+        /// time in this IANA zone (Europe/Paris, UTC). Without it they are refused.
+        #[arg(long, value_name = "ZONE")]
+        timezone: Option<String>,
+        /// collection (the dated collection run) for rows that have none.
+        #[arg(long)]
+        collection: Option<String>,
+        /// Store the good rows and write every refused row here (its cells, with `line`
+        /// and `reason`). Without it a file with any bad row stores nothing.
+        #[arg(long, value_name = "FILE")]
+        rejects: Option<PathBuf>,
+    },
+    /// Count observations, valid observations, unique URL keys and unique publisher
+    /// hostnames, with the top publishers' shares and the sample they describe.
+    Report {
+        /// Report each value of these columns separately: one column, or several joined
+        /// with commas (`--by answer_system,market`: one group per pair of values).
+        #[arg(long, value_parser = choice::<GroupBy>(), value_delimiter = ',', value_name = "COLUMN,...")]
+        by: Vec<GroupBy>,
+        /// What a publisher is: the key's hostname (seed 004's default), or its registrable
+        /// domain from the Public Suffix List (docs.example.org and wiki.example.org both
+        /// count as example.org).
+        #[arg(long, value_parser = choice::<PublisherUnit>(), default_value = "host")]
+        publisher: PublisherUnit,
+        /// Compare two collections: per publisher and per URL key, the valid observations
+        /// in each, the change, new and gone, with both samples.
+        #[arg(long, num_args = 2, value_names = ["COLLECTION_A", "COLLECTION_B"])]
+        compare: Option<Vec<String>>,
+        /// Only observations run in this window: FROM..TO, both included (dates or RFC
+        /// 3339 instants; a date as TO includes that day). Given twice (without --compare),
+        /// the two windows are compared as --compare compares two collections.
+        #[arg(long, value_name = "FROM..TO")]
+        window: Vec<String>,
+        /// Output format (html: one self-contained page with SVG charts; use -o FILE).
+        #[arg(long, value_parser = choice::<ReportFormat>(), default_value = "table")]
+        format: ReportFormat,
+        /// How many top publishers to list (0 = all).
+        #[arg(long, default_value_t = ledger::report::DEFAULT_TOP)]
+        top: usize,
+        /// How many top URL keys to list (0 = all).
+        #[arg(long, default_value_t = ledger::report::DEFAULT_TOP)]
+        top_keys: usize,
+        /// Only observations keyed with this policy (needed when the ledger holds several).
+        #[arg(long)]
+        policy: Option<String>,
+        /// Write here (through a temporary file and a rename) instead of standard output.
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+    },
+    /// Fetch the observed URLs of each unverified key (up to --max-variants distinct ones),
+    /// compare their content, and record the result, hop by hop.
+    Verify {
+        /// Verify at most N keys.
+        #[arg(long)]
+        limit: Option<usize>,
+        /// Keys verified at once.
+        #[arg(long, default_value_t = ledger::command::DEFAULT_CONCURRENCY)]
+        concurrency: usize,
+        /// Least milliseconds between two requests to the same host.
+        #[arg(long, default_value_t = ledger::command::DEFAULT_PER_HOST_DELAY_MS)]
+        per_host_delay: u64,
+        /// Seconds allowed for each request, connection to last byte read.
+        #[arg(long, default_value_t = ledger::command::DEFAULT_TIMEOUT_SECS)]
+        timeout: f64,
+        /// Also re-verify keys whose latest verification is older than this (30d, 12h, 90m).
+        #[arg(long)]
+        older_than: Option<String>,
+        /// Allow loopback, private, shared, link-local and reserved targets.
+        #[arg(long)]
+        allow_private_network: bool,
+        /// Allow loopback targets (127.0.0.0/8, ::1) only, e.g. a server on this machine.
+        #[arg(long)]
+        allow_loopback: bool,
+        /// List the keys that would be verified; fetch nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Distinct observed URLs fetched per key, at most, for the content comparison
+        /// (1: the first observation's only, as before schema 4).
+        #[arg(long, default_value_t = ledger::verify::DEFAULT_MAX_VARIANTS, value_name = "N")]
+        max_variants: usize,
+        /// Also trust the PEM certificates in FILE (a private or test CA), beside the
+        /// built-in roots.
+        #[arg(long, value_name = "FILE")]
+        ca_cert: Option<PathBuf>,
+    },
+    /// Record what people decide (source role, claim support, merge), list the decisions.
+    Review {
+        /// add, import or list.
+        #[command(subcommand)]
+        command: ReviewCommand,
+    },
+    /// List the keys with more than one distinct observed URL, merges to review first.
+    Merges {
+        /// Output format.
+        #[arg(long, value_parser = choice::<ListFormat>(), default_value = "table")]
+        format: ListFormat,
+    },
+    /// Write every observation with the latest verification of its key.
+    Export {
+        /// Output format.
+        #[arg(long, value_parser = choice::<ExportFormat>(), default_value = "csv")]
+        format: ExportFormat,
+        /// Write here instead of standard output.
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+    },
+}
+
+/// The review commands.
+#[derive(Subcommand, Debug, Clone)]
+pub enum ReviewCommand {
+    /// Record one decision: the page's source role and the merge (of the key), the claim
+    /// support (of an observation).
+    Add {
+        /// The observation decided on (claim support; its key for --role and --merge).
+        #[arg(long, value_name = "ID", conflicts_with = "key")]
+        observation: Option<String>,
+        /// The key decided on (--role and --merge).
+        #[arg(long, value_name = "KEY")]
+        key: Option<String>,
+        /// The policy of --key, when the ledger holds the key under several.
+        #[arg(long)]
+        policy: Option<String>,
+        /// The page's source role: definition, evidence, comparison, implementation,
+        /// validation.
+        #[arg(long)]
+        role: Option<String>,
+        /// Whether the page supports the observation's claim: yes, partly, no, unclear.
+        #[arg(long)]
+        claim_support: Option<String>,
+        /// The key's variants are one page (confirm) or not (split).
+        #[arg(long)]
+        merge: Option<String>,
+        /// Who decides.
+        #[arg(long, value_name = "NAME")]
+        reviewer: String,
+        /// Why, in words.
+        #[arg(long, value_name = "TEXT")]
+        note: Option<String>,
+    },
+    /// Record the decisions of a CSV file (columns observation, key, policy, role,
+    /// claim_support, merge, reviewer, note), all or none.
+    Import {
+        /// The CSV file.
+        file: PathBuf,
+    },
+    /// Every decision, oldest first, with its time and reviewer.
+    List {
+        /// Output format.
+        #[arg(long, value_parser = choice::<ListFormat>(), default_value = "table")]
+        format: ListFormat,
+    },
+}
+
+impl LedgerArgs {
+    /// The ledger's database and its typed command.
+    pub fn into_command(self) -> (PathBuf, ledger::LedgerCommand) {
+        (self.db, self.command.into_command())
+    }
+}
+
+impl LedgerCommand {
+    fn into_command(self) -> ledger::LedgerCommand {
+        match self {
+            LedgerCommand::Init => ledger::LedgerCommand::Init,
+            LedgerCommand::Ingest {
+                files,
+                sheet,
+                columns,
+                encoding,
+                policy,
+                input_format,
+                answer_system,
+                prompt_version,
+                market,
+                run_timestamp,
+                timezone,
+                collection,
+                rejects,
+            } => ledger::LedgerCommand::Ingest(IngestCommand {
+                files,
+                sheet,
+                columns,
+                encoding,
+                policy,
+                input_format,
+                answer_system,
+                prompt_version,
+                market,
+                run_timestamp,
+                timezone,
+                collection,
+                rejects,
+            }),
+            LedgerCommand::Report {
+                by,
+                publisher,
+                compare,
+                window,
+                format,
+                top,
+                top_keys,
+                policy,
+                output,
+            } => ledger::LedgerCommand::Report(ReportCommand {
+                by,
+                publisher,
+                // clap takes exactly two values (num_args = 2).
+                compare: compare.map(|v| {
+                    let mut v = v.into_iter();
+                    (v.next().unwrap_or_default(), v.next().unwrap_or_default())
+                }),
+                window,
+                format,
+                top,
+                top_keys,
+                policy,
+                output,
+            }),
+            LedgerCommand::Verify {
+                limit,
+                concurrency,
+                per_host_delay,
+                timeout,
+                older_than,
+                allow_private_network,
+                allow_loopback,
+                dry_run,
+                max_variants,
+                ca_cert,
+            } => ledger::LedgerCommand::Verify(VerifyCommand {
+                limit,
+                concurrency,
+                per_host_delay,
+                timeout,
+                older_than,
+                allow_private_network,
+                allow_loopback,
+                dry_run,
+                max_variants,
+                ca_cert,
+            }),
+            LedgerCommand::Review { command } => {
+                ledger::LedgerCommand::Review(command.into_command())
+            }
+            LedgerCommand::Merges { format } => ledger::LedgerCommand::Merges { format },
+            LedgerCommand::Export { format, output } => {
+                ledger::LedgerCommand::Export { format, output }
+            }
+        }
+    }
+}
+
+impl ReviewCommand {
+    fn into_command(self) -> ledger::command::ReviewCommand {
+        use ledger::command::ReviewCommand as Typed;
+        match self {
+            ReviewCommand::Add {
+                observation,
+                key,
+                policy,
+                role,
+                claim_support,
+                merge,
+                reviewer,
+                note,
+            } => Typed::Add(ledger::review::Decision {
+                observation,
+                key,
+                policy,
+                role,
+                claim_support,
+                merge,
+                reviewer,
+                note,
+            }),
+            ReviewCommand::Import { file } => Typed::Import { file },
+            ReviewCommand::List { format } => Typed::List { format },
+        }
+    }
+}

@@ -1,0 +1,601 @@
+//! The ledger's commands as typed options ([`LedgerCommand`]) and their run ([`run`]).
+//! The command line (`urlkey ledger`, in the urlkey-cli crate) parses its flags into these;
+//! every check of a value that clap cannot make (a window, a time zone, an encoding label)
+//! is made here, so that every caller gets the same message.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::db;
+use crate::error::{LedgerError, Result};
+use crate::export::{self, ExportFormat};
+use crate::ingest::{self, Defaults, InputFormat};
+use crate::norm::Normalizer;
+use crate::report::{self, GroupBy, PublisherUnit, ReportFormat, ReportOptions};
+use crate::review::{self, Decision, ListFormat};
+use crate::verify::{self, FetchConfig, NetworkScope, VerifyOptions};
+
+/// The policy `ingest` keys with when none is named.
+pub const DEFAULT_POLICY: &str = "citation@1";
+
+/// A ledger command.
+#[derive(Debug, Clone)]
+pub enum LedgerCommand {
+    /// Create the database (or bring its schema up to date).
+    Init,
+    /// Store the observations of files, one transaction per file.
+    Ingest(IngestCommand),
+    /// Count the measures of the ledger, grouped, filtered or compared.
+    Report(ReportCommand),
+    /// Fetch the observed URLs of unverified keys and record what was found.
+    Verify(VerifyCommand),
+    /// Record or list what people decide.
+    Review(ReviewCommand),
+    /// List the keys with more than one distinct observed URL.
+    Merges {
+        /// Output format.
+        format: ListFormat,
+    },
+    /// Write every observation with the latest verification of its key.
+    Export {
+        /// Output format.
+        format: ExportFormat,
+        /// Write here instead of `out`.
+        output: Option<PathBuf>,
+    },
+}
+
+/// `ingest`: the files and how to read them.
+#[derive(Debug, Clone)]
+pub struct IngestCommand {
+    /// The files; `-` reads standard input (once).
+    pub files: Vec<PathBuf>,
+    /// The sheet of a spreadsheet: its name or a 1-based number (none: the first).
+    pub sheet: Option<String>,
+    /// `FIELD=HEADER,...`: which columns hold which ledger fields.
+    pub columns: Option<String>,
+    /// The WHATWG label of the encoding of inputs without a byte-order mark (none: UTF-8).
+    pub encoding: Option<String>,
+    /// The normalization policy that makes the keys.
+    pub policy: String,
+    /// Read the files as this format instead of guessing.
+    pub input_format: Option<InputFormat>,
+    /// answer_system for rows that have none.
+    pub answer_system: Option<String>,
+    /// prompt_version for rows that have none.
+    pub prompt_version: Option<String>,
+    /// market for rows that have none.
+    pub market: Option<String>,
+    /// run_timestamp (RFC 3339 or YYYY-MM-DD) for rows that have none.
+    pub run_timestamp: Option<String>,
+    /// The IANA zone of run timestamps without Z or an offset (none: they are refused).
+    pub timezone: Option<String>,
+    /// collection for rows that have none.
+    pub collection: Option<String>,
+    /// Store the good rows and write every refused row here (none: all or nothing).
+    pub rejects: Option<PathBuf>,
+}
+
+impl Default for IngestCommand {
+    fn default() -> Self {
+        IngestCommand {
+            files: Vec::new(),
+            sheet: None,
+            columns: None,
+            encoding: None,
+            policy: DEFAULT_POLICY.to_string(),
+            input_format: None,
+            answer_system: None,
+            prompt_version: None,
+            market: None,
+            run_timestamp: None,
+            timezone: None,
+            collection: None,
+            rejects: None,
+        }
+    }
+}
+
+/// `report`: what to count, over which observations, written how.
+#[derive(Debug, Clone)]
+pub struct ReportCommand {
+    /// Report each value (each combination of values) of these columns separately.
+    pub by: Vec<GroupBy>,
+    /// What a publisher is.
+    pub publisher: PublisherUnit,
+    /// Compare these two collections (A, B).
+    pub compare: Option<(String, String)>,
+    /// `FROM..TO` windows: one filters, two are compared.
+    pub window: Vec<String>,
+    /// Output format.
+    pub format: ReportFormat,
+    /// How many top publishers to list (0 = all).
+    pub top: usize,
+    /// How many top URL keys to list (0 = all).
+    pub top_keys: usize,
+    /// Only observations keyed with this policy.
+    pub policy: Option<String>,
+    /// Write here (through a temporary file and a rename) instead of `out`.
+    pub output: Option<PathBuf>,
+}
+
+impl Default for ReportCommand {
+    fn default() -> Self {
+        let opts = ReportOptions::default();
+        ReportCommand {
+            by: opts.by,
+            publisher: opts.publisher,
+            compare: None,
+            window: Vec::new(),
+            format: ReportFormat::Table,
+            top: opts.top,
+            top_keys: opts.top_keys,
+            policy: None,
+            output: None,
+        }
+    }
+}
+
+/// `verify`: which keys, how fast, which networks.
+#[derive(Debug, Clone)]
+pub struct VerifyCommand {
+    /// Verify at most N keys.
+    pub limit: Option<usize>,
+    /// Keys verified at once.
+    pub concurrency: usize,
+    /// Least milliseconds between two requests to the same host.
+    pub per_host_delay: u64,
+    /// Seconds allowed for each request.
+    pub timeout: f64,
+    /// Also re-verify keys whose latest verification is older than this (30d, 12h, 90m).
+    pub older_than: Option<String>,
+    /// Allow loopback, private, shared, link-local and reserved targets.
+    pub allow_private_network: bool,
+    /// Allow loopback targets only.
+    pub allow_loopback: bool,
+    /// List the keys that would be verified; fetch nothing.
+    pub dry_run: bool,
+    /// Distinct observed URLs fetched per key, at most.
+    pub max_variants: usize,
+    /// Also trust the PEM certificates of this file.
+    pub ca_cert: Option<PathBuf>,
+}
+
+/// [`VerifyCommand::concurrency`] when none is given.
+pub const DEFAULT_CONCURRENCY: usize = 4;
+/// [`VerifyCommand::per_host_delay`] when none is given, in milliseconds.
+pub const DEFAULT_PER_HOST_DELAY_MS: u64 = 1000;
+/// [`VerifyCommand::timeout`] when none is given, in seconds.
+pub const DEFAULT_TIMEOUT_SECS: f64 = 10.0;
+
+impl Default for VerifyCommand {
+    fn default() -> Self {
+        VerifyCommand {
+            limit: None,
+            concurrency: DEFAULT_CONCURRENCY,
+            per_host_delay: DEFAULT_PER_HOST_DELAY_MS,
+            timeout: DEFAULT_TIMEOUT_SECS,
+            older_than: None,
+            allow_private_network: false,
+            allow_loopback: false,
+            dry_run: false,
+            max_variants: verify::DEFAULT_MAX_VARIANTS,
+            ca_cert: None,
+        }
+    }
+}
+
+/// `review`: record one decision, record a file of them, or list them.
+#[derive(Debug, Clone)]
+pub enum ReviewCommand {
+    /// Record one decision.
+    Add(Decision),
+    /// Record the decisions of a CSV file, all or none.
+    Import {
+        /// The CSV file.
+        file: PathBuf,
+    },
+    /// Every decision, oldest first.
+    List {
+        /// Output format.
+        format: ListFormat,
+    },
+}
+
+/// The ingest progress bar: on standard error when it is a terminal, as `urlkey map`'s.
+fn ingest_bar(path: &std::path::Path) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let style = indicatif::ProgressStyle::with_template(
+        "{prefix}{msg} {bar:30} {bytes}/{total_bytes} {elapsed}",
+    )
+    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+    let bar = indicatif::ProgressBar::new(0).with_style(style);
+    bar.set_prefix(format!("ingest {}: ", path.display()));
+    Some(bar)
+}
+
+/// Writes an output file atomically (a temporary file beside it, renamed when complete),
+/// refusing the ledger itself as the output.
+fn write_to_file(
+    path: &std::path::Path,
+    db: &std::path::Path,
+    err: &mut dyn Write,
+    write: impl FnOnce(&mut dyn Write) -> Result<()>,
+) -> Result<()> {
+    urlkey_batch::outfile::check_outputs(
+        &[path],
+        &[urlkey_batch::input::Source::File(db.to_path_buf())],
+    )
+    .map_err(|m| LedgerError::Usage(m.replace("the input", "the ledger")))?;
+    let failed = |e: std::io::Error| {
+        LedgerError::Output(format!(
+            "cannot write {}: {e}; check the path and the free space",
+            path.display()
+        ))
+    };
+    let file = urlkey_batch::outfile::OutputFile::create(path).map_err(failed)?;
+    let mut w = std::io::BufWriter::new(file);
+    write(&mut w)?;
+    w.into_inner()
+        .map_err(|e| failed(e.into_error()))?
+        .commit()
+        .map_err(failed)?;
+    writeln!(err, "report written to {}", path.display())?;
+    Ok(())
+}
+
+/// Runs a ledger command on standard output and standard error; a reader that goes away
+/// (`urlkey ledger export | head`) ends it quietly.
+pub fn run_on_stdio(command: LedgerCommand, db_path: &Path) -> Result<()> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let stderr = std::io::stderr();
+    let mut err = stderr.lock();
+    match run(command, db_path, &mut out, &mut err) {
+        Err(LedgerError::OutputClosed) => Ok(()),
+        other => other,
+    }
+}
+
+/// Runs `command` on the ledger at `db_path`: results to `out`, notes to `err`.
+pub fn run(
+    command: LedgerCommand,
+    db_path: &Path,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<()> {
+    match command {
+        LedgerCommand::Init => init(db_path, out),
+        LedgerCommand::Ingest(command) => ingest_files(command, db_path, out, err),
+        LedgerCommand::Report(command) => report(command, db_path, out, err),
+        LedgerCommand::Verify(command) => verify_keys(command, db_path, out),
+        LedgerCommand::Review(command) => run_review(command, db_path, out),
+        LedgerCommand::Merges { format } => {
+            let conn = db::open(db_path, false)?;
+            review::write_merges(&conn, format, out)?;
+            Ok(())
+        }
+        LedgerCommand::Export { format, output } => {
+            export_observations(format, output, db_path, out, err)
+        }
+    }
+}
+
+/// `init`: the database created, or its schema brought up to date.
+fn init(db_path: &Path, out: &mut dyn Write) -> Result<()> {
+    let conn = db::open(db_path, true)?;
+    let v = db::user_version(&conn)?;
+    writeln!(
+        out,
+        "ledger ready: {} (schema version {v})",
+        db_path.display()
+    )?;
+    Ok(())
+}
+
+/// `ingest`: each file stored in its own transaction, its summary on `out`, notes on `err`.
+fn ingest_files(
+    command: IngestCommand,
+    db_path: &Path,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<()> {
+    let IngestCommand {
+        files,
+        policy,
+        input_format,
+        answer_system,
+        prompt_version,
+        market,
+        run_timestamp,
+        timezone,
+        collection,
+        rejects,
+        columns,
+        encoding,
+        sheet,
+    } = command;
+    let columns = ingest::ColumnMap::parse(columns.as_deref().unwrap_or(""))
+        .map_err(|m| LedgerError::Usage(format!("--columns: {m}")))?;
+    if let Some(l) = &encoding {
+        if urlkey_batch::input::encoding_for_label(l).is_none() {
+            return Err(LedgerError::Usage(format!(
+                "--encoding {l:?} is not an encoding label: use e.g. utf-8, utf-16le, \
+                 windows-1252, iso-8859-1"
+            )));
+        }
+    }
+    if files.iter().filter(|f| f.as_os_str() == "-").count() > 1 {
+        return Err(LedgerError::Usage(
+            "standard input (-) can be read once per command".to_string(),
+        ));
+    }
+    let timezone = timezone
+        .map(|z| crate::timefmt::time_zone(&z))
+        .transpose()
+        .map_err(|m| LedgerError::Usage(format!("--timezone: {m}")))?;
+    if let Some(r) = &rejects {
+        if files.len() > 1 {
+            return Err(LedgerError::Usage(format!(
+                "--rejects {} with {} input files: give one file per ingest when \
+                 setting refused rows aside, so that each rejects file matches its input",
+                r.display(),
+                files.len()
+            )));
+        }
+        let mut inputs: Vec<urlkey_batch::input::Source> = files
+            .iter()
+            .map(|f| urlkey_batch::input::Source::from_arg(&f.to_string_lossy()))
+            .collect();
+        inputs.push(urlkey_batch::input::Source::File(db_path.to_path_buf()));
+        urlkey_batch::outfile::check_outputs(&[r.as_path()], &inputs)
+            .map_err(|m| LedgerError::Usage(format!("--rejects: {m}")))?;
+    }
+    let norm = Normalizer::new(&policy).map_err(LedgerError::Policy)?;
+    if let Some(ts) = &run_timestamp {
+        crate::timefmt::parse_run_timestamp_in(ts, timezone.as_ref())
+            .map_err(|m| LedgerError::Usage(format!("--run-timestamp: {m}")))?;
+    }
+    let defaults = Defaults {
+        answer_system,
+        prompt_version,
+        market,
+        run_timestamp,
+        collection,
+        timezone,
+    };
+    let mut conn = db::open(db_path, true)?;
+    for f in &files {
+        let bar = ingest_bar(f);
+        let progress = |phase: ingest::Phase, done: u64, total: u64| {
+            if let Some(b) = &bar {
+                // Standard input and a decompressed stream have no known size.
+                b.set_length(total.max(done));
+                b.set_position(done);
+                b.set_message(match phase {
+                    ingest::Phase::Check => "checking",
+                    ingest::Phase::Store => "storing",
+                });
+            }
+        };
+        let s = ingest::ingest(
+            &mut conn,
+            f,
+            &ingest::IngestOptions {
+                format: input_format,
+                defaults: &defaults,
+                norm: &norm,
+                rejects: rejects.as_deref(),
+                columns: &columns,
+                encoding: encoding.as_deref(),
+                sheet: sheet.as_deref(),
+                progress: &progress,
+            },
+        )?;
+        if let Some(b) = bar {
+            b.finish_and_clear();
+        }
+        for n in &s.notices {
+            writeln!(err, "note: {n}")?;
+        }
+        if !s.ignored_columns.is_empty() {
+            writeln!(
+                err,
+                "note: {}: columns without a ledger field, kept in extra: {}",
+                s.path,
+                s.ignored_columns.join(", ")
+            )?;
+        }
+        if !s.problems.is_empty() {
+            writeln!(
+                err,
+                "note: {}: {} refused ({}), written to {}:{}",
+                s.path,
+                ingest::plural(s.rejected, "row"),
+                ingest::plural(s.problem_count, "problem"),
+                s.rejects.as_deref().unwrap_or("?"),
+                ingest::list_problems(&s.problems, s.problem_count)
+            )?;
+        }
+        writeln!(out, "{s}")?;
+    }
+    Ok(())
+}
+
+/// `report`: the measures, written in the format asked, to `out` or to a file.
+fn report(
+    command: ReportCommand,
+    db_path: &Path,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<()> {
+    let ReportCommand {
+        by,
+        publisher,
+        compare,
+        window,
+        format,
+        top,
+        top_keys,
+        policy,
+        output,
+    } = command;
+    let conn = db::open(db_path, false)?;
+    let windows = window
+        .iter()
+        .map(|w| report::TimeWindow::parse(w))
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .map_err(|m| LedgerError::Usage(format!("--window {m}")))?;
+    if windows.len() > 2 {
+        return Err(LedgerError::Usage(format!(
+            "--window given {} times: give one (a filter) or two (compared)",
+            windows.len()
+        )));
+    }
+    let opts = ReportOptions {
+        by,
+        top,
+        top_keys,
+        policy,
+        publisher,
+        compare,
+        windows,
+    };
+    match output {
+        Some(path) => write_to_file(&path, db_path, err, |w| {
+            report::write(&conn, &opts, format, w)
+        })?,
+        None => report::write(&conn, &opts, format, out)?,
+    }
+    Ok(())
+}
+
+/// `verify`: the settings checked, then the keys fetched and their results recorded.
+fn verify_keys(command: VerifyCommand, db_path: &Path, out: &mut dyn Write) -> Result<()> {
+    let VerifyCommand {
+        limit,
+        concurrency,
+        per_host_delay,
+        timeout,
+        older_than,
+        allow_private_network,
+        allow_loopback,
+        dry_run,
+        max_variants,
+        ca_cert,
+    } = command;
+    if max_variants == 0 {
+        return Err(LedgerError::Usage(
+            "--max-variants 0: give at least 1 (1 fetches the first observation's URL \
+             only)"
+                .to_string(),
+        ));
+    }
+    let extra_roots = match &ca_cert {
+        None => Vec::new(),
+        Some(p) => vec![std::fs::read(p).map_err(|e| {
+            LedgerError::Usage(format!("--ca-cert {}: cannot read it: {e}", p.display()))
+        })?],
+    };
+    if !(timeout.is_finite() && timeout > 0.0 && timeout <= 3600.0) {
+        return Err(LedgerError::Usage(format!(
+            "--timeout {timeout}: give seconds between 0 and 3600, e.g. --timeout 10"
+        )));
+    }
+    if concurrency == 0 {
+        return Err(LedgerError::Usage(
+            "--concurrency 0: give at least 1".to_string(),
+        ));
+    }
+    let older_than = older_than
+        .map(|t| crate::timefmt::parse_duration(&t))
+        .transpose()
+        .map_err(|m| LedgerError::Usage(format!("--older-than: {m}")))?;
+    let scope = if allow_private_network {
+        NetworkScope::AnyPrivate
+    } else if allow_loopback {
+        NetworkScope::PublicAndLoopback
+    } else {
+        NetworkScope::Public
+    };
+    let opts = VerifyOptions {
+        limit,
+        concurrency,
+        older_than,
+        dry_run,
+        max_variants,
+        fetch: FetchConfig {
+            timeout: Duration::from_secs_f64(timeout),
+            per_host_delay: Duration::from_millis(per_host_delay),
+            scope,
+            extra_roots,
+            ..FetchConfig::default()
+        },
+    };
+    let mut conn = db::open(db_path, false)?;
+    verify::run(&mut conn, &opts, out)?;
+    Ok(())
+}
+
+/// `export`: every observation, to `out` or (through a temporary file) to `output`.
+fn export_observations(
+    format: ExportFormat,
+    output: Option<PathBuf>,
+    db_path: &Path,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<()> {
+    let conn = db::open(db_path, false)?;
+    match output {
+        Some(path) => {
+            urlkey_batch::outfile::check_outputs(
+                &[path.as_path()],
+                &[urlkey_batch::input::Source::File(db_path.to_path_buf())],
+            )
+            .map_err(|m| LedgerError::Usage(m.replace("the input", "the ledger")))?;
+            let failed = |e: std::io::Error| {
+                LedgerError::Output(format!(
+                    "cannot write {}: {e}; check the path and the free space",
+                    path.display()
+                ))
+            };
+            let file = urlkey_batch::outfile::OutputFile::create(&path).map_err(failed)?;
+            let mut w = std::io::BufWriter::new(file);
+            let n = export::write(&conn, format, &mut w)?;
+            w.into_inner()
+                .map_err(|e| failed(e.into_error()))?
+                .commit()
+                .map_err(failed)?;
+            writeln!(err, "{n} observations written to {}", path.display())?;
+        }
+        None => {
+            export::write(&conn, format, out)?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs a review command.
+fn run_review(command: ReviewCommand, db_path: &Path, out: &mut dyn Write) -> Result<()> {
+    match command {
+        ReviewCommand::Add(decision) => {
+            let conn = db::open(db_path, false)?;
+            let id = review::add(&conn, &decision)?;
+            writeln!(out, "review {id} recorded")?;
+        }
+        ReviewCommand::Import { file } => {
+            let mut conn = db::open(db_path, false)?;
+            let n = review::import(&mut conn, &file)?;
+            writeln!(out, "{n} reviews recorded from {}", file.display())?;
+        }
+        ReviewCommand::List { format } => {
+            let conn = db::open(db_path, false)?;
+            review::list(&conn, format, out)?;
+        }
+    }
+    Ok(())
+}

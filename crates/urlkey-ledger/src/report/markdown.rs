@@ -1,0 +1,389 @@
+//! The report as GitHub-flavoured Markdown: tables a person pastes into a document.
+
+use std::io::Write;
+
+use super::review::LISTED;
+use super::{
+    policy_text, sample_sentence, summary_text, Comparison, Measures, Overlap, Report,
+    ReportOptions, CAVEAT,
+};
+use crate::error::Result;
+
+/// A Markdown cell: pipes escaped, line breaks as spaces.
+pub(super) fn md(s: &str) -> String {
+    s.replace('\\', "\\\\")
+        .replace('|', "\\|")
+        .replace(['\r', '\n'], " ")
+}
+
+pub(super) fn write_markdown(
+    opts: &ReportOptions,
+    report: &Report,
+    out: &mut dyn Write,
+) -> Result<()> {
+    writeln!(out, "# Citation audit ledger report")?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "Normalization policy: `{}`.",
+        md(policy_text(report.policy()))
+    )?;
+    if let Some(f) = super::filter_sentence(opts) {
+        writeln!(out)?;
+        writeln!(out, "{}", md(&f))?;
+    }
+    match report {
+        Report::Groups(c) => {
+            for g in &c.groups {
+                writeln!(out)?;
+                if !opts.by.is_empty() {
+                    writeln!(out, "## {}", md(&g.heading()))?;
+                    writeln!(out)?;
+                }
+                markdown_measures(&g.measures, "###", out)?;
+            }
+        }
+        Report::Compare(_, c) => {
+            for (label, s) in [("A", &c.a), ("B", &c.b)] {
+                writeln!(out)?;
+                writeln!(out, "## {label}: {}", md(&s.label()))?;
+                writeln!(out)?;
+                markdown_measures(&s.measures, "###", out)?;
+            }
+            markdown_compare(c, out)?;
+        }
+    }
+    writeln!(out)?;
+    writeln!(out, "{CAVEAT}")?;
+    Ok(())
+}
+
+fn markdown_measures(m: &Measures, h: &str, out: &mut dyn Write) -> Result<()> {
+    writeln!(out, "**Sample:** {}.", md(&sample_sentence(m)))?;
+    writeln!(out)?;
+    writeln!(out, "| measure | value |")?;
+    writeln!(out, "|---|---:|")?;
+    let unique_pub = format!("unique {}", m.publisher_unit.noun());
+    for (label, n) in [
+        ("observations (invalid URLs included)", m.observations),
+        ("valid observations (URL has a key)", m.valid_observations),
+        (
+            "invalid observations (kept, with error code)",
+            m.invalid_observations,
+        ),
+        ("unique URL keys", m.unique_keys),
+        (unique_pub.as_str(), m.unique_publishers),
+    ] {
+        writeln!(out, "| {label} | {n} |")?;
+    }
+    let c = &m.concentration;
+    writeln!(
+        out,
+        "| top-1 publisher share | {:.4} (of {}) |",
+        c.top1_share, c.valid_observations
+    )?;
+    writeln!(
+        out,
+        "| top-5 publishers share | {:.4} (of {}) |",
+        c.top5_share, c.valid_observations
+    )?;
+    writeln!(
+        out,
+        "| HHI over {} publishers | {:.4} |",
+        c.publishers, c.hhi
+    )?;
+    markdown_review(m, out)?;
+    writeln!(out)?;
+    if m.top_publishers.is_empty() {
+        writeln!(out, "No valid observations: no publishers.")?;
+    } else {
+        writeln!(
+            out,
+            "Top publishers (share = publisher's valid observations / all {} valid \
+             observations):",
+            m.valid_observations
+        )?;
+        writeln!(out)?;
+        let registrable = m
+            .top_publishers
+            .iter()
+            .any(|t| t.registrable_domain.is_some());
+        if registrable {
+            writeln!(
+                out,
+                "| {} | observations | share | hostnames |",
+                m.publisher_unit.header()
+            )?;
+            writeln!(out, "|---|---:|---:|---|")?;
+        } else {
+            writeln!(
+                out,
+                "| {} | observations | share |",
+                m.publisher_unit.header()
+            )?;
+            writeln!(out, "|---|---:|---:|")?;
+        }
+        for t in &m.top_publishers {
+            let hosts = if registrable {
+                format!(" {} |", md(&t.hostnames.join(", ")))
+            } else {
+                String::new()
+            };
+            writeln!(
+                out,
+                "| {} | {} | {:.4} ({}/{}) |{hosts}",
+                md(t.name()),
+                t.observations,
+                t.share,
+                t.observations,
+                m.valid_observations
+            )?;
+        }
+    }
+    if !m.top_keys.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "{h} Top URL keys")?;
+        writeln!(out)?;
+        writeln!(
+            out,
+            "Share = key's valid observations / all {} valid observations; spellings = \
+             distinct observed URLs that gave the key.",
+            m.valid_observations
+        )?;
+        writeln!(out)?;
+        writeln!(
+            out,
+            "| URL key | observations | share | spellings | first seen | last seen |"
+        )?;
+        writeln!(out, "|---|---:|---:|---:|---|---|")?;
+        for k in &m.top_keys {
+            writeln!(
+                out,
+                "| `{}` | {} | {:.4} ({}/{}) | {} | {} | {} |",
+                md(&k.key).replace('`', "'"),
+                k.observations,
+                k.share,
+                k.observations,
+                m.valid_observations,
+                k.spellings,
+                k.first_seen,
+                k.last_seen
+            )?;
+        }
+    }
+    review_lists(m, h, out)?;
+    if !m.overlap.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "{h} Overlap between answer systems")?;
+        writeln!(out)?;
+        writeln!(
+            out,
+            "Jaccard index = cited by both / cited by either (distinct publishers, distinct \
+             URL keys of the valid observations)."
+        )?;
+        writeln!(out)?;
+        writeln!(
+            out,
+            "| answer systems | valid observations | publishers in both / either | publishers Jaccard | keys in both / either | keys Jaccard |"
+        )?;
+        writeln!(out, "|---|---:|---:|---:|---:|---:|")?;
+        for o in &m.overlap {
+            writeln!(
+                out,
+                "| {} ~ {} | {} and {} | {} / {} | {:.4} | {} / {} | {:.4} |",
+                md(&o.a),
+                md(&o.b),
+                o.a_valid_observations,
+                o.b_valid_observations,
+                o.publishers.both,
+                o.publishers.either,
+                o.publishers.jaccard,
+                o.keys.both,
+                o.keys.either,
+                o.keys.jaccard
+            )?;
+        }
+        let split: Vec<&Overlap> = m
+            .overlap
+            .iter()
+            .filter(|o| o.keys_with_splits.is_some())
+            .collect();
+        if !split.is_empty() {
+            writeln!(out)?;
+            writeln!(
+                out,
+                "With split decisions applied (a split key's observed URLs count as keys):"
+            )?;
+            writeln!(out)?;
+            writeln!(
+                out,
+                "| answer systems | keys in both / either | keys Jaccard |"
+            )?;
+            writeln!(out, "|---|---:|---:|")?;
+            for o in split {
+                if let Some(k) = &o.keys_with_splits {
+                    writeln!(
+                        out,
+                        "| {} ~ {} | {} / {} | {:.4} |",
+                        md(&o.a),
+                        md(&o.b),
+                        k.both,
+                        k.either,
+                        k.jaccard
+                    )?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn markdown_compare(c: &Comparison, out: &mut dyn Write) -> Result<()> {
+    let (va, vb) = (
+        c.a.measures.valid_observations,
+        c.b.measures.valid_observations,
+    );
+    writeln!(out)?;
+    writeln!(
+        out,
+        "## Change from A ({}) to B ({})",
+        md(c.a.name()),
+        md(c.b.name())
+    )?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "Counts are valid observations; A's shares are of its {va} valid observations, B's \
+         of its {vb}."
+    )?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "- {}.",
+        summary_text("Publishers", &c.publishers_summary)
+    )?;
+    writeln!(out, "- {}.", summary_text("URL keys", &c.keys_summary))?;
+    for (what, rows) in [("publisher", &c.publishers), ("URL key", &c.keys)] {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "| {what} | A | B | change | A share | B share | status |"
+        )?;
+        writeln!(out, "|---|---:|---:|---:|---:|---:|---|")?;
+        for r in rows {
+            writeln!(
+                out,
+                "| {} | {} | {} | {:+} | {:.4} ({}/{va}) | {:.4} ({}/{vb}) | {} |",
+                md(&r.name),
+                r.a,
+                r.b,
+                r.change,
+                r.a_share,
+                r.a,
+                r.b_share,
+                r.b,
+                r.status
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The review figures (source roles, claim support, merges, splits) as rows of the
+/// measures table, when people decided something or a merge waits for them.
+fn markdown_review(m: &Measures, out: &mut dyn Write) -> Result<()> {
+    if !m.review.has_any() {
+        return Ok(());
+    }
+    let r = &m.review;
+    for (role, n) in &r.observations_by_source_role {
+        writeln!(
+            out,
+            "| valid observations, source role {} | {n} |",
+            md(role)
+        )?;
+    }
+    for (c, n) in &r.claim_support {
+        writeln!(out, "| valid observations, claim support {} | {n} |", md(c))?;
+    }
+    writeln!(out, "| merges to review | {} |", r.merges_to_review)?;
+    writeln!(out, "| keys split by a person | {} |", r.split_keys)?;
+    writeln!(
+        out,
+        "| unique URL keys with splits applied | {} |",
+        r.unique_keys_with_splits
+    )?;
+    Ok(())
+}
+
+/// Text inside a Markdown code span (a backtick would end it).
+fn code(s: &str) -> String {
+    md(s).replace('`', "'")
+}
+
+/// The sections listing the merges to review and the top keys with splits applied.
+fn review_lists(m: &Measures, h: &str, out: &mut dyn Write) -> Result<()> {
+    let r = &m.review;
+    if !r.merges_to_review_list.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "{h} Merges to review")?;
+        writeln!(out)?;
+        writeln!(
+            out,
+            "A risky rule merged the key's observed URLs, its content check is not `same` and \
+             nobody decided; observations and variants of this sample, most observations first."
+        )?;
+        writeln!(out)?;
+        writeln!(
+            out,
+            "| URL key | observations | variants | spellings | risky rules | content check |"
+        )?;
+        writeln!(out, "|---|---:|---:|---|---|---|")?;
+        for t in r.merges_to_review_list.iter().take(LISTED) {
+            writeln!(
+                out,
+                "| `{}` | {} | {} | {} | {} | {} |",
+                code(&t.key),
+                t.observations,
+                t.variants,
+                md(&t.spellings_text()),
+                md(&t.risky_rules.join(", ")),
+                md(&t.content_check)
+            )?;
+        }
+        if let Some(more) = m.review.more_line() {
+            writeln!(out)?;
+            writeln!(out, "{more}.")?;
+        }
+    }
+    if !r.top_keys_with_splits.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "{h} Top URL keys with splits applied")?;
+        writeln!(out)?;
+        writeln!(
+            out,
+            "A key a person split counts as its variants; share = valid observations / all {} \
+             valid observations.",
+            m.valid_observations
+        )?;
+        writeln!(out)?;
+        writeln!(out, "| URL key | observations | share | split from |")?;
+        writeln!(out, "|---|---:|---:|---|")?;
+        for k in &r.top_keys_with_splits {
+            writeln!(
+                out,
+                "| `{}` | {} | {:.4} ({}/{}) | {} |",
+                code(&k.key),
+                k.observations,
+                k.share,
+                k.observations,
+                m.valid_observations,
+                k.split_from
+                    .as_deref()
+                    .map(|f| format!("`{}`", code(f)))
+                    .unwrap_or_default()
+            )?;
+        }
+    }
+    Ok(())
+}

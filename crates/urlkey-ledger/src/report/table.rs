@@ -1,0 +1,285 @@
+//! The report as aligned text, for people.
+
+use std::io::Write;
+
+use super::review::LISTED;
+use super::{
+    policy_text, sample_sentence, summary_text, Change, Comparison, Measures, Report,
+    ReportOptions, CAVEAT,
+};
+use crate::error::Result;
+
+pub(super) fn write_table(
+    opts: &ReportOptions,
+    report: &Report,
+    out: &mut dyn Write,
+) -> Result<()> {
+    writeln!(
+        out,
+        "Citation audit ledger report (normalization policy: {})",
+        policy_text(report.policy())
+    )?;
+    if let Some(f) = super::filter_sentence(opts) {
+        writeln!(out, "{f}")?;
+    }
+    match report {
+        Report::Groups(c) => {
+            for g in &c.groups {
+                writeln!(out)?;
+                if !opts.by.is_empty() {
+                    writeln!(out, "== {}", g.heading())?;
+                }
+                table_measures(&g.measures, out)?;
+            }
+        }
+        Report::Compare(_, c) => table_compare(c, out)?,
+    }
+    writeln!(out)?;
+    writeln!(out, "{CAVEAT}")?;
+    Ok(())
+}
+
+/// The review figures (source roles, claim support, merges, splits), when people decided
+/// something or a merge waits for them.
+fn table_review(m: &Measures, out: &mut dyn Write) -> Result<()> {
+    let r = &m.review;
+    if !m.review.has_any() {
+        return Ok(());
+    }
+    let list = |map: &std::collections::BTreeMap<String, u64>| {
+        map.iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    writeln!(
+        out,
+        "  reviews (of the {} valid observations): source role: {}; claim support: {}",
+        m.valid_observations,
+        list(&r.observations_by_source_role),
+        list(&r.claim_support)
+    )?;
+    writeln!(
+        out,
+        "  merges to review: {} (listed below; all policies: `urlkey ledger merges`); keys split by a person: {}; \
+         unique URL keys with splits applied: {}",
+        r.merges_to_review, r.split_keys, r.unique_keys_with_splits
+    )?;
+    Ok(())
+}
+
+fn table_measures(m: &Measures, out: &mut dyn Write) -> Result<()> {
+    writeln!(out, "Sample: {}", sample_sentence(m))?;
+    let unique_pub = format!("unique {}", m.publisher_unit.noun());
+    let rows = [
+        ("observations (invalid URLs included)", m.observations),
+        ("valid observations (URL has a key)", m.valid_observations),
+        (
+            "invalid observations (kept, with error code)",
+            m.invalid_observations,
+        ),
+        ("unique URL keys", m.unique_keys),
+        (unique_pub.as_str(), m.unique_publishers),
+    ];
+    for (label, n) in rows {
+        writeln!(out, "  {label:<46} {n:>8}")?;
+    }
+    if m.top_publishers.is_empty() {
+        writeln!(out, "  top publishers: none (no valid observations)")?;
+    } else {
+        writeln!(
+            out,
+            "  top publishers (share = publisher's valid observations / all {} valid \
+             observations):",
+            m.valid_observations
+        )?;
+        let head = m.publisher_unit.header();
+        let width = m
+            .top_publishers
+            .iter()
+            .map(|t| t.name().chars().count())
+            .max()
+            .unwrap_or(8)
+            .max(head.len());
+        writeln!(out, "    {head:<width$}  {:>12}  share", "observations")?;
+        for t in &m.top_publishers {
+            let hosts = if t.hostnames.is_empty() {
+                String::new()
+            } else {
+                format!("  [{}]", t.hostnames.join(", "))
+            };
+            writeln!(
+                out,
+                "    {:<width$}  {:>12}  {:.4} ({}/{}){hosts}",
+                t.name(),
+                t.observations,
+                t.share,
+                t.observations,
+                m.valid_observations
+            )?;
+        }
+    }
+    let c = &m.concentration;
+    writeln!(
+        out,
+        "  concentration over {} publishers (shares of the {} valid observations): top1 \
+         {:.4}, top5 {:.4}, HHI {:.4}",
+        c.publishers, c.valid_observations, c.top1_share, c.top5_share, c.hhi
+    )?;
+    table_review(m, out)?;
+    if !m.top_keys.is_empty() {
+        writeln!(
+            out,
+            "  top URL keys (share = key's valid observations / all {} valid observations; \
+             spellings = distinct observed URLs):",
+            m.valid_observations
+        )?;
+        for k in &m.top_keys {
+            writeln!(
+                out,
+                "    {}  {} obs  {:.4} ({}/{})  spellings: {}  first {}  last {}",
+                k.key,
+                k.observations,
+                k.share,
+                k.observations,
+                m.valid_observations,
+                k.spellings,
+                k.first_seen,
+                k.last_seen
+            )?;
+        }
+    }
+    // After the top keys, so the keys with splits applied read as their recount.
+    review_lists(m, out)?;
+    if !m.overlap.is_empty() {
+        writeln!(
+            out,
+            "  overlap between answer systems (Jaccard = cited by both / cited by either):"
+        )?;
+        for o in &m.overlap {
+            writeln!(
+                out,
+                "    {} ({} valid obs) ~ {} ({} valid obs): publishers {} of {} = {:.4} \
+                 ({} and {}); keys {} of {} = {:.4} ({} and {})",
+                o.a,
+                o.a_valid_observations,
+                o.b,
+                o.b_valid_observations,
+                o.publishers.both,
+                o.publishers.either,
+                o.publishers.jaccard,
+                o.publishers.in_a,
+                o.publishers.in_b,
+                o.keys.both,
+                o.keys.either,
+                o.keys.jaccard,
+                o.keys.in_a,
+                o.keys.in_b
+            )?;
+            if let Some(k) = &o.keys_with_splits {
+                writeln!(
+                    out,
+                    "      with split decisions applied: keys {} of {} = {:.4} ({} and {})",
+                    k.both, k.either, k.jaccard, k.in_a, k.in_b
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn table_compare(c: &Comparison, out: &mut dyn Write) -> Result<()> {
+    for (label, s) in [("A", &c.a), ("B", &c.b)] {
+        writeln!(out)?;
+        writeln!(out, "== {label}: {}", s.label())?;
+        table_measures(&s.measures, out)?;
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "== Change from A ({}, {} valid observations) to B ({}, {} valid observations)",
+        c.a.name(),
+        c.a.measures.valid_observations,
+        c.b.name(),
+        c.b.measures.valid_observations
+    )?;
+    writeln!(
+        out,
+        "  {}",
+        summary_text("publishers", &c.publishers_summary)
+    )?;
+    writeln!(out, "  {}", summary_text("URL keys", &c.keys_summary))?;
+    for (what, rows) in [("publisher", &c.publishers), ("URL key", &c.keys)] {
+        writeln!(
+            out,
+            "  per {what} (valid observations in A and B, shares of each side's valid \
+             observations):"
+        )?;
+        for r in rows {
+            writeln!(out, "    {}", change_line(c, r))?;
+        }
+    }
+    Ok(())
+}
+
+fn change_line(c: &Comparison, r: &Change) -> String {
+    format!(
+        "{}  A {} ({:.4} = {}/{})  B {} ({:.4} = {}/{})  change {:+} ({:+.4})  {}",
+        r.name,
+        r.a,
+        r.a_share,
+        r.a,
+        c.a.measures.valid_observations,
+        r.b,
+        r.b_share,
+        r.b,
+        c.b.measures.valid_observations,
+        r.change,
+        r.share_change,
+        r.status
+    )
+}
+
+/// The lists of merges to review and of the top keys with splits applied.
+fn review_lists(m: &Measures, out: &mut dyn Write) -> Result<()> {
+    let r = &m.review;
+    if !r.merges_to_review_list.is_empty() {
+        writeln!(
+            out,
+            "  merges to review (most observations first; observations and variants of this sample):"
+        )?;
+        for t in r.merges_to_review_list.iter().take(LISTED) {
+            writeln!(
+                out,
+                "    {}  observations {}  variants {} ({})  risky rules {}  content check {}",
+                t.key,
+                t.observations,
+                t.variants,
+                t.spellings_text(),
+                t.risky_rules.join(", "),
+                t.content_check
+            )?;
+        }
+        if let Some(more) = m.review.more_line() {
+            writeln!(out, "    {more}")?;
+        }
+    }
+    if !r.top_keys_with_splits.is_empty() {
+        writeln!(
+            out,
+            "  top URL keys with splits applied (shares of the {} valid observations):",
+            m.valid_observations
+        )?;
+        for k in &r.top_keys_with_splits {
+            writeln!(
+                out,
+                "    {}  {}  {:.4}{}",
+                k.key,
+                k.observations,
+                k.share,
+                k.split_note()
+            )?;
+        }
+    }
+    Ok(())
+}
