@@ -17,7 +17,7 @@ use crate::review::{self, Decision, ListFormat};
 use crate::verify::{self, FetchConfig, NetworkScope, VerifyOptions};
 
 /// The policy `ingest` keys with when none is named.
-pub const DEFAULT_POLICY: &str = "citation@1";
+pub const DEFAULT_POLICY: &str = urlkey::policy::defaults::LEDGER;
 
 /// A ledger command.
 #[derive(Debug, Clone)]
