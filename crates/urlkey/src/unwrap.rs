@@ -10,7 +10,10 @@
 //! LinkedIn) say so in `note` with an empty `source`.
 
 use crate::query::{parse_form, raw_params};
-use crate::tracking2::{on_site, READ};
+use crate::tracking::on_site;
+
+/// The date the redirect wrappers' pages were read ([`WRAPPERS`]).
+pub const READ: &str = "2026-12-01";
 
 /// How many wrappers inside each other are unwrapped. A link wrapped more deeply is kept
 /// as written (fact `redirect-wrapper-kept`), so that cleaning the result again changes

@@ -2,8 +2,8 @@
 //! (issue 18): every entry removed in its scope, kept out of it and in each of its
 //! exceptions; every wrapper unwrapped, nested wrappers, targets that are not http(s).
 
+use urlkey::tracking::registry2::{Exception, Scope, REGISTRY_2};
 use urlkey::tracking::MatchKind;
-use urlkey::tracking2::{Exception, Scope, REGISTRY_2};
 use urlkey::unwrap::{PathMatch, MAX_DEPTH, WRAPPERS};
 use urlkey::{Fact, Outcome, PolicySet};
 

@@ -7,8 +7,8 @@ use crate::outcome::Component;
 use crate::psl::PublicSuffixList;
 use crate::query::{hex, raw_params, RawParam};
 use crate::scratch;
+use crate::tracking::Place;
 use crate::tracking::TrackingSet;
-use crate::tracking2::Place;
 use crate::unwrap::{target_of, Found, MAX_DEPTH};
 use crate::web::{HostKind, WebUrl};
 
