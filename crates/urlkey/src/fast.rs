@@ -1,4 +1,4 @@
-//! The verified fast path (issue 19, target 3): plain printable-ASCII `http(s)` URLs whose
+//! The verified fast path: plain printable-ASCII `http(s)` URLs whose
 //! WHATWG serialization can be written without running the parser's state machine.
 //!
 //! [`FastUrl::parse`] accepts only text for which every step of the basic URL parser
@@ -8,7 +8,8 @@
 //! What it accepts, it must serialize exactly as ada does: [`FastUrl::pieces`] equals
 //! [`crate::WebUrl::pieces`] field for field. `tests/fast_path.rs` checks that on the
 //! corpus, every WPT input, the golden and hostile inputs and generated near-misses, and
-//! `fuzz/fuzz_targets/fast_path.rs` on arbitrary bytes.
+//! `fuzz/fuzz_targets/fast_path.rs` on arbitrary bytes (its oracle, `check_fast_path` in
+//! `fuzz/src/lib.rs`).
 
 use std::borrow::Cow;
 

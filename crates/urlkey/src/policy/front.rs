@@ -109,7 +109,8 @@ pub(crate) fn unsupported_scheme(code: ErrorCode, scheme: &str, quiet: bool) -> 
 /// Any white space left (JavaScript's `\s`, and U+0085 as before) is
 /// `mapper.whitespace`; any control character (C0, DEL, C1: Unicode `Cc`) is
 /// `mapper.control-character`, so `\0/clipart.html` is refused rather than read as the
-/// path `/clipart.html` (issue 13, item 7).
+/// path `/clipart.html` (a control character is not white space, so the tool's trim
+/// leaves it for this check).
 pub fn mapper_precheck(
     text: &str,
     at: usize,
@@ -202,8 +203,9 @@ pub fn parts_from_url<'u>(
 /// Seed 002's component split (`document@1`). Not the WHATWG parser: everything the
 /// rules below do not name stays byte for byte.
 ///
-/// `text` is the input as given: nothing is trimmed (issue 13, item 4), so white space or a
-/// control character at either end is refused like one inside.
+/// `text` is the input as given: nothing is trimmed (seed 002: "no whitespace/control
+/// characters", wherever they are), so white space or a control character at either end
+/// is refused like one inside.
 pub fn document_parts(text: &str, quiet: bool) -> Result<Parts<'_>, KeyError> {
     let unusual = first_unusual_byte(text.as_bytes());
     if let Some(i) = unusual {
@@ -284,7 +286,7 @@ pub fn document_parts(text: &str, quiet: bool) -> Result<Parts<'_>, KeyError> {
         }
         // "a port that Python can parse in range" (seed 002): `urlsplit(...).port` takes
         // any run of ASCII digits (`isdigit() and isascii()`, then `int()`), so
-        // `:000080` is the port 80 (issue 13, item 4). `u32` parsing skips leading zeros
+        // `:000080` is the port 80. `u32` parsing skips leading zeros
         // without overflow; a value past 65535 fails either way.
         Some(p)
             if p.bytes().all(|b| b.is_ascii_digit())
