@@ -106,7 +106,7 @@ pub(crate) fn unsupported_scheme(code: ErrorCode, scheme: &str, quiet: bool) -> 
 /// byte offset in the input, so that a message names the byte of the input as given.
 /// Returns the base to parse against (the placeholder for path-only input).
 ///
-/// Any white space left (JavaScript's `\s`, and U+0085 as before) is
+/// Any white space left (JavaScript's `\s`, and U+0085, Unicode white space) is
 /// `mapper.whitespace`; any control character (C0, DEL, C1: Unicode `Cc`) is
 /// `mapper.control-character`, so `\0/clipart.html` is refused rather than read as the
 /// path `/clipart.html` (a control character is not white space, so the tool's trim
@@ -129,7 +129,8 @@ pub fn mapper_precheck(
     };
     if let Some((i, c)) = found {
         let i = at + i;
-        // U+0085 is both: white space, as it was reported before.
+        // U+0085 is both white space and a control: it keeps `mapper.whitespace`, the code
+        // released `mapper@1` output gives it (a released policy's output never changes).
         if white(c) {
             return Err(refuse(ErrorCode::MapperWhitespace, quiet, || {
                 format!("white space {c:?} at byte {i} inside the URL")
