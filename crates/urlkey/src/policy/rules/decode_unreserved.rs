@@ -54,8 +54,8 @@ fn is_unreserved(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
 }
 
-/// `decode-unreserved` (docs/policies.md#webkey1--comparison-key-v1-seed-001, rule 6): unreserved escapes decoded, other escapes' hex
-/// uppercased.
+/// The path with unreserved escapes decoded and other escapes' hex uppercased, or `None`
+/// when that changes nothing.
 fn decode_unreserved(path: &str) -> Option<String> {
     let b = path.as_bytes();
     let mut changed = false;

@@ -1,6 +1,6 @@
 //! `drop-empty-query`: a query that is empty (`?` alone) disappears. Risky: the URL
 //! Standard keeps `?` (an empty query is not a null one,
-//! https://url.spec.whatwg.org/#concept-url-query), and a server sees both forms.
+//! <https://url.spec.whatwg.org/#concept-url-query>), and a server sees both forms.
 
 use crate::policy::parts::{Log, Parts};
 use crate::psl::PublicSuffixList;

@@ -1,5 +1,5 @@
 //! `drop-opaque-query`: a URL with a non-empty opaque path
-//! (https://url.spec.whatwg.org/#url-opaque-path) loses its query
+//! (<https://url.spec.whatwg.org/#url-opaque-path>) loses its query
 //! (`mailto:a@b.example?subject=x` -> `mailto:a@b.example`); an empty opaque path keeps it
 //! (`magnet:?xt=...`). Risky: the query may be what the URL is about.
 

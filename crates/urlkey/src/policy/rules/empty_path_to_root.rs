@@ -1,6 +1,6 @@
 //! `empty-path-to-root`: an empty path becomes `/` (not an opaque path, nor path-only
 //! input). Lossless: the URL Standard's parser gives a special URL's empty path one empty
-//! segment, serialized as `/` (https://url.spec.whatwg.org/#path-start-state);
+//! segment, serialized as `/` (<https://url.spec.whatwg.org/#path-start-state>);
 //! `document@1`, which does not run that parser, runs this rule.
 
 use std::borrow::Cow;

@@ -1,5 +1,5 @@
 //! `lowercase-host`: an ASCII host in lowercase, without IDNA. Lossless: the URL
-//! Standard's host parser lowercases a domain (https://url.spec.whatwg.org/#concept-host-parser,
+//! Standard's host parser lowercases a domain (<https://url.spec.whatwg.org/#concept-host-parser>,
 //! through domain to ASCII); `document@1`, which does not run that parser, runs this rule.
 
 use std::borrow::Cow;

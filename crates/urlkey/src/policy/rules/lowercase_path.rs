@@ -2,7 +2,7 @@
 //! digits of `%XX` escapes (which `decode-unreserved` uppercases); an opaque path is
 //! lowercased whole (the `webkey@1` seed document, rules 6 and 7:
 //! docs/policies.md#webkey1--comparison-key-v1-seed-001). Risky: paths are case-sensitive
-//! (https://url.spec.whatwg.org/#concept-url-path keeps them as written) and many servers
+//! (<https://url.spec.whatwg.org/#concept-url-path> keeps them as written) and many servers
 //! answer `/A` and `/a` differently.
 
 use std::borrow::Cow;

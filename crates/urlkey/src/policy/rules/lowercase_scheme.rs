@@ -1,5 +1,5 @@
 //! `lowercase-scheme`: the scheme in ASCII lowercase. Lossless: the URL Standard's parser
-//! already lowercases it (https://url.spec.whatwg.org/#scheme-state); `document@1`, which
+//! already lowercases it (<https://url.spec.whatwg.org/#scheme-state>); `document@1`, which
 //! does not run that parser, runs this rule.
 
 use std::borrow::Cow;

@@ -3,11 +3,11 @@
 //! that name.
 //!
 //! A rule lives in one file, `policy/rules/<name>.rs`: its type (the payload of its
-//! [`Rule`] arm, whose serde form is its policy-file form), its docs, and its [`Step`]
-//! (name, risk class, needs, `may_apply`, `apply`). Adding one is that file, its `mod` line
-//! and its arm in [`Rule`] below, and its row in docs/policies.md: the catalogue macro
-//! writes every `match` over the arms, and [`Rule::names`] reads the names from serde, so
-//! no list of rule names is kept anywhere else.
+//! [`Rule`] arm, whose serde form is its policy-file form), its docs, and its `Step`
+//! (`step.rs`: name, risk class, needs, `may_apply`, `apply`). Adding one is that file,
+//! its `mod` line and its arm in [`Rule`] below, and its row in docs/policies.md: the
+//! catalogue macro writes every `match` over the arms, and [`Rule::names`] reads the names
+//! from serde, so no list of rule names is kept anywhere else.
 
 mod edit;
 pub(crate) mod need;

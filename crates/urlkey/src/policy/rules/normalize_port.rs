@@ -1,7 +1,7 @@
 //! `normalize-port`: the port as its decimal value, the scheme's default (http and ws 80,
 //! https and wss 443, ftp 21) removed. Lossless: the URL Standard's parser does the same
-//! (https://url.spec.whatwg.org/#port-state, with the special schemes' default ports of
-//! https://url.spec.whatwg.org/#default-port); `document@1`, which does not run that parser,
+//! (<https://url.spec.whatwg.org/#port-state>, with the special schemes' default ports of
+//! <https://url.spec.whatwg.org/#default-port>); `document@1`, which does not run that parser,
 //! runs this rule.
 
 use std::borrow::Cow;

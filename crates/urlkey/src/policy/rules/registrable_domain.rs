@@ -1,5 +1,5 @@
 //! `registrable-domain`: a domain host becomes its registrable domain (public suffix plus
-//! one label, from the Public Suffix List; https://url.spec.whatwg.org/#host-registrable-domain).
+//! one label, from the Public Suffix List; <https://url.spec.whatwg.org/#host-registrable-domain>).
 //! IP addresses, opaque hosts, public suffixes themselves, single labels and names with
 //! empty labels are kept whole. Risky: `a.example.com` and `example.com` are two sites.
 
