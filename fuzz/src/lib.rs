@@ -4,9 +4,10 @@
 
 use std::sync::OnceLock;
 
+use urlkey::fast::{non_web_scheme_that_parses, FastUrl};
 use urlkey::offsets::{ComponentSpan, Offsets};
 use urlkey::policy::{builtin_variants, FrontEnd, KeyForm, PLACEHOLDER_BASE};
-use urlkey::{Fact, Outcome, Policy, PolicySet};
+use urlkey::{Fact, Outcome, Policy, PolicySet, WebUrl};
 
 /// The text a target runs on: the bytes as they are when they are UTF-8, else lossily
 /// decoded (U+FFFD for each invalid sequence), as a reader of the input would see them.
@@ -234,12 +235,67 @@ pub fn check_offsets(input: &str, o: &Offsets) {
     }
 }
 
-/// The fast parse and the early refusal against ada (`fuzz_targets/fast_path.rs`): the
-/// checks live in the library, [`urlkey::fast::check_against_ada`], so that
-/// `crates/urlkey/tests/fast_path.rs` replays the committed corpus
-/// (`fuzz/replay/fast_path/`) with the very same assertions in `cargo test`.
+/// The fast parse and the early refusal against ada (`fuzz_targets/fast_path.rs`), on
+/// `data` (lossily decoded, as a reader would) and on it as the path of a plain URL:
+/// whenever [`FastUrl::parse`] accepts a text, ada parses it to the same components (href
+/// included); whenever [`non_web_scheme_that_parses`] takes a text, ada parses it to a URL
+/// with that scheme, lowercased; and every builtin that takes the fast path or refuses the
+/// text before parsing gives the same outcome, lean key, code and signature as with both
+/// turned off. Panics, with the input, on the first difference.
+/// `crates/urlkey/tests/fast_path.rs` (`fuzz_corpus_replays_clean`) replays the committed
+/// corpus (`fuzz/replay/fast_path/`) with the same comparisons in `cargo test`.
 pub fn check_fast_path(data: &[u8]) {
-    urlkey::fast::check_against_ada(data);
+    static POLICIES: OnceLock<Vec<(Policy, Policy)>> = OnceLock::new();
+    let policies = POLICIES.get_or_init(|| {
+        let set = PolicySet::builtin();
+        builtin_variants()
+            .iter()
+            .filter_map(|id| set.get(id).ok())
+            .map(|p| {
+                let slow = p.without_fast_path();
+                (p, slow)
+            })
+            .collect()
+    });
+    let text = String::from_utf8_lossy(data);
+    let prefixed = format!("https://a.example/{text}");
+    for x in [&*text, prefixed.as_str()] {
+        if let Some(fast) = FastUrl::parse(x) {
+            match WebUrl::parse(x, None) {
+                Ok(u) => assert_eq!(fast.pieces(), u.pieces(), "{x:?}: fast parse != ada"),
+                Err(e) => panic!("{x:?}: the fast parse accepts, ada fails with {}", e.code),
+            }
+        }
+        if let Some(s) = non_web_scheme_that_parses(x) {
+            match WebUrl::parse(x, None) {
+                Ok(u) => assert_eq!(
+                    (u.is_web(), u.scheme()),
+                    (false, s.to_ascii_lowercase().as_str()),
+                    "{x:?}: refused early as {s:?}"
+                ),
+                Err(e) => panic!("{x:?}: refused early as {s:?}, ada fails with {}", e.code),
+            }
+        }
+        for (p, slow) in policies {
+            if !p.takes_fast_path(x) && !p.refuses_early(x) {
+                continue;
+            }
+            let id = p.id();
+            assert_eq!(p.key(x), slow.key(x), "{id}: {x:?}: outcome differs");
+            let (mut a, mut b, mut sa, mut sb) =
+                (String::new(), String::new(), String::new(), String::new());
+            assert_eq!(
+                (p.key_into(x, &mut a), &a),
+                (slow.key_into(x, &mut b), &b),
+                "{id}: {x:?}: key_into differs"
+            );
+            assert_eq!(
+                (p.key_signature_into(x, &mut a, &mut sa), &a, &sa),
+                (slow.key_signature_into(x, &mut b, &mut sb), &b, &sb),
+                "{id}: {x:?}: key_signature_into differs"
+            );
+        }
+    }
 }
 
 /// A directory for the files a target writes per input, in memory (`/dev/shm`) when the

@@ -13,6 +13,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use urlkey::policy::rules::{RemoveTrackingParameters, SortQuery};
 use urlkey::policy::{Log, Parts, Rule, SortOrder, BUILTIN_IDS};
 use urlkey::{HostKind, Outcome, PolicySet, PublicSuffixList, WebUrl};
 use urlkey_batch::map::{fingerprint, Grouping};
@@ -112,7 +113,7 @@ fn query_sort(c: &mut Criterion) {
         ("sort-name-value", SortOrder::NameValue),
         ("sort-ordinal", SortOrder::Ordinal),
     ] {
-        let rule = Rule::SortQuery(order);
+        let rule = Rule::SortQuery(SortQuery { order });
         g.bench_function(name, |b| {
             b.iter(|| {
                 let mut n = 0usize;
@@ -126,7 +127,9 @@ fn query_sort(c: &mut Criterion) {
             })
         });
     }
-    let rule = Rule::RemoveTrackingParameters(urlkey::TrackingSet::registry_v1());
+    let rule = Rule::RemoveTrackingParameters(RemoveTrackingParameters(
+        urlkey::TrackingSet::registry_v1(),
+    ));
     g.bench_function("remove-tracking", |b| {
         b.iter(|| {
             let mut n = 0usize;

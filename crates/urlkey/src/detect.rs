@@ -12,8 +12,8 @@
 //! - `://` may appear anywhere (the seed's "has"), and `www.` is matched ignoring ASCII
 //!   case; nothing else is checked for those two.
 //! - The host (the text up to the first `:`, `/`, `?` or `#`) is read as the URL
-//!   Standard's host parser reads it (issue 13, item 2): a host that is not ASCII goes
-//!   through UTS #46 first, with the Standard's settings
+//!   Standard's host parser reads it, so that the answer agrees with the parser's: a host
+//!   that is not ASCII goes through UTS #46 first, with the Standard's settings
 //!   (<https://url.spec.whatwg.org/#concept-domain-to-ascii>, as `idna` implements it), so
 //!   full-width letters are mapped (`ｅｘａｍｐｌｅ．ｃｏｍ`), the dots UTS #46 maps to
 //!   U+002E separate labels (`example。com`, U+3002, U+FF0E, U+FF61), and Unicode labels

@@ -1,4 +1,4 @@
-//! The verified fast path (issue 19, target 3): plain printable-ASCII `http(s)` URLs whose
+//! The verified fast path: plain printable-ASCII `http(s)` URLs whose
 //! WHATWG serialization can be written without running the parser's state machine.
 //!
 //! [`FastUrl::parse`] accepts only text for which every step of the basic URL parser
@@ -8,7 +8,8 @@
 //! What it accepts, it must serialize exactly as ada does: [`FastUrl::pieces`] equals
 //! [`crate::WebUrl::pieces`] field for field. `tests/fast_path.rs` checks that on the
 //! corpus, every WPT input, the golden and hostile inputs and generated near-misses, and
-//! `fuzz/fuzz_targets/fast_path.rs` on arbitrary bytes.
+//! `fuzz/fuzz_targets/fast_path.rs` on arbitrary bytes (its oracle, `check_fast_path` in
+//! `fuzz/src/lib.rs`).
 
 use std::borrow::Cow;
 
@@ -468,70 +469,6 @@ fn plain_path(path: &[u8]) -> bool {
         .iter()
         .enumerate()
         .all(|(j, &c)| !matches!(c, b'.' | b'%') || plain_at(at + j))
-}
-
-/// The checks of the fuzz target `fuzz/fuzz_targets/fast_path.rs` and of the replay of its
-/// corpus in `tests/fast_path.rs`, on `data` (lossily decoded, as a reader would) and on
-/// it as the path of a plain URL: whenever [`FastUrl::parse`] accepts a text, ada parses
-/// it to the same components (href included); whenever [`non_web_scheme_that_parses`]
-/// takes a text, ada parses it to a URL with that scheme, lowercased; and every builtin
-/// that takes the fast path or refuses the text before parsing gives the same outcome,
-/// lean key, code and signature as with both turned off. Panics, with the input, on the
-/// first difference.
-#[doc(hidden)]
-pub fn check_against_ada(data: &[u8]) {
-    use std::sync::OnceLock;
-    static POLICIES: OnceLock<Vec<(crate::Policy, crate::Policy)>> = OnceLock::new();
-    let policies = POLICIES.get_or_init(|| {
-        let set = crate::PolicySet::builtin();
-        crate::policy::builtin_variants()
-            .iter()
-            .filter_map(|id| set.get(id).ok())
-            .map(|p| {
-                let slow = p.without_fast_path();
-                (p, slow)
-            })
-            .collect()
-    });
-    let text = String::from_utf8_lossy(data);
-    let prefixed = format!("https://a.example/{text}");
-    for x in [&*text, prefixed.as_str()] {
-        if let Some(fast) = FastUrl::parse(x) {
-            match crate::WebUrl::parse(x, None) {
-                Ok(u) => assert_eq!(fast.pieces(), u.pieces(), "{x:?}: fast parse != ada"),
-                Err(e) => panic!("{x:?}: the fast parse accepts, ada fails with {}", e.code),
-            }
-        }
-        if let Some(s) = non_web_scheme_that_parses(x) {
-            match crate::WebUrl::parse(x, None) {
-                Ok(u) => assert_eq!(
-                    (u.is_web(), u.scheme()),
-                    (false, s.to_ascii_lowercase().as_str()),
-                    "{x:?}: refused early as {s:?}"
-                ),
-                Err(e) => panic!("{x:?}: refused early as {s:?}, ada fails with {}", e.code),
-            }
-        }
-        for (p, slow) in policies {
-            if !p.takes_fast_path(x) && !p.refuses_early(x) {
-                continue;
-            }
-            let id = p.id();
-            assert_eq!(p.key(x), slow.key(x), "{id}: {x:?}: outcome differs");
-            let (mut a, mut b, mut sa, mut sb) =
-                (String::new(), String::new(), String::new(), String::new());
-            assert_eq!(
-                (p.key_into(x, &mut a), &a),
-                (slow.key_into(x, &mut b), &b),
-                "{id}: {x:?}: key_into differs"
-            );
-            assert_eq!(
-                (p.key_signature_into(x, &mut a, &mut sa), &a, &sa),
-                (slow.key_signature_into(x, &mut b, &mut sb), &b, &sb),
-                "{id}: {x:?}: key_signature_into differs"
-            );
-        }
-    }
 }
 
 #[cfg(test)]

@@ -45,7 +45,7 @@ pub struct Inspection {
     pub offsets: Offsets,
     /// The query as form-decoded pairs, in order; `None` (JSON `null`) when the text is not
     /// a well-formed URL, since seed 002's `query_pairs` "inspects a well-formed URL" and an
-    /// empty list would read as "no parameters" (issue 13, item 5).
+    /// empty list would read as "no parameters".
     pub query_pairs: Option<Vec<(String, String)>>,
     /// The host's registrable domain (Public Suffix List).
     pub registrable_domain: Option<String>,
@@ -61,7 +61,7 @@ pub struct Inspection {
     pub key: Option<String>,
     /// Why the policy asked for gives no key (code and message), `None` when it gives one:
     /// `valid` and `error` describe the parse with `https://` assumed, which another
-    /// policy may refuse (issue 13, item 5).
+    /// policy may refuse.
     pub key_error: Option<KeyError>,
     /// Its transformations.
     pub transformations: Vec<Transformation>,

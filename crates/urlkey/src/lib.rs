@@ -52,7 +52,6 @@ pub mod risk;
 mod scratch;
 pub mod text;
 pub mod tracking;
-pub mod tracking2;
 pub mod unwrap;
 pub mod web;
 

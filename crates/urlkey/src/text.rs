@@ -1,7 +1,8 @@
 //! Input text helpers shared by every front end: trimming and scheme detection.
 
 /// Strips leading and trailing C0 controls and spaces (U+0000 to U+0020), as the URL
-/// Standard's basic URL parser does first. Returns the trimmed text and its byte offset
+/// Standard's basic URL parser does first
+/// (<https://url.spec.whatwg.org/#concept-basic-url-parser>, step 1). Returns the trimmed text and its byte offset
 /// in `input`.
 pub fn trim_c0_space(input: &str) -> (&str, usize) {
     let bytes = input.as_bytes();
@@ -126,7 +127,7 @@ pub const SLASHLESS_SCHEMES: [&str; 13] = [
     "blob",
 ];
 
-/// The URL Standard's special schemes.
+/// The URL Standard's special schemes (<https://url.spec.whatwg.org/#special-scheme>).
 pub const SPECIAL_SCHEMES: [&str; 6] = ["http", "https", "ws", "wss", "ftp", "file"];
 
 /// The scheme at the start of `text` (URL Standard scheme state: an ASCII letter, then
@@ -172,7 +173,8 @@ pub fn written_scheme(text: &str) -> Option<&str> {
     }
 }
 
-/// True for the URL Standard's special schemes (ASCII case-insensitive). Dispatches on the
+/// True for the URL Standard's special schemes
+/// (<https://url.spec.whatwg.org/#special-scheme>), ASCII case-insensitive. Dispatches on the
 /// length first: this runs once per URL.
 pub fn is_special_scheme(scheme: &str) -> bool {
     let is = |s: &str| scheme.eq_ignore_ascii_case(s);

@@ -1,16 +1,19 @@
-//! Redirect wrappers (issue 18): links that a platform rewrites to pass through its own
+//! Redirect wrappers: links that a platform rewrites to pass through its own
 //! page first (`l.facebook.com/l.php?u=…`, Outlook Safe Links, `google.com/url?q=…`).
 //! The target is in the wrapper's own query, so unwrapping is reading text: nothing is
 //! ever fetched. A shortener (`t.co`, `bit.ly`) hides its target on a server and is not
 //! a wrapper.
 //!
-//! The `unwrap-redirect` rule (`policy/rules.rs`) uses [`WRAPPERS`] and [`target_of`].
+//! The `unwrap-redirect` rule (`policy/rules/unwrap_redirect.rs`) uses [`WRAPPERS`] and [`target_of`].
 //! A wrapper whose platform documents it carries that page as `source`; the ones no
 //! platform page describes (Google's `/url`, YouTube's `/redirect`, VK, Reddit,
 //! LinkedIn) say so in `note` with an empty `source`.
 
 use crate::query::{parse_form, raw_params};
-use crate::tracking2::{on_site, READ};
+use crate::tracking::on_site;
+
+/// The date the redirect wrappers' pages were read ([`WRAPPERS`]).
+pub const READ: &str = "2026-12-01";
 
 /// How many wrappers inside each other are unwrapped. A link wrapped more deeply is kept
 /// as written (fact `redirect-wrapper-kept`), so that cleaning the result again changes

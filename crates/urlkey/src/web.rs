@@ -10,7 +10,7 @@ use crate::text;
 /// the quadratic parts of Punycode and normalization out of reach).
 pub const MAX_NON_ASCII_HOST_UTF16: usize = 4096;
 
-/// What kind of host a parsed URL has.
+/// What kind of host a parsed URL has (<https://url.spec.whatwg.org/#concept-host>).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum HostKind {
@@ -18,11 +18,14 @@ pub enum HostKind {
     None,
     /// The empty host (`file:///x`).
     Empty,
-    /// A domain (special schemes), after IDNA.
+    /// A domain (special schemes), after IDNA
+    /// (<https://url.spec.whatwg.org/#concept-domain-to-ascii>).
     Domain,
-    /// An IPv4 address, serialized dotted-decimal.
+    /// An IPv4 address, serialized dotted-decimal
+    /// (<https://url.spec.whatwg.org/#concept-ipv4-serializer>).
     Ipv4,
-    /// An IPv6 address, serialized in brackets.
+    /// An IPv6 address, serialized in brackets
+    /// (<https://url.spec.whatwg.org/#concept-ipv6-serializer>).
     Ipv6,
     /// An opaque host (non-special schemes).
     Opaque,
@@ -276,7 +279,8 @@ impl WebUrl {
 /// Seed 001 hardening: a non-ASCII host over 4096 UTF-16 units fails with
 /// `web.invalid-host` before the parser runs IDNA on it.
 ///
-/// The host measured is the one that goes into UTS #46 (issue 13, item 3): after the
+/// The host measured is the one that goes into UTS #46, so that two spellings of one host
+/// are limited alike: after the
 /// Standard's removal of every ASCII tab and newline
 /// (<https://url.spec.whatwg.org/#concept-basic-url-parser>, step 3) and, for a special
 /// scheme's domain, after percent-decoding and UTF-8 decoding

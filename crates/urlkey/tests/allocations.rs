@@ -1,4 +1,5 @@
-//! Allocations on the lean key path (issue 19, target 6: none per URL on the fast path).
+//! Allocations on the lean key path: none per URL on the fast path (the key path takes its
+//! buffers from `urlkey::scratch`'s per-thread spares).
 //!
 //! A counting global allocator counts the calls made by this test's own thread. For every
 //! corpus line the fast parse takes (`urlkey::fast::FastUrl::parse`), `key_into` and

@@ -1,4 +1,4 @@
-//! Golden fixtures: a released policy's output never changes (issue 2, section 4).
+//! Golden fixtures: a released policy's output never changes (CONTRIBUTING.md).
 //!
 //! Every builtin policy has a file `tests/golden/<policy-id>.tsv` (plus one for the option
 //! `citation@1+keep-trailing-slash`). Each data line is `input<TAB>expected`: `expected` is
@@ -282,7 +282,7 @@ fn escapes_round_trip() {
 }
 
 /// Focused tests for the bugs found while reviewing the fixtures line by line against
-/// issue 2, and by `tests/properties.rs`. Each failed before its fix in `src/policy/`.
+/// the seed documents and docs/policies.md, and by `tests/properties.rs`. Each failed before its fix in `src/policy/`.
 mod review_fixes {
     use urlkey::PolicySet;
 
@@ -380,7 +380,7 @@ mod review_fixes {
     /// document@1, rule 1: the control characters refused are every `Cc`: U+0000-U+001F,
     /// U+007F and the C1 controls U+0080-U+009F, in any component. An earlier review read
     /// "control characters" as C0 and DEL only and accepted C1; seed 002's "no
-    /// whitespace/control characters" covers them (issue 13, item 4).
+    /// whitespace/control characters" covers them.
     #[test]
     fn document_control_characters_are_c0_del_and_c1() {
         for input in [

@@ -1,4 +1,4 @@
-//! The hostile-input catalogue (issue 8): nasty inputs, each with its documented outcome
+//! The hostile-input catalogue (`tests/hostile/catalogue.txt`): nasty inputs, each with its documented outcome
 //! under every builtin policy, checked with no panic, with the properties of
 //! `tests/properties.rs`, and within a time bound.
 //!

@@ -1,4 +1,4 @@
-//! Properties of the builtin policies (issue 2, section 9), checked on the golden inputs,
+//! Properties of the builtin policies (docs/policies.md), checked on the golden inputs,
 //! on the whole corpus `../shared/datasets/ada-url-various-datasets/**/*.txt` (read at
 //! test time; the tests fail, naming the folder, when it is missing), on generated input
 //! (proptest) and on the WPT `urltestdata.json` success cases.

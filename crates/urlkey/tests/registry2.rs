@@ -1,9 +1,9 @@
-//! Registry 2 and the redirect wrappers through `clean@1` and through a policy file
-//! (issue 18): every entry removed in its scope, kept out of it and in each of its
+//! Registry 2 and the redirect wrappers through `clean@1` and through a policy file:
+//! every entry removed in its scope, kept out of it and in each of its
 //! exceptions; every wrapper unwrapped, nested wrappers, targets that are not http(s).
 
+use urlkey::tracking::registry2::{Exception, Scope, REGISTRY_2};
 use urlkey::tracking::MatchKind;
-use urlkey::tracking2::{Exception, Scope, REGISTRY_2};
 use urlkey::unwrap::{PathMatch, MAX_DEPTH, WRAPPERS};
 use urlkey::{Fact, Outcome, PolicySet};
 

@@ -1,7 +1,7 @@
-//! Issue 13, "Seed conformance": one module per class of the independent review, each
-//! testing the class with several inputs (not only the issue's example). Every test here
-//! failed before its fix. The expected values come from the seed sentences quoted above
-//! each module (`../shared/seeds/`), and the decisions of issue 13 items 6-9.
+//! Seed conformance: one module per class of difference an independent review of the
+//! builtins against their seed documents found, each testing the class with several
+//! inputs. Every test here failed before its fix. The expected values come from the seed
+//! sentences quoted above each module (`../shared/seeds/`).
 //!
 //! [`key`] runs the outcome path (`Policy::key`) and the lean path (`Policy::key_into`,
 //! with the fused `document@1` pass) and asserts that they agree, so every case below is
@@ -63,7 +63,7 @@ fn read_lines(text: &str) -> (Vec<InputRecord>, Skipped) {
     (out, src.skipped())
 }
 
-/// Item 1. Seed 001, "Tracking parameters": the table is closed; "Names are matched
+/// Seed 001, "Tracking parameters": the table is closed; "Names are matched
 /// ignoring ASCII case, on the name as written (not percent-decoded)".
 mod webkey_tracking_set {
     use super::key;
@@ -137,7 +137,7 @@ mod webkey_tracking_set {
     }
 }
 
-/// Item 2. Seed 001, "Public Suffix List": a bare domain "whose last label is a top-level
+/// Seed 001, "Public Suffix List": a bare domain "whose last label is a top-level
 /// domain with a rule in the list's ICANN section"; the label is the one the host parser
 /// sees, after UTS #46 mapping (https://url.spec.whatwg.org/#concept-domain-to-ascii).
 mod detection_after_uts46 {
@@ -198,7 +198,7 @@ mod detection_after_uts46 {
     }
 }
 
-/// Item 3. Seed 001, "Parsing": "a host that is not ASCII and is longer than 4096 UTF-16
+/// Seed 001, "Parsing": "a host that is not ASCII and is longer than 4096 UTF-16
 /// units fails"; measured on the host that goes into UTS #46: percent-decoded
 /// (https://url.spec.whatwg.org/#concept-host-parser, step 4) and after the Standard's
 /// tab and newline removal (https://url.spec.whatwg.org/#concept-basic-url-parser, step 3).
@@ -245,7 +245,7 @@ mod host_limit_on_the_decoded_host {
     }
 }
 
-/// Item 4. Seed 002: "no whitespace/control characters or backslash, and a port that
+/// Seed 002: "no whitespace/control characters or backslash, and a port that
 /// Python can parse in range. Reject an explicit empty port."
 mod document_contract {
     use super::*;
@@ -342,7 +342,7 @@ mod document_contract {
     }
 }
 
-/// Item 5. Seed 002: "The second function [query_pairs] inspects a well-formed URL";
+/// Seed 002: "The second function [query_pairs] inspects a well-formed URL";
 /// `inspect` says at the top level when the chosen policy refuses the input.
 mod inspect_output {
     use super::*;
@@ -389,7 +389,7 @@ mod inspect_output {
     }
 }
 
-/// Item 6. Decision: empty query pieces are not parameters (mapper@1, citation@1), as the
+/// Decision: empty query pieces are not parameters (mapper@1, citation@1), as the
 /// browser's own parsing skips them (https://url.spec.whatwg.org/#urlencoded-parsing,
 /// "If bytes is the empty byte sequence, then continue").
 mod empty_query_pieces {
@@ -425,7 +425,7 @@ mod empty_query_pieces {
     }
 }
 
-/// Item 7. Seed 000, "The pipeline": "Trim each line; ignore blank lines and comments
+/// Seed 000, "The pipeline": "Trim each line; ignore blank lines and comments
 /// beginning with #. Reject whitespace and non-HTTP schemes before parsing so malformed
 /// input cannot become a plausible path." Trimmed as the browser tool's
 /// `String.prototype.trim` (https://tc39.es/ecma262/#sec-string.prototype.trim).
@@ -493,7 +493,7 @@ mod mapper_trimming {
     }
 }
 
-/// Item 8. Seed 001, "Parsing": "Input text is trimmed of white space" (Unicode white
+/// Seed 001, "Parsing": "Input text is trimmed of white space" (Unicode white
 /// space at both ends, and C0 controls as the URL Standard does).
 mod webkey_trimming {
     use super::key;
@@ -516,7 +516,7 @@ mod webkey_trimming {
     }
 }
 
-/// Item 9. Messages: a trimmed character is never reported as inside the URL; an
+/// Messages: a trimmed character is never reported as inside the URL; an
 /// assumed scheme is said.
 mod messages {
     use super::*;

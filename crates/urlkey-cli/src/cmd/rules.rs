@@ -3,10 +3,10 @@
 
 use std::io::Write;
 
-use urlkey::tracking::MatchKind;
-use urlkey::tracking2::{
-    Exception, Place, Scope, ScopedRule, Source, Verdict, LISTS, OPT_IN, REGISTRY_2,
+use urlkey::tracking::registry2::{
+    Exception, Scope, ScopedRule, Source, Verdict, LISTS, OPT_IN, REGISTRY_2,
 };
+use urlkey::tracking::{MatchKind, Place};
 use urlkey::unwrap::{target_of, Found, PathMatch, WRAPPERS};
 
 use super::info::json;
@@ -260,7 +260,7 @@ fn check(url: &str, registry: u8, format: TextFormat) -> Result<(), Failure> {
 
 fn parameter(name: &str, place: &Place<'_>, registry: u8) -> ParameterCheck {
     let entries: Vec<EntryVerdict> = if registry == 2 {
-        urlkey::tracking2::verdicts(name, place)
+        urlkey::tracking::registry2::verdicts(name, place)
             .into_iter()
             .map(|(r, v)| EntryVerdict {
                 pattern: r.pattern,

@@ -106,10 +106,11 @@ pub(crate) fn unsupported_scheme(code: ErrorCode, scheme: &str, quiet: bool) -> 
 /// byte offset in the input, so that a message names the byte of the input as given.
 /// Returns the base to parse against (the placeholder for path-only input).
 ///
-/// Any white space left (JavaScript's `\s`, and U+0085 as before) is
+/// Any white space left (JavaScript's `\s`, and U+0085, Unicode white space) is
 /// `mapper.whitespace`; any control character (C0, DEL, C1: Unicode `Cc`) is
 /// `mapper.control-character`, so `\0/clipart.html` is refused rather than read as the
-/// path `/clipart.html` (issue 13, item 7).
+/// path `/clipart.html` (a control character is not white space, so the tool's trim
+/// leaves it for this check).
 pub fn mapper_precheck(
     text: &str,
     at: usize,
@@ -128,7 +129,8 @@ pub fn mapper_precheck(
     };
     if let Some((i, c)) = found {
         let i = at + i;
-        // U+0085 is both: white space, as it was reported before.
+        // U+0085 is both white space and a control: it keeps `mapper.whitespace`, the code
+        // released `mapper@1` output gives it (a released policy's output never changes).
         if white(c) {
             return Err(refuse(ErrorCode::MapperWhitespace, quiet, || {
                 format!("white space {c:?} at byte {i} inside the URL")
@@ -202,8 +204,9 @@ pub fn parts_from_url<'u>(
 /// Seed 002's component split (`document@1`). Not the WHATWG parser: everything the
 /// rules below do not name stays byte for byte.
 ///
-/// `text` is the input as given: nothing is trimmed (issue 13, item 4), so white space or a
-/// control character at either end is refused like one inside.
+/// `text` is the input as given: nothing is trimmed (seed 002: "no whitespace/control
+/// characters", wherever they are), so white space or a control character at either end
+/// is refused like one inside.
 pub fn document_parts(text: &str, quiet: bool) -> Result<Parts<'_>, KeyError> {
     let unusual = first_unusual_byte(text.as_bytes());
     if let Some(i) = unusual {
@@ -284,7 +287,7 @@ pub fn document_parts(text: &str, quiet: bool) -> Result<Parts<'_>, KeyError> {
         }
         // "a port that Python can parse in range" (seed 002): `urlsplit(...).port` takes
         // any run of ASCII digits (`isdigit() and isascii()`, then `int()`), so
-        // `:000080` is the port 80 (issue 13, item 4). `u32` parsing skips leading zeros
+        // `:000080` is the port 80. `u32` parsing skips leading zeros
         // without overflow; a value past 65535 fails either way.
         Some(p)
             if p.bytes().all(|b| b.is_ascii_digit())

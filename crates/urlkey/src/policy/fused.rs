@@ -13,7 +13,11 @@ use crate::web::HostKind;
 
 use super::front::first_unusual_byte;
 use super::parts::{Log, Parts};
-use super::rules::{self, apply_all, Rule, SortOrder, TrailingSlash};
+use super::rules::{
+    self, apply_all, CollapseSlashes, DecodeUnreserved, DropCredentials, DropDefaultDocument,
+    DropEmptyParameters, DropEmptyQuery, DropOpaqueQuery, LowercasePath, RegistrableDomain,
+    RemoveTrailingSlash, Rule, SortOrder, SortQuery, StripRootDot, TrailingSlash,
+};
 use super::PolicyDef;
 
 /// Which fused path a definition can use.
@@ -120,18 +124,22 @@ pub(crate) fn document(text: &str, out: &mut String) -> Option<Result<(), ErrorC
 /// `webkey@1`'s key rules (those after `remove-tracking-parameters` and `remove-fragment`,
 /// which run first as the canonical rules), in its order: what [`webkey_key_rules`] does.
 const WEBKEY_KEY_RULES: [Rule; 12] = [
-    Rule::DropCredentials,
-    Rule::StripRootDot,
-    Rule::RegistrableDomain,
-    Rule::DecodeUnreserved,
-    Rule::LowercasePath,
-    Rule::CollapseSlashes,
-    Rule::DropDefaultDocument,
-    Rule::RemoveTrailingSlash(TrailingSlash::All),
-    Rule::DropEmptyParameters,
-    Rule::SortQuery(SortOrder::Ordinal),
-    Rule::DropEmptyQuery,
-    Rule::DropOpaqueQuery,
+    Rule::DropCredentials(DropCredentials),
+    Rule::StripRootDot(StripRootDot),
+    Rule::RegistrableDomain(RegistrableDomain),
+    Rule::DecodeUnreserved(DecodeUnreserved),
+    Rule::LowercasePath(LowercasePath),
+    Rule::CollapseSlashes(CollapseSlashes),
+    Rule::DropDefaultDocument(DropDefaultDocument),
+    Rule::RemoveTrailingSlash(RemoveTrailingSlash {
+        mode: TrailingSlash::All,
+    }),
+    Rule::DropEmptyParameters(DropEmptyParameters),
+    Rule::SortQuery(SortQuery {
+        order: SortOrder::Ordinal,
+    }),
+    Rule::DropEmptyQuery(DropEmptyQuery),
+    Rule::DropOpaqueQuery(DropOpaqueQuery),
 ];
 
 /// True when the key rules of `rules` (in order) are [`WEBKEY_KEY_RULES`]: if
@@ -145,19 +153,23 @@ fn webkey_key_rules_are(rules: &[Rule]) -> bool {
 
 /// The path rules of [`WEBKEY_KEY_RULES`].
 const WEBKEY_PATH_RULES: [Rule; 5] = [
-    Rule::DecodeUnreserved,
-    Rule::LowercasePath,
-    Rule::CollapseSlashes,
-    Rule::DropDefaultDocument,
-    Rule::RemoveTrailingSlash(TrailingSlash::All),
+    Rule::DecodeUnreserved(DecodeUnreserved),
+    Rule::LowercasePath(LowercasePath),
+    Rule::CollapseSlashes(CollapseSlashes),
+    Rule::DropDefaultDocument(DropDefaultDocument),
+    Rule::RemoveTrailingSlash(RemoveTrailingSlash {
+        mode: TrailingSlash::All,
+    }),
 ];
 
 /// The query rules of [`WEBKEY_KEY_RULES`]; each needs a query.
 const WEBKEY_QUERY_RULES: [Rule; 4] = [
-    Rule::DropEmptyParameters,
-    Rule::SortQuery(SortOrder::Ordinal),
-    Rule::DropEmptyQuery,
-    Rule::DropOpaqueQuery,
+    Rule::DropEmptyParameters(DropEmptyParameters),
+    Rule::SortQuery(SortQuery {
+        order: SortOrder::Ordinal,
+    }),
+    Rule::DropEmptyQuery(DropEmptyQuery),
+    Rule::DropOpaqueQuery(DropOpaqueQuery),
 ];
 
 /// [`WEBKEY_KEY_RULES`] on `p`, with the same effect on `p` and `log` as
@@ -168,7 +180,7 @@ const WEBKEY_QUERY_RULES: [Rule; 4] = [
 #[inline(never)]
 pub(crate) fn webkey_key_rules(p: &mut Parts<'_>, log: &mut Log, psl: Option<&PublicSuffixList>) {
     if !p.userinfo.is_empty() {
-        Rule::DropCredentials.apply(p, log, psl);
+        Rule::DropCredentials(DropCredentials).apply(p, log, psl);
     }
     if p.host_kind == HostKind::Domain {
         // strip-root-dot changes only a host that ends in '.' (and is more than the dot).
@@ -176,7 +188,7 @@ pub(crate) fn webkey_key_rules(p: &mut Parts<'_>, log: &mut Log, psl: Option<&Pu
             .as_deref()
             .is_some_and(|h| h.len() > 1 && h.ends_with('.'))
         {
-            Rule::StripRootDot.apply(p, log, psl);
+            Rule::StripRootDot(StripRootDot).apply(p, log, psl);
         }
         rules::registrable_domain(p, log, psl);
     }
@@ -193,7 +205,7 @@ pub(crate) fn webkey_key_rules(p: &mut Parts<'_>, log: &mut Log, psl: Option<&Pu
                 rules::lowercase_whole_path(p, log);
             }
             if rules::is_default_document(&p.path[plain.last_segment..]) {
-                Rule::DropDefaultDocument.apply(p, log, psl);
+                Rule::DropDefaultDocument(DropDefaultDocument).apply(p, log, psl);
             }
             // remove-trailing-slash in its `All` mode: any final '/' goes.
             if p.path.ends_with('/') {

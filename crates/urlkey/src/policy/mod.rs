@@ -20,7 +20,7 @@ mod fused;
 mod key_form;
 mod parts;
 mod record;
-mod rules;
+pub mod rules;
 mod set;
 
 use std::borrow::Cow;
@@ -37,7 +37,7 @@ pub use builtin::{builtin_variants, registry, Builtin, BuiltinOption, BUILTIN_ID
 pub use front::{whatwg_input, FrontEnd, Schemes, PLACEHOLDER_BASE};
 pub use key_form::KeyForm;
 pub use parts::{Log, Parts};
-pub use rules::{Rule, SortOrder, TrailingSlash, DEFAULT_DOCUMENTS};
+pub use rules::{risk_of, RiskClass, Rule, SortOrder, TrailingSlash, DEFAULT_DOCUMENTS};
 pub use set::{PolicyInfo, PolicySet};
 
 use key_form::{write_signature, write_webkey};
@@ -275,7 +275,8 @@ impl Policy {
     pub fn key_into(&self, input: &str, out: &mut String) -> Result<(), ErrorCode> {
         out.clear();
         if self.fused == fused::Fused::Document && input.len() <= self.max_input_bytes {
-            // document@1 trims nothing (issue 13, item 4): the fused pass reads the input.
+            // document@1 trims nothing (seed 002 refuses white space at either end like
+            // inside): the fused pass reads the input as given.
             if let Some(done) = fused::document(input, out) {
                 return done;
             }
@@ -693,7 +694,7 @@ pub(crate) fn fast_parse_applies(front: FrontEnd) -> bool {
 }
 
 /// The text a front end reads, and its byte offset in `input`. Each front end trims as its
-/// seed says (issue 13, items 4, 7 and 8):
+/// seed document says:
 ///
 /// - `mapper`: JavaScript white space and U+FEFF at both ends, as the tool's
 ///   `String.prototype.trim` (seed 000, "The pipeline": "Trim each line"); C0 controls

@@ -154,7 +154,7 @@ impl PolicySet {
             uses_psl: def
                 .rules
                 .iter()
-                .any(|r| matches!(r, Rule::RegistrableDomain)),
+                .any(|r| matches!(r, Rule::RegistrableDomain(_))),
             def,
             psl_version: self
                 .psl
@@ -186,6 +186,9 @@ fn info(d: &PolicyDef, builtin: bool) -> PolicyInfo {
         id: d.id.clone(),
         description: d.description.clone(),
         builtin,
-        uses_psl: d.rules.iter().any(|r| matches!(r, Rule::RegistrableDomain)),
+        uses_psl: d
+            .rules
+            .iter()
+            .any(|r| matches!(r, Rule::RegistrableDomain(_))),
     }
 }

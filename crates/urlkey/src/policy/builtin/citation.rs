@@ -24,14 +24,16 @@ pub(crate) const POLICY: Builtin = Builtin {
 
 fn rules() -> Vec<Rule> {
     vec![
-        Rule::RemoveFragment { keep_routes: false },
-        Rule::RemoveTrackingParameters(TrackingSet::citation_v1()),
-        Rule::DropCredentials,
-        // As in mapper@1 (issue 13, item 6).
-        Rule::DropEmptyParameters,
-        Rule::SortQuery(SortOrder::NameValue),
-        Rule::DropEmptyQuery,
-        Rule::RemoveTrailingSlash(TrailingSlash::NonRoot),
+        Rule::RemoveFragment(RemoveFragment { keep_routes: false }),
+        Rule::RemoveTrackingParameters(RemoveTrackingParameters(TrackingSet::citation_v1())),
+        Rule::DropCredentials(DropCredentials),
+        // As in mapper@1: empty pieces are not parameters (the URL Standard's
+        // application/x-www-form-urlencoded parser skips them,
+        // https://url.spec.whatwg.org/#urlencoded-parsing).
+        Rule::DropEmptyParameters(DropEmptyParameters),
+        Rule::SortQuery(SortQuery { order: SortOrder::NameValue }),
+        Rule::DropEmptyQuery(DropEmptyQuery),
+        Rule::RemoveTrailingSlash(RemoveTrailingSlash { mode: TrailingSlash::NonRoot }),
     ]
 }
 

@@ -1,5 +1,4 @@
-//! `clean@1`: a shareable clean link (issue 18; docs/policies.md, "`clean@1` — clean
-//! link").
+//! `clean@1`: a shareable clean link (docs/policies.md, "`clean@1` — clean link").
 
 use super::prelude::*;
 
@@ -22,7 +21,7 @@ pub(crate) const POLICY: Builtin = Builtin {
 fn rules() -> Vec<Rule> {
     vec![
         // First: the target's own tracking parameters are removed too.
-        Rule::UnwrapRedirect,
-        Rule::RemoveTrackingParameters(TrackingSet::registry_v2()),
+        Rule::UnwrapRedirect(UnwrapRedirect),
+        Rule::RemoveTrackingParameters(RemoveTrackingParameters(TrackingSet::registry_v2())),
     ]
 }

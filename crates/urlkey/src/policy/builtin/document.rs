@@ -28,11 +28,11 @@ pub(crate) const POLICY: Builtin = Builtin {
 /// Seed 002's rules, in order.
 fn rules() -> Vec<Rule> {
     vec![
-        Rule::LowercaseScheme,
-        Rule::LowercaseHost,
-        Rule::NormalizePort,
-        Rule::EmptyPathToRoot,
-        Rule::RemoveFragment { keep_routes: false },
-        Rule::DropEmptyQuery,
+        Rule::LowercaseScheme(LowercaseScheme),
+        Rule::LowercaseHost(LowercaseHost),
+        Rule::NormalizePort(NormalizePort),
+        Rule::EmptyPathToRoot(EmptyPathToRoot),
+        Rule::RemoveFragment(RemoveFragment { keep_routes: false }),
+        Rule::DropEmptyQuery(DropEmptyQuery),
     ]
 }

@@ -23,14 +23,14 @@ pub(crate) const POLICY: Builtin = Builtin {
 
 fn rules() -> Vec<Rule> {
     vec![
-        Rule::RemoveTrackingParameters(TrackingSet::registry_v1()),
-        Rule::RemoveFragment { keep_routes: false },
-        Rule::DropCredentials,
-        Rule::CollapseSlashes,
-        // Empty pieces are not parameters (issue 13, item 6): the browser's own
+        Rule::RemoveTrackingParameters(RemoveTrackingParameters(TrackingSet::registry_v1())),
+        Rule::RemoveFragment(RemoveFragment { keep_routes: false }),
+        Rule::DropCredentials(DropCredentials),
+        Rule::CollapseSlashes(CollapseSlashes),
+        // Empty pieces are not parameters: the browser's own
         // parsing skips them (https://url.spec.whatwg.org/#urlencoded-parsing).
-        Rule::DropEmptyParameters,
-        Rule::SortQuery(SortOrder::NameValue),
-        Rule::DropEmptyQuery,
+        Rule::DropEmptyParameters(DropEmptyParameters),
+        Rule::SortQuery(SortQuery { order: SortOrder::NameValue }),
+        Rule::DropEmptyQuery(DropEmptyQuery),
     ]
 }

@@ -21,7 +21,7 @@ mod prelude {
     pub(super) use super::{Builtin, BuiltinOption};
     pub(super) use crate::error::ErrorCode;
     pub(super) use crate::policy::front::{FrontEnd, Schemes};
-    pub(super) use crate::policy::rules::{Rule, SortOrder, TrailingSlash};
+    pub(super) use crate::policy::rules::*;
     pub(super) use crate::policy::KeyForm;
     pub(super) use crate::tracking::TrackingSet;
 }

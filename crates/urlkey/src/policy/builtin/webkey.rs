@@ -21,20 +21,21 @@ pub(crate) const POLICY: Builtin = Builtin {
 
 fn rules() -> Vec<Rule> {
     vec![
-        // Seed 001's closed table, not the registry (issue 13, item 1).
-        Rule::RemoveTrackingParameters(TrackingSet::webkey_v1()),
-        Rule::RemoveFragment { keep_routes: false },
-        Rule::DropCredentials,
-        Rule::StripRootDot,
-        Rule::RegistrableDomain,
-        Rule::DecodeUnreserved,
-        Rule::LowercasePath,
-        Rule::CollapseSlashes,
-        Rule::DropDefaultDocument,
-        Rule::RemoveTrailingSlash(TrailingSlash::All),
-        Rule::DropEmptyParameters,
-        Rule::SortQuery(SortOrder::Ordinal),
-        Rule::DropEmptyQuery,
-        Rule::DropOpaqueQuery,
+        // Seed 001's closed table, not the whole registry: its "Tracking parameters" list is
+        // closed ("Each name is on the list because a platform documents it").
+        Rule::RemoveTrackingParameters(RemoveTrackingParameters(TrackingSet::webkey_v1())),
+        Rule::RemoveFragment(RemoveFragment { keep_routes: false }),
+        Rule::DropCredentials(DropCredentials),
+        Rule::StripRootDot(StripRootDot),
+        Rule::RegistrableDomain(RegistrableDomain),
+        Rule::DecodeUnreserved(DecodeUnreserved),
+        Rule::LowercasePath(LowercasePath),
+        Rule::CollapseSlashes(CollapseSlashes),
+        Rule::DropDefaultDocument(DropDefaultDocument),
+        Rule::RemoveTrailingSlash(RemoveTrailingSlash { mode: TrailingSlash::All }),
+        Rule::DropEmptyParameters(DropEmptyParameters),
+        Rule::SortQuery(SortQuery { order: SortOrder::Ordinal }),
+        Rule::DropEmptyQuery(DropEmptyQuery),
+        Rule::DropOpaqueQuery(DropOpaqueQuery),
     ]
 }

@@ -2,7 +2,7 @@
 //! sites), **exceptions** (where the parameter is kept even in scope) and the **sources**
 //! that back each entry, with the date each was read.
 //!
-//! Registry 1 (`tracking.rs`) is frozen with the policies that use it; this table is a
+//! Registry 1 ([`super::registry1`]) is frozen with the policies that use it; this table is a
 //! separate list, `registry@2`, used by `clean@1`. A source is the platform's own page
 //! (an `https://` URL) or an entry of a published list, written `List:section:name`
 //! ([`LISTS`] pins each list to the commit read: ClearURLs' rules, Brave's query filter,
@@ -15,7 +15,8 @@
 //! builtin policy uses.
 
 use crate::query::raw_params;
-use crate::tracking::MatchKind;
+
+use super::matching::{contains_ignore_case, on_site, MatchKind, Place};
 
 /// Where an entry applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -72,17 +73,6 @@ pub struct Source {
     pub read: &'static str,
 }
 
-/// What a rule needs to know about the URL it cleans.
-#[derive(Debug, Clone, Copy)]
-pub struct Place<'a> {
-    /// The host, lowercase (the URL Standard's serialization); empty when there is none.
-    pub host: &'a str,
-    /// The path as written.
-    pub path: &'a str,
-    /// The query without `?`.
-    pub query: &'a str,
-}
-
 /// Why an entry left a parameter alone, or removed it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
@@ -129,25 +119,6 @@ impl Exception {
         }
     }
 }
-
-/// True when `host` is `site` or a host under it (`a.youtube.com` for `youtube.com`);
-/// a final root `.` is ignored, so `youtube.com.` is YouTube too.
-pub fn on_site(host: &str, site: &str) -> bool {
-    let host = host.strip_suffix('.').unwrap_or(host);
-    let (h, s) = (host.as_bytes(), site.as_bytes());
-    if h.len() < s.len() || !h[h.len() - s.len()..].eq_ignore_ascii_case(s) {
-        return false;
-    }
-    h.len() == s.len() || h[h.len() - s.len() - 1] == b'.'
-}
-
-fn contains_ignore_case(haystack: &str, needle: &str) -> bool {
-    let (h, n) = (haystack.as_bytes(), needle.as_bytes());
-    n.is_empty() || h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
-}
-
-/// The date the redirect wrappers' pages were read (`unwrap.rs`).
-pub const READ: &str = "2026-12-01";
 
 /// The date every source of registry 2 was read: the pages in archived copies, the lists
 /// at the commits in [`LISTS`].
@@ -425,18 +396,6 @@ mod tests {
         Place { host, path, query }
     }
 
-    #[test]
-    fn sites_cover_their_subdomains_and_nothing_else() {
-        assert!(on_site("youtube.com", "youtube.com"));
-        assert!(on_site("music.youtube.com", "youtube.com"));
-        assert!(on_site("www.youtube.com.", "youtube.com"));
-        assert!(on_site("WWW.YouTube.com", "youtube.com"));
-        assert!(!on_site("notyoutube.com", "youtube.com"));
-        assert!(!on_site("youtube.com.evil.example", "youtube.com"));
-        assert!(!on_site("", "youtube.com"));
-        assert!(!on_site("com", "youtube.com"));
-    }
-
     /// A date written YYYY-MM-DD, with a month and a day that exist.
     fn is_date(d: &str) -> bool {
         let b = d.as_bytes();
@@ -562,7 +521,7 @@ mod tests {
         ] {
             assert!(!is_date(d), "{d}");
         }
-        assert!(is_date(SOURCES_READ) && is_date(READ));
+        assert!(is_date(SOURCES_READ) && is_date(crate::unwrap::READ));
     }
 
     #[test]

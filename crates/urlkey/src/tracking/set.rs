@@ -1,83 +1,15 @@
-//! The tracking-parameter registry: every name or prefix with the public page that
-//! documents it. A policy removes the parameters of one pinned [`TrackingSet`], so adding
-//! a name here never changes a released policy's output.
-//!
-//! The registry holds two seeds' lists, and each policy names the one it uses
-//! (issue 13, item 1): `webkey@1` is seed 001's closed table exactly (seed 001,
-//! "Tracking parameters"), `citation@1` seed 004's analytics allowlist (seed 004,
-//! "Conservative normalization sequence"), `registry@1` both (`mapper@1`).
+//! [`TrackingSet`]: the names, prefixes and scoped entries one policy removes, built from
+//! a pinned list of the registries (`registry@1`, `registry@2`, `citation@1`,
+//! `webkey@1`, `none`) and a policy file's additions.
 
-use crate::tracking2::{Place, ScopedRule, REGISTRY_2};
-
-/// How a registry entry matches a parameter name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum MatchKind {
-    /// The whole name, ASCII case-insensitive.
-    Exact,
-    /// The start of the name, ASCII case-insensitive.
-    Prefix,
-}
-
-/// One registry entry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub struct TrackingRule {
-    /// The name or prefix, lowercase.
-    pub pattern: &'static str,
-    /// Exact name or prefix.
-    pub kind: MatchKind,
-    /// The platform and page that documents it.
-    pub source: &'static str,
-    /// Which seed document put it on the list.
-    pub seed: &'static str,
-    /// True when `citation@1` (seed 004's analytics allowlist) removes it too.
-    pub citation: bool,
-}
-
-const GA4: &str = "Google Analytics 4, \"Collect campaign data with custom URLs\", support.google.com/analytics/answer/10917952";
-
-macro_rules! rule {
-    ($p:expr, $k:ident, $src:expr, $seed:expr, $cit:expr) => {
-        TrackingRule {
-            pattern: $p,
-            kind: MatchKind::$k,
-            source: $src,
-            seed: $seed,
-            citation: $cit,
-        }
-    };
-}
-
-/// The registry, version 1: seed 001's table (read 2026-11-05) and seed 004's additions.
-pub const REGISTRY: &[TrackingRule] = &[
-    rule!("utm_source", Exact, GA4, "001", true),
-    rule!("utm_medium", Exact, GA4, "001", true),
-    rule!("utm_campaign", Exact, GA4, "001", true),
-    rule!("utm_term", Exact, GA4, "001", true),
-    rule!("utm_content", Exact, GA4, "001", true),
-    rule!("utm_id", Exact, GA4, "001", true),
-    rule!("utm_source_platform", Exact, GA4, "001", true),
-    rule!("utm_creative_format", Exact, GA4, "001", true),
-    rule!("utm_marketing_tactic", Exact, GA4, "001", true),
-    rule!("gclid", Exact, "Google Ads, \"About auto-tagging\", support.google.com/google-ads/answer/3095550", "001", true),
-    rule!("gbraid", Exact, "Google Ads API, \"Upload click conversions\", developers.google.com/google-ads/api/docs/conversions/upload-clicks", "001", false),
-    rule!("wbraid", Exact, "Google Ads API, \"Upload click conversions\", developers.google.com/google-ads/api/docs/conversions/upload-clicks", "001", false),
-    rule!("msclkid", Exact, "Microsoft Advertising help, \"Auto-tagging of Microsoft Click ID (MSCLKID)\", help.ads.microsoft.com/apex/index/3/en/60125", "001", true),
-    rule!("fbclid", Exact, "Meta, \"ClickID and the fbp and fbc Parameters\", developers.facebook.com/documentation/ads-commerce/conversions-api/parameters/fbp-and-fbc", "001", true),
-    rule!("ttclid", Exact, "TikTok Ads Manager, \"About TikTok Click ID\", ads.tiktok.com/resources/help/article/tiktok-click-id", "001", false),
-    rule!("twclid", Exact, "X Ads API, \"Web conversions\", docs.x.com/x-ads-api/measurement/web-conversions", "001", false),
-    rule!("li_fat_id", Exact, "LinkedIn Marketing API, \"Enabling first-party cookies\", learn.microsoft.com/en-us/linkedin/marketing/conversions/enabling-first-party-cookies", "001", false),
-    rule!("mc_cid", Exact, "Mailchimp developer documentation, \"E-commerce\", mailchimp.com/developer/marketing/docs/e-commerce/", "001", true),
-    rule!("mc_eid", Exact, "Mailchimp developer documentation, \"E-commerce\", mailchimp.com/developer/marketing/docs/e-commerce/", "001", true),
-    rule!("dclid", Exact, "Google Campaign Manager 360, \"About DCLID\", support.google.com/campaignmanager/answer/9182069 (seed 004's allowlist)", "004", true),
-    rule!("utm_", Prefix, "Seed 004's analytics allowlist (utm_*): GA4 campaign parameters, support.google.com/analytics/answer/10917952", "004", true),
-    rule!("_hs", Prefix, "Seed 004's analytics allowlist (_hs*): HubSpot, \"Track emails with UTM and _hsenc/_hsmi parameters\", knowledge.hubspot.com", "004", true),
-];
+use super::matching::{MatchKind, Place};
+use super::registry1::{TrackingRule, REGISTRY};
+use super::registry2::{self, ScopedRule, REGISTRY_2};
 
 /// A set of names and prefixes that a policy removes. Matching is ASCII
 /// case-insensitive, on the name as written (never percent-decoded).
 ///
-/// `registry@2` adds scoped entries (`tracking2.rs`): a name removed only on some sites,
+/// `registry@2` adds scoped entries ([`super::registry2`]): a name removed only on some sites,
 /// or kept where an exception holds. The other lists have none, so their matching is
 /// the name alone, as it always was.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -226,7 +158,7 @@ impl TrackingSet {
         {
             return false;
         }
-        self.matches(name) || crate::tracking2::removes(self.scoped, name, place)
+        self.matches(name) || registry2::removes(self.scoped, name, place)
     }
 
     /// True when nothing is removed.
@@ -287,12 +219,5 @@ mod tests {
             assert!(!w.matches(n), "{n}");
         }
         assert!(!w.matches("utm%5Fsource"), "names are not percent-decoded");
-    }
-
-    #[test]
-    fn every_entry_names_a_source() {
-        for r in REGISTRY {
-            assert!(!r.source.is_empty() && r.pattern == r.pattern.to_ascii_lowercase());
-        }
     }
 }

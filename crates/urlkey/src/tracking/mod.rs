@@ -1,0 +1,19 @@
+//! Tracking parameters: the registries of names a policy may remove, each entry with the
+//! public page or published list that documents it, and the sets a policy removes.
+//!
+//! - [`matching`]: what both registries share (how a name matches, where a parameter is);
+//! - [`registry1`]: `registry@1`, frozen with `mapper@1`, `citation@1` and `webkey@1`;
+//! - [`registry2`]: `registry@2` (`clean@1`), entries with a scope, exceptions and sources;
+//! - [`TrackingSet`]: one pinned list of those, plus a policy file's additions.
+//!
+//! A policy removes the parameters of one pinned [`TrackingSet`], so adding a name to a
+//! registry never changes a released policy's output.
+
+pub mod matching;
+pub mod registry1;
+pub mod registry2;
+mod set;
+
+pub use matching::{on_site, MatchKind, Place};
+pub use registry1::{TrackingRule, REGISTRY};
+pub use set::TrackingSet;
