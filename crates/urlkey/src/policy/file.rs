@@ -137,7 +137,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Vec<(PolicyDef, usize)>, Policy
             // The wrapper's target replaces the whole URL: a rule that ran before it saw
             // only the wrapper, so keying the result again would apply that rule to the
             // target and change the key (keys must be idempotent, docs/policies.md).
-            if matches!(rule, Rule::UnwrapRedirect) && !rules.is_empty() {
+            if matches!(rule, Rule::UnwrapRedirect(_)) && !rules.is_empty() {
                 return Err(at(format!(
                     "rule at line {rule_line}: unwrap-redirect must be the first rule (the rules before it would act on the wrapper, not on its target)"
                 )));

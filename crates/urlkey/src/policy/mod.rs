@@ -91,7 +91,7 @@ impl PolicyDef {
         let drops_root_slash = || {
             self.rules
                 .iter()
-                .any(|r| matches!(r, Rule::RemoveTrailingSlash(rules::TrailingSlash::All)))
+                .any(|r| matches!(r, Rule::RemoveTrailingSlash(s) if s.mode == TrailingSlash::All))
         };
         match self.key_form {
             KeyForm::WebKey => false,
