@@ -564,3 +564,42 @@ fn a_policy_that_removes_the_root_slash_does_not_promise_whatwg_urls() {
     assert_eq!(p.key("P").key.as_deref(), Some("https://p/"));
     assert!(p.definition().key_is_whatwg_url());
 }
+
+/// Registry 2 keeps `mkt_tok` beside `mkt_unsubscribe` (an unsubscribe link needs it). A
+/// rule that removes `mkt_unsubscribe` too (by name or prefix) removes `mkt_tok` with it:
+/// otherwise keying the key would remove `mkt_tok` then, and keys would not be idempotent.
+#[test]
+fn an_exception_holds_only_while_the_parameter_it_needs_stays() {
+    let input = "https://go.example.com/lp/offer.html?mkt_tok=1&mkt_unsubscribe=1&b=2";
+    for (extra, want) in [
+        (
+            "",
+            "https://go.example.com/lp/offer.html?mkt_tok=1&mkt_unsubscribe=1&b=2",
+        ),
+        (
+            "add_names = [\"MKT_unsubscribe\"]",
+            "https://go.example.com/lp/offer.html?b=2",
+        ),
+        (
+            "add_prefixes = [\"mkt_uns\"]",
+            "https://go.example.com/lp/offer.html?b=2",
+        ),
+        (
+            "add_prefixes = [\"mkt_\"], keep_names = [\"mkt_unsubscribe\"]",
+            "https://go.example.com/lp/offer.html?mkt_unsubscribe=1&b=2",
+        ),
+    ] {
+        let text = format!(
+            "[[policy]]\nid = \"a@1\"\nparser = \"whatwg\"\nkey = \"url\"\nrules = [\n  {{ rule = \"remove-tracking-parameters\", list = \"registry@2\", {extra} }},\n]\n"
+        )
+        .replace(",  }", " }");
+        let mut set = PolicySet::builtin();
+        set.load_policy_file(&text, "my.toml")
+            .unwrap_or_else(|e| panic!("{extra}: {e}"));
+        let p = set.get("a@1").expect("loaded");
+        let o = p.key(input);
+        assert_eq!(o.key.as_deref(), Some(want), "{extra}");
+        let c = o.canonical.expect("valid");
+        assert_eq!(p.key(&c).key.as_deref(), Some(want), "{extra}: idempotence");
+    }
+}

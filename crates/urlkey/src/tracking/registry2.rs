@@ -96,12 +96,22 @@ impl ScopedRule {
 
     /// What this entry does to a parameter it names, at `place`.
     pub fn verdict(&self, place: &Place<'_>) -> Verdict {
+        self.verdict_beside(place, &|_| false)
+    }
+
+    /// [`Self::verdict`] in a set that also removes what `removed` says: a `with parameter`
+    /// exception holds only when that parameter stays, or the key of the key would differ.
+    pub fn verdict_beside(&self, place: &Place<'_>, removed: &dyn Fn(&str) -> bool) -> Verdict {
         if let Scope::Sites(sites) = self.scope {
             if !sites.iter().any(|s| on_site(place.host, s)) {
                 return Verdict::OutOfScope;
             }
         }
-        match self.exceptions.iter().find(|e| e.holds(place)) {
+        match self
+            .exceptions
+            .iter()
+            .find(|e| e.holds_beside(place, removed))
+        {
             Some(e) => Verdict::Excepted(*e),
             None => Verdict::Removed,
         }
@@ -111,11 +121,18 @@ impl ScopedRule {
 impl Exception {
     /// True when the exception keeps the parameter at `place`.
     pub fn holds(&self, place: &Place<'_>) -> bool {
+        self.holds_beside(place, &|_| false)
+    }
+
+    /// [`Self::holds`] when the parameters `removed` names go too: the parameter a `with
+    /// parameter` exception needs must be one that stays.
+    pub fn holds_beside(&self, place: &Place<'_>, removed: &dyn Fn(&str) -> bool) -> bool {
         match *self {
             Exception::Host(site) => on_site(place.host, site),
             Exception::PathContains(text) => contains_ignore_case(place.path, text),
-            Exception::WithParameter(name) => raw_params(place.query)
-                .any(|p| p.name.as_bytes().eq_ignore_ascii_case(name.as_bytes())),
+            Exception::WithParameter(name) => raw_params(place.query).any(|p| {
+                p.name.as_bytes().eq_ignore_ascii_case(name.as_bytes()) && !removed(p.name)
+            }),
         }
     }
 }
@@ -383,9 +400,20 @@ pub fn verdicts(name: &str, place: &Place<'_>) -> Vec<(&'static ScopedRule, Verd
 
 /// True when some entry removes `name` at `place`.
 pub fn removes(rules: &[ScopedRule], name: &str, place: &Place<'_>) -> bool {
+    removes_beside(rules, name, place, &|_| false)
+}
+
+/// [`removes`] in a set that also removes what `removed` says (its own names and
+/// prefixes).
+pub fn removes_beside(
+    rules: &[ScopedRule],
+    name: &str,
+    place: &Place<'_>,
+    removed: &dyn Fn(&str) -> bool,
+) -> bool {
     rules
         .iter()
-        .any(|r| r.names(name) && r.verdict(place) == Verdict::Removed)
+        .any(|r| r.names(name) && r.verdict_beside(place, removed) == Verdict::Removed)
 }
 
 #[cfg(test)]

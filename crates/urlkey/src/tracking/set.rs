@@ -150,15 +150,22 @@ impl TrackingSet {
         if self.scoped.is_empty() {
             return self.matches(name);
         }
-        let b = name.as_bytes();
-        if self
-            .keep
-            .iter()
-            .any(|k| k.as_bytes().eq_ignore_ascii_case(b))
-        {
+        if self.keeps(name) {
             return false;
         }
-        self.matches(name) || registry2::removes(self.scoped, name, place)
+        // A parameter that an exception of registry 2 needs (`mkt_unsubscribe` for
+        // `mkt_tok`) keeps it only if this set does not remove that parameter too.
+        let removed = |n: &str| {
+            !self.keeps(n) && (self.matches(n) || registry2::removes(self.scoped, n, place))
+        };
+        self.matches(name) || registry2::removes_beside(self.scoped, name, place, &removed)
+    }
+
+    fn keeps(&self, name: &str) -> bool {
+        let b = name.as_bytes();
+        self.keep
+            .iter()
+            .any(|k| k.as_bytes().eq_ignore_ascii_case(b))
     }
 
     /// True when nothing is removed.
