@@ -12,4 +12,7 @@ bash crates/urlkey-serve/e2e/run.sh
 echo "== layer 3: Python package, PySpark local[2], Parquet hand-off"
 bash scripts/test-python.sh
 
+echo "== layer 4: fuzzing (every fuzz target for FUZZ_SECONDS, default 60; a finding fails)"
+bash scripts/fuzz.sh "${FUZZ_SECONDS:-60}"
+
 echo "== all layers passed"

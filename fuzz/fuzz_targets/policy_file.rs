@@ -184,6 +184,9 @@ fuzz_target!(|data: &[u8]| {
             return;
         };
         let text = render(&g);
+        if std::env::var_os("URLKEY_FUZZ_SHOW").is_some() {
+            eprintln!("{text}");
+        }
         let ids = set
             .load_policy_file(&text, "gen.toml")
             .unwrap_or_else(|e| panic!("a well-formed generated file was refused: {e}\n{text}"));

@@ -591,6 +591,33 @@ fn records_from_counted(
     })
 }
 
+/// The longest byte-order mark (UTF-8's) in bytes.
+const BOM_BYTES: usize = 3;
+
+/// `reader`, with at least its first [`BOM_BYTES`] in its first buffer (fewer only at the
+/// end of the input): a reader whose buffer is smaller, or a pipe that delivers a byte at
+/// a time, must not hide a byte-order mark from [`sniff`]. Reads no further than that, so
+/// a live pipe is not held up.
+fn with_bom_in_view(
+    mut reader: Box<dyn BufRead + Send>,
+) -> std::io::Result<Box<dyn BufRead + Send>> {
+    let first = reader.fill_buf()?.len();
+    if first == 0 || first >= BOM_BYTES {
+        return Ok(reader);
+    }
+    let mut head = Vec::with_capacity(BOM_BYTES);
+    while head.len() < BOM_BYTES {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            break;
+        }
+        let take = buf.len().min(BOM_BYTES - head.len());
+        head.extend_from_slice(&buf[..take]);
+        reader.consume(take);
+    }
+    Ok(Box::new(std::io::Cursor::new(head).chain(reader)))
+}
+
 /// The reader for `opts.format`; what the user should know about the input goes to
 /// `notices`.
 fn open_reader(
@@ -601,9 +628,11 @@ fn open_reader(
     strict_keep: bool,
     notices: &mut Vec<String>,
 ) -> Result<Box<dyn RecordSource>, InputError> {
-    let head = reader
-        .fill_buf()
-        .map_err(|e| InputError::new(InputErrorKind::Read, &name, format!("cannot read: {e}")))?;
+    let read_err = |e: std::io::Error| {
+        InputError::new(InputErrorKind::Read, &name, format!("cannot read: {e}"))
+    };
+    reader = with_bom_in_view(reader).map_err(read_err)?;
+    let head = reader.fill_buf().map_err(read_err)?;
     let sniffed = sniff(head);
     if sniffed.empty {
         notices.push(format!("{name}: the input is empty: no records"));

@@ -219,6 +219,48 @@ fn the_delimiter_found_does_not_depend_on_the_read_buffer() {
 }
 
 #[test]
+fn a_byte_order_mark_is_found_whatever_the_read_buffer() {
+    let text = "https://a.example/\r\n# note\nhttps://b.example/é\n";
+    let utf16 = |be: bool| {
+        let mut b: Vec<u8> = if be {
+            vec![0xFE, 0xFF]
+        } else {
+            vec![0xFF, 0xFE]
+        };
+        for u in text.encode_utf16() {
+            b.extend(if be { u.to_be_bytes() } else { u.to_le_bytes() });
+        }
+        b
+    };
+    let utf8 = [&b"\xEF\xBB\xBF"[..], text.as_bytes()].concat();
+    for body in [utf16(true), utf16(false), utf8] {
+        for format in [InputFormat::Lines, InputFormat::Jsonl] {
+            let opts = ReadOptions {
+                format,
+                field: Some("u".into()),
+                ..Default::default()
+            };
+            let want = read_all(&body, &opts).0;
+            if format == InputFormat::Lines {
+                assert_eq!(
+                    lines_of(&want),
+                    [(1, "https://a.example/"), (3, "https://b.example/é")],
+                    "{body:?}"
+                );
+            }
+            for capacity in [1, 2, 3, 5] {
+                let buffered =
+                    io::BufReader::with_capacity(capacity, io::Cursor::new(body.clone()));
+                let mut src = records_from(Box::new(buffered), "t".into(), &opts).unwrap();
+                let mut got = Vec::new();
+                while src.next_batch(&mut got, 2).unwrap() {}
+                assert_eq!(got, want, "{body:?}, buffer {capacity}");
+            }
+        }
+    }
+}
+
+#[test]
 fn skip_rows_no_headers_and_kept_columns() {
     let text =
         b"Internal - All\r\nAddress,Status Code,Indexability\r\nhttps://a/,301,Non-Indexable\r\n";
