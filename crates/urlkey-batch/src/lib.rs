@@ -13,7 +13,5 @@ pub mod exit;
 pub mod input;
 pub mod map;
 pub mod outfile;
-pub mod output;
-pub mod parquet_out;
 pub mod pipeline;
 pub mod rows;

@@ -19,7 +19,7 @@ use urlkey_batch::input::{
     DEFAULT_MAX_LINE_BYTES,
 };
 use urlkey_batch::map::{fingerprint, Fingerprint, MapError, MapRun, MapSummary};
-use urlkey_batch::output::{OutputFormat, RecordWriter, Tail, REVIEW};
+use urlkey_batch::rows::{OutputFormat, RecordWriter, Tail, REVIEW};
 
 use crate::error::ApiError;
 use crate::AppState;
@@ -252,7 +252,7 @@ impl urlkey_batch::rows::RowSink for Rows {
         });
         Ok(())
     }
-    fn group_row(&mut self, _g: &urlkey_batch::map::GroupRow) -> io::Result<()> {
+    fn group_row(&mut self, _g: &urlkey_batch::rows::GroupRow) -> io::Result<()> {
         Err(io::Error::other("the page keeps map rows only"))
     }
 }

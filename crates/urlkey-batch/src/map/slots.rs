@@ -213,7 +213,7 @@ mod tests {
     /// their tag or all their bits; a probe for a missing entry ends.
     #[test]
     fn slots_find_what_was_inserted() {
-        let mut next = crate::output::tests::xorshift();
+        let mut next = crate::rows::csv::tests::xorshift();
         let hashes: Vec<u64> = (0..20_000)
             .map(|i| match i % 4 {
                 // The same high bits: one home slot at every size, the same tag.
@@ -247,7 +247,7 @@ mod tests {
     /// hash. Fails if the entries put in last are not (a test of the fallback alone).
     #[test]
     fn slots_grown_in_place_find_what_was_inserted() {
-        let mut next = crate::output::tests::xorshift();
+        let mut next = crate::rows::csv::tests::xorshift();
         let n = 3 * RESERVE_FROM + 1000;
         let hashes: Vec<u64> = (0..n)
             .map(|i| match (i % 400, i % 4000) {

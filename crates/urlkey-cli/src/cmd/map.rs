@@ -3,7 +3,7 @@
 use urlkey_batch::input::{ChainSource, RecordSource, Source};
 use urlkey_batch::map::{MapError, MapRun, Pass};
 use urlkey_batch::outfile::TempGuard;
-use urlkey_batch::output::{OutputFormat, Tail};
+use urlkey_batch::rows::{OutputFormat, Tail};
 
 use super::setup;
 use crate::flags::{value_name, MapArgs};
