@@ -57,9 +57,10 @@ impl LineSink<'_> {
 
     /// Counts a blank or comment line; false for a line that is a record.
     fn skips(&mut self, bytes: &[u8]) -> bool {
-        // Seed 000 ("The pipeline"): blank and comment lines after the tool's trim; the
-        // library decides (urlkey::text::line_kind), so every reader and policy agree. A
-        // line over the limit is never blank or a comment (the callers do not ask).
+        // The Legacy URL Mapper spec ("The pipeline"): blank and comment lines after the
+        // tool's trim; the library decides (urlkey::text::line_kind), so every reader and
+        // policy agree. A line over the limit is never blank or a comment (the callers do
+        // not ask).
         match urlkey::text::line_kind(bytes) {
             urlkey::text::LineKind::Blank => self.skipped.blank += 1,
             urlkey::text::LineKind::Comment => self.skipped.comment += 1,

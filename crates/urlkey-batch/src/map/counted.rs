@@ -21,7 +21,7 @@ pub struct FingerprintCollision {
 pub enum CountError {
     /// Two keys share a fingerprint.
     Collision(FingerprintCollision),
-    /// More distinct keys than one run counts ([`MAX_STATES`]).
+    /// More distinct keys than one run counts ([`super::MAX_STATES`]).
     TooManyKeys,
 }
 

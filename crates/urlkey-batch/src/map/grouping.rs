@@ -1,12 +1,15 @@
-//! The grouping engine of `urlkey map` (seed 000): duplicates, variants and a
-//! classification for every record, with compact state per distinct key. Pass one
-//! ([`super::MapRun`]) feeds it; pass two reads its counts.
+//! The grouping engine of `urlkey map`: which signature group a key is in. Duplicates,
+//! variants and a classification for every record (the Legacy URL Mapper spec's grouping
+//! rules), with compact state per distinct key. Pass one (`map/mod.rs`) feeds it; pass two
+//! asks it for each row's grouping cells through [`GroupLookup`], and the row module
+//! (`rows/`) builds and writes the row.
 //!
 //! Per 128-bit fingerprint of the key it counts how many records share it and where the
 //! first one was, and keeps the key's signature fingerprint beside it, in key order. After
 //! pass one ([`Grouping::close`]) it sorts those to find each signature's group: its first
 //! record and how many distinct keys share it, written into the keys' states. There is no
-//! table of signatures (issue 19, fourteenth round).
+//! table of signatures: a key's signature is one fingerprint kept in key order, never probed
+//! (109 MiB less memory at 10M lines, docs/benchmarks.md, "no signature table").
 //!
 //! A key's fingerprint is taken with its signature's ([`record_fingerprints`]): the
 //! signature is written from the same final parts as the key, so one key always has one
@@ -49,13 +52,13 @@ fn find(table: &Slots, states: &Dense<KeyState>, fp: Fp) -> Option<usize> {
 /// names: a run of reads that depend on nothing before them, so their cache misses are in
 /// flight together, and the probes that follow find their slots and states in the cache.
 /// A probe alone waits for its slot, then its state, and the next probe waits its turn:
-/// at 5M keys that wait was most of the counting thread's time (issue 19, ninth round).
+/// at 5M keys that wait was most of the counting thread's time.
 /// The loop that reads the slots keeps them as read: a test of each slot's tag there is a
 /// branch on a load still in flight, and its mispredictions cost the overlap (`map` 5-15%
 /// slower, measured). Each loop is a short body over a flat array, so that many of its
 /// loads fit in the processor's window at once: the hashes are copied out of the chunk's
-/// records first (counting alone, in one process, was faster so in 7 of 8 rounds, by up
-/// to 17%: docs/benchmarks.md, issue 19's tenth round).
+/// records first (counting alone, in one process, was faster so in 7 of 8 runs, by up
+/// to 17%: docs/benchmarks.md, "Slot tables probed a chunk at a time").
 fn warm_probes(
     table: &Slots,
     states: &Dense<KeyState>,
@@ -133,8 +136,8 @@ pub struct Grouping {
     /// Pass one: each key's signature fingerprint, by key ordinal. [`Grouping::close`]
     /// turns each block into sorted entries ([`sig_entry`]), read to find a signature's
     /// group. There is no signature table: a key's signature is one fingerprint, kept in
-    /// order and never probed, and the groups are found once, after pass one (issue 19,
-    /// fourteenth round: 120 MB less fresh memory at 5M keys, no probe for a new key's
+    /// order and never probed, and the groups are found once, after pass one (120 MB less
+    /// fresh memory at 5M keys, no probe for a new key's
     /// signature, one state read a row for a key alone in its signature).
     signatures: Dense<u128>,
     closed: bool,
@@ -370,8 +373,8 @@ impl Grouping {
     /// side by side, then each thread reads merged the entries of its share of the
     /// fingerprints' range (a signature's entries are all in one share) and the key states
     /// are finished block by block. On one thread this step took 0.5 s of a 7 s two-thread
-    /// `map` of 10M lines while the second core sat idle; now 0.26-0.29 s (issue 19,
-    /// fifteenth round).
+    /// `map` of 10M lines while the second core sat idle; now 0.26-0.29 s (docs/benchmarks.md,
+    /// "the step between the passes on both threads").
     pub fn close_on(&mut self, threads: usize) {
         if self.closed {
             return;

@@ -24,9 +24,9 @@ impl Fp {
 /// Per distinct key, in a dense vector (`Grouping::key_states`, 32 bytes) that the key
 /// table indexes ([`Slots`]: 8 bytes a slot, the ordinal and 32 bits of the hash). Every
 /// state is memory the process touches for the first time, which is what `map` waits for
-/// most (issue 19): 32 bytes, not 40, with the count in 32 bits ([`Counter`]). 32 bytes,
+/// most: 32 bytes, not 40, with the count in 32 bits ([`Counter`]). 32 bytes,
 /// not 28 or 24: a smaller state lies across two cache lines now and then, and the random
-/// reads cost more than the memory saves (docs/benchmarks.md, issue 19's fourteenth round).
+/// reads cost more than the memory saves (docs/benchmarks.md, "no signature table").
 pub(super) struct KeyState {
     pub(super) fp: Fp,
     pub(super) first: RecordRef,
@@ -40,13 +40,13 @@ pub(super) struct KeyState {
 /// group's first key) holds [`Group::LEAD`] and the group's distinct keys; any other key
 /// its group's lead's ordinal. The group's first record is its lead's first record (a key
 /// state is made with its first record, in input order). So a row of a key alone in its
-/// signature reads one state, and any other row two (issue 19, fourteenth round).
+/// signature reads one state, and any other row two.
 ///
 /// An atomic cell (relaxed loads and stores, plain moves on x86) so that the threads of
 /// [`Grouping::close_on`] write the groups of their own keys through a shared reference:
 /// each key is in one signature's run, which one thread reads, and the threads are joined
 /// before anything else reads a group. A list of the writes, applied after, cost 8 bytes
-/// for each key that shares its signature (issue 19, fifteenth round).
+/// for each key that shares its signature.
 #[derive(Debug)]
 pub(super) struct Group(AtomicU32);
 

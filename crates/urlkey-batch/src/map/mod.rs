@@ -1,5 +1,5 @@
-//! `urlkey map` (seed 000): two passes over the input with the grouping engine
-//! ([`grouping`]) between them.
+//! `urlkey map` (the Legacy URL Mapper spec's grouping, on inputs of any size): two passes
+//! over the input with the grouping engine (`grouping.rs`) between them.
 //!
 //! Pass one runs the policy on every record and counts, per 128-bit fingerprint of the
 //! key, how many records share it and where the first one was; between the passes the
@@ -11,6 +11,14 @@
 //! transformation log and the facts, from the full `Outcome`, pass two running the policy
 //! again. Records are never held in memory. The table that finds the key states grows with
 //! the distinct keys (`slots.rs`).
+//!
+//! Every path of pass two (rows from the spill, [`MapRun::run`] keying again,
+//! [`MapRun::run_rows`] for the web page) builds its rows with the row module's builders
+//! (`rows/build.rs`, `rows/kept.rs`), which ask the grouping for each row's grouping cells
+//! ([`crate::rows`]). The other files: `counted.rs` (what pass one keeps of a record),
+//! `fingerprint.rs`, `key_state.rs` (a key's 32-byte state), `places.rs` (where pass one
+//! left each record's state), `close.rs` (the step between the passes), `dense.rs` (the
+//! blocks that hold the states).
 
 mod close;
 mod counted;
@@ -42,7 +50,7 @@ const CHUNK: usize = 512;
 /// of states, the new half of a grown table: 10-600 ms where the first touch of a
 /// megabyte costs 1-15 ms, as it does on this kind of machine); with the pipeline's
 /// usual lead of 4 batches (about 11 ms of keying) the other thread then sat idle. 32
-/// batches hold about 12 MB more (docs/benchmarks.md, issue 19's twelfth round).
+/// batches hold about 12 MB more (docs/benchmarks.md, "why runs that start cold cost more").
 const COUNT_LEAD: usize = 32;
 
 pub use counted::{CountError, Counted, FingerprintCollision, KeyBuffers};

@@ -1,24 +1,26 @@
 //! What pass one learnt of each record, kept in a temporary file, for `urlkey map` with
 //! CSV or TSV rows.
 //!
-//! Without it, pass two keys every record again to write its row: at 10M records that
-//! second keying was 29% of `map`'s instructions (docs/benchmarks.md, issue 19). With it,
-//! pass one's workers keep per record only what keying gave: the key, as an edit of the
-//! input ([`put_key`]: most keys are the input with its scheme and host lowercased, cut
-//! before removed parameters), the signature (where it is in the key, as 98% are), the
-//! removed parameters, an error where the policy gave one with a key; the thread that
-//! counts adds the ordinal of each record's key state. Pass two reads the input again, for
-//! the text as read and the kept cells, beside these entries, and writes each row with
-//! [`push_map_row`], the function that writes it when pass two keys again, with the
-//! grouping cells the whole input decides. An invalid record's row has no
-//! grouping cells: pass one writes it whole.
+//! This file only stores and restores. Without it, pass two keys every record again to
+//! write its row: at 10M records that second keying was 29% of `map`'s instructions
+//! (docs/benchmarks.md, "Pass one's rows kept for pass two"). With it, pass one's workers
+//! keep per record only what keying gave: the key, as an edit of the input ([`put_key`]:
+//! most keys are the input with its scheme and host lowercased, cut before removed
+//! parameters), the signature (where it is in the key, as 98% are), the removed
+//! parameters, an error where the policy gave one with a key; the thread that counts adds
+//! the ordinal of each record's key state. Pass two (`map/mod.rs`) reads the input again,
+//! for the text as read, beside these entries read back ([`Entry`], each record's
+//! [`Kept`]), and the row module writes each row (`rows/kept.rs`) with the grouping cells
+//! the whole input decides, through the same CSV writer as when pass two keys again. An
+//! invalid record's row has no grouping cells: pass one writes it whole
+//! (`rows::push_whole_row`).
 //!
-//! Why the input is read twice rather than kept (issue 19, eighth round): on this kind of
+//! Why the input is read twice rather than kept: on this kind of
 //! machine, bytes written to fresh page-cache pages cost ten times the bytes read back
 //! from pages already cached (`pwrite64` was 18% of a 10M-line run's samples, reading the
-//! spill back 1.7%). The sixth round's spill kept the input's text, 130 bytes a record,
-//! twice the input's 65; this one keeps about 25 (24.7 on the 10M-line benchmark, 30.6
-//! before the eleventh round coded the ordinals).
+//! spill back 1.7%). A spill that kept the input's text took 130 bytes a record, twice the
+//! input's 65; this one keeps about 25 (24.7 on the 10M-line benchmark; 30.6 with the
+//! ordinals as fixed-size integers; docs/benchmarks.md, "The input read twice").
 //!
 //! Each record carries its place (as a difference from the record before it) and 32 bits
 //! of a hash of its text as read ([`check_of`]). A record that pass two reads with another
@@ -441,12 +443,12 @@ impl Spill {
     /// grouping that had `base` key states before the chunk. `head` is a buffer.
     ///
     /// Only the key's ordinal is kept: its state names its signature's
-    /// ([`super::grouping::record_fingerprints`]). A key that was new is the next of the
+    /// ([`super::record_fingerprints`]). A key that was new is the next of the
     /// ordinals from `base` on, written as `1` (half the records of the 10M-line
     /// benchmark); any other as its ordinal plus two, an invalid record as `0`, each a
     /// LEB128 integer: 2.1 bytes a record on the 10M-line benchmark where two `u32`s
     /// took 8, page-cache memory this kind of machine makes dear on first touch
-    /// (docs/benchmarks.md, issue 19's eleventh round).
+    /// (docs/benchmarks.md, "the cost of fresh memory measured").
     pub fn put_head(
         &self,
         piece: &mut Piece,

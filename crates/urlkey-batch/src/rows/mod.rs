@@ -9,15 +9,15 @@
 //! | file | what |
 //! |---|---|
 //! | `columns.rs` | the column tables ([`Table`]) and the tail columns ([`Tail`]) |
-//! | `record.rs` | the rows ([`KeyRecord`], [`MapRow`], [`GroupRow`]), the cells the whole input decides ([`GroupCells`]), [`RowSink`] |
-//! | `build.rs` | a map row from its record and its keying, with its grouping cells from a [`GroupLookup`] |
+//! | `record.rs` | the rows ([`KeyRecord`], [`MapRow`], [`GroupRow`]), the cells the whole input decides (`GroupCells`), [`RowSink`] |
+//! | `build.rs` | a map row from its record and its keying, with its grouping cells from a `GroupLookup` |
 //! | `kept.rs` | a CSV/TSV map row from what `urlkey map`'s first pass kept of its record |
 //! | `csv.rs` | CSV and TSV cells, map rows encoded byte by byte |
 //! | `parquet.rs` | the Parquet writer |
 //! | `writer.rs` | [`RecordWriter`]: one output in one format |
 //!
 //! Nothing here knows how groups are found: the map engine (`map/grouping.rs`) answers
-//! that through [`GroupLookup`].
+//! that through `GroupLookup`.
 
 pub(crate) mod build;
 mod columns;
