@@ -7,9 +7,9 @@ use std::sync::Arc;
 use urlkey::{ErrorCode, KeyError};
 
 use super::lines::PhysicalLines;
-use super::{
-    decode_record, InputError, InputErrorKind, InputRecord, KeepColumns, ReadOptions, RecordSource,
-    Skipped,
+use super::options::{KeepColumns, ReadOptions};
+use super::record::{
+    decode_record, InputError, InputErrorKind, InputRecord, RecordSource, Skipped,
 };
 
 /// Where plain lines go: blank and `#` lines are skipped and counted, the rest become
