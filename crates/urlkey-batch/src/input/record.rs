@@ -15,9 +15,9 @@ pub struct InputRecord {
     /// The 1-based physical line where the record starts in its own input (the header is
     /// line 1; a spreadsheet row is its row number).
     pub line: u64,
-    /// With several inputs ([`ChainSource`]): the line counted through the run's inputs
-    /// one after another (the lines of the inputs before its own, plus `line`), which
-    /// names one record across all of them; 0 when the run reads one input.
+    /// With several inputs ([`ChainSource`](super::ChainSource)): the line counted through
+    /// the run's inputs one after another (the lines of the inputs before its own, plus
+    /// `line`), which names one record across all of them; 0 when the run reads one input.
     pub run_line: u64,
     /// The text as read (invalid UTF-8 shown with `\xNN` escapes; an over-long line
     /// shortened, see `docs/cli.md`).
@@ -30,8 +30,9 @@ pub struct InputRecord {
     /// with [`RecordSource::header`], tells a short or long row from empty cells.
     pub fields: usize,
     /// The cells of a CSV/TSV row past the header's last column, as read, when every
-    /// column is kept ([`KeepColumns::All`] with a header row; empty otherwise): with
-    /// `observed` and `kept`, every cell of a row longer than the header.
+    /// column is kept ([`KeepColumns::All`](super::KeepColumns::All) with a header row;
+    /// empty otherwise): with `observed` and `kept`, every cell of a row longer than the
+    /// header.
     pub overflow: Vec<String>,
 }
 
