@@ -348,7 +348,7 @@ impl Grouping {
             .or_else(|| self.find_key(kf))
     }
 
-    /// Reads the states pass one placed for `recs` ([`Places`]), before their rows are
+    /// Reads the states pass one placed for `recs` (`places.rs`), before their rows are
     /// made: one record's row after another's waits for its cache misses in turn, while
     /// this loop has them in flight together. What it reads goes to `black_box`, so that
     /// the reads are not optimized away.
@@ -361,7 +361,7 @@ impl Grouping {
     }
 
     /// Finds the signature groups and fills in the group counts of the summary; call
-    /// after pass one. Each block of signatures is sorted in place ([`sig_entry`]) and the
+    /// after pass one. Each block of signatures is sorted in place (`sig_entry`) and the
     /// blocks are read merged: the keys of one signature come together, least ordinal
     /// (its lead, whose first record is the group's) first. Only the states of keys that
     /// share their signature are written: every key starts as a group of one.

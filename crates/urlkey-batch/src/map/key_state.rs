@@ -129,7 +129,7 @@ pub(super) fn total(c: Counter, beyond: &HashMap<u32, u64>, which: u32) -> u64 {
 
 /// Distinct keys one run can count: the table holds 32-bit ordinals, half the size of
 /// `usize` ones (at 5M keys 40 MB a table instead of 72), and a key state names its
-/// group's lead by an ordinal below [`Group::LEAD`] (2^31). Some 2.1 billion keys: at
+/// group's lead by an ordinal below `Group::LEAD` (2^31). Some 2.1 billion keys: at
 /// 60 bytes and more a key (docs/scale.md) more than a machine of 128 GB holds.
 pub const MAX_STATES: usize = (1 << 31) - 1;
 

@@ -120,7 +120,7 @@ pub struct MapRun<'p> {
     /// The inputs' names (`source`) when the run reads more than one, else empty.
     pub sources: &'p [String],
     /// With CSV or TSV rows: keep what pass one's keying gave in a temporary file, so
-    /// that pass two does not key every record again ([`spill`]; where the file cannot be
+    /// that pass two does not key every record again (`map/spill.rs`; where the file cannot be
     /// made or written, the run says so through `notice` and keys again).
     pub spill: bool,
 }
