@@ -1,6 +1,12 @@
 //! Batch work over URL lists for the `urlkey` binary and its web page: readers that turn
-//! every input line into exactly one [`input::InputRecord`], writers for key records and
-//! map rows, an order-keeping parallel pipeline, and the grouping engine of `urlkey map`.
+//! every input line into exactly one [`input::InputRecord`] ([`input`]), an order-keeping
+//! parallel pipeline ([`pipeline`]), the two passes and the grouping engine of `urlkey map`
+//! ([`map`]), the rows urlkey writes from birth to bytes (their types, the map rows'
+//! builders, the CSV/TSV, JSON Lines and Parquet writers: [`rows`]), and `urlkey diff`
+//! ([`diff`]).
+//!
+//! No module imports one that imports it: `rows` uses only `input`; `map` uses `input`,
+//! `pipeline` and `rows`; `diff` uses `input`, `pipeline` and `map`'s fingerprints.
 //!
 //! Nothing here drops a row: a line that cannot be read as text, is too long, or lacks
 //! its column still comes out, as an invalid record with a stable code.
@@ -13,7 +19,5 @@ pub mod exit;
 pub mod input;
 pub mod map;
 pub mod outfile;
-pub mod output;
-pub mod parquet_out;
 pub mod pipeline;
 pub mod rows;

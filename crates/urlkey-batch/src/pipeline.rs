@@ -2,7 +2,7 @@
 //! whatever the thread count: every thread reads and computes, and batches are written
 //! one at a time, in input order.
 //!
-//! Why not a pool with a fork/join per batch (what this was until issue 19): on a
+//! Why not a pool with a fork/join per batch: on a
 //! machine whose other core is busy, a batch split across the workers waits for its
 //! slowest part, and the separate reading, dispatching and writing threads compete with
 //! the workers for the one free core. Two threads then ran 1.1-1.9x slower than one.
@@ -12,15 +12,15 @@
 //! ahead by at most [`AHEAD_PER_THREAD`] batches per thread (or the pipeline's own lead,
 //! [`Pipeline::with_lead`]).
 //!
-//! Why any thread writes (issue 19, fifth round): when only the calling thread wrote,
+//! Why any thread writes: when only the calling thread wrote,
 //! a calling thread that shared its core with another process held every batch the
 //! helper had finished until the scheduler ran it again, and the helper, `limit`
-//! batches ahead, waited for it (up to 5 ms a run, measured in the fourth round). Now
+//! batches ahead, waited for it (up to 5 ms a run, measured). Now
 //! the thread that hands in the batch next in order writes it, so a descheduled thread
 //! delays only the batch it holds. docs/benchmarks.md has what this did and did not
 //! change in wall time.
 //!
-//! Why a helper may move to another core (issue 19, ninth round): beside a process that
+//! Why a helper may move to another core: beside a process that
 //! keeps a core busy, the scheduler put the calling thread and its helper on the same
 //! free core, where two threads run no faster than one; `cores.rs` has the helper leave
 //! the calling thread's core.
@@ -170,7 +170,7 @@ impl Pipeline {
     /// A longer lead holds more batches in memory, and lets the other threads go on
     /// computing while the sink is slow on one batch: `urlkey map`'s counting waits for
     /// fresh memory now and then, for tens to hundreds of milliseconds on this kind of
-    /// machine (docs/benchmarks.md, issue 19's twelfth round).
+    /// machine (docs/benchmarks.md, "why runs that start cold cost more").
     pub fn with_lead(&self, batches_per_thread: usize) -> Pipeline {
         Pipeline {
             lead: batches_per_thread.max(1),
@@ -185,7 +185,7 @@ impl Pipeline {
     /// reuses the memory, and the batches waiting for the sink hold only their results.
     /// `urlkey map`'s pass one keeps 32 batches a thread ahead: with their records it held
     /// 58 MB 0.4 s into a 10M-line run (9 MB without), and its peak memory was 480-487 MB
-    /// against 452-461 (docs/benchmarks.md, issue 19's thirteenth round).
+    /// against 452-461 (docs/benchmarks.md, "pass one touches 9% less fresh memory").
     pub fn dropping_records(&self) -> Pipeline {
         Pipeline {
             keep_records: false,

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use urlkey_batch::input::InputFormat;
-use urlkey_batch::output::OutputFormat;
+use urlkey_batch::rows::OutputFormat;
 
 /// Explainable, versioned comparison keys for URL lists.
 #[derive(Parser, Debug)]

@@ -179,7 +179,7 @@ fn key_record_contract() {
     assert_eq!(recs.len(), 2);
     let first_line = out.lines().next().expect("a record");
     // The record's fields are the key table's columns, in order (the table itself is
-    // pinned in urlkey-batch's rows.rs).
+    // pinned in urlkey-batch's rows/columns.rs).
     let fields = urlkey_batch::rows::KEY_TABLE;
     let positions: Vec<usize> = fields
         .iter()

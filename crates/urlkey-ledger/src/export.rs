@@ -70,12 +70,12 @@ pub const COLUMNS: [&str; 29] = [
 ];
 
 /// A CSV text cell that opens as text in a spreadsheet: `urlkey map`'s rule
-/// ([`urlkey_batch::output::spreadsheet_safe`]: a cell whose first character would start
+/// ([`urlkey_batch::rows::spreadsheet_safe`]: a cell whose first character would start
 /// a formula gets a leading `'`; OWASP's advice on CSV injection, observed URLs coming from
 /// AI answers), for an owned cell, which is returned as it is when it needs nothing. JSONL
 /// is never altered.
 pub fn spreadsheet_safe(s: String) -> String {
-    if let std::borrow::Cow::Owned(prefixed) = urlkey_batch::output::spreadsheet_safe(&s) {
+    if let std::borrow::Cow::Owned(prefixed) = urlkey_batch::rows::spreadsheet_safe(&s) {
         return prefixed;
     }
     s

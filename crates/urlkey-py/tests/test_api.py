@@ -60,7 +60,8 @@ def test_key_returns_the_jsonl_record():
         "facts": ["tracking-parameters-removed"],
         "psl": None,
     }
-    # The fields in the record's order too (the Rust key table, pinned in rows.rs).
+    # The fields in the record's order too (the Rust key table, pinned in
+    # urlkey-batch/src/rows/columns.rs).
     assert r == want and list(r) == list(want)
 
 

@@ -13,8 +13,8 @@ use std::time::Instant;
 
 use serde::Serialize;
 use urlkey_batch::input::KeepColumns;
-use urlkey_batch::map::{Fingerprint, GroupRow, MapSummary};
-use urlkey_batch::rows::{KeyRecord, MapRow, RowSink, Table};
+use urlkey_batch::map::{Fingerprint, MapSummary};
+use urlkey_batch::rows::{GroupRow, KeyRecord, MapRow, RowSink, Table};
 
 use crate::error::ApiError;
 

@@ -11,8 +11,8 @@ use common::Resp;
 use serde_json::{json, Value};
 use urlkey_batch::input::{records_from, ReadOptions, RecordSource};
 use urlkey_batch::map::MapRun;
-use urlkey_batch::output::{OutputFormat, RecordWriter};
 use urlkey_batch::pipeline::Pipeline;
+use urlkey_batch::rows::{OutputFormat, RecordWriter};
 use urlkey_serve::{Config, CONTENT_SECURITY_POLICY};
 
 const SAMPLE: &str = "HTTP://Example.com:80/a//b?utm_source=x&id=7\n/main/scripts.html?script=One\n/main/scripts.html?script=Two\n/x?a=1&b=2\n/x?b=2&a=1\njavascript:alert(1)\n";

@@ -14,9 +14,8 @@ use hashbrown::HashMap;
 use serde::Serialize;
 use urlkey::Policy;
 
-use super::policies::stream_error;
+use super::policies::{stream_error, DiffError};
 use super::rows::{DiffRowWrite, InventoryRow};
-use super::DiffError;
 use crate::input::{InputError, InputRecord, RecordSource, Skipped};
 use crate::map::{fingerprint, Fingerprint, FingerprintHasher};
 use crate::pipeline::Pipeline;

@@ -13,8 +13,8 @@ use std::io;
 use hashbrown::HashMap;
 use urlkey::Policy;
 
+use super::report::{Counted, Example, Group, Report, EXAMPLES};
 use super::rows::{DiffRowWrite, PolicyRow};
-use super::{Counted, Example, Group, Report, EXAMPLES};
 use crate::input::{InputError, InputRecord, RecordSource, Skipped};
 use crate::map::{fingerprint, Fingerprint, FingerprintHasher};
 use crate::pipeline::{Pipeline, StreamError, ThreadError};
@@ -455,7 +455,7 @@ fn count(c: &mut Counted, key: Result<&String, &&'static str>, ex: Example) {
     }
 }
 
-/// [`super::PolicyDiff::finish`]: both passes over records in memory, on this thread.
+/// [`PolicyDiff::finish`]: both passes over records in memory, on this thread.
 pub(super) fn compare_in_memory(
     from: &Policy,
     to: &Policy,
@@ -554,5 +554,60 @@ impl DiffRun<'_> {
             )
             .map_err(stream_error)?;
         Ok(c.finish(from.id(), to.id(), &tables, read))
+    }
+}
+
+/// Keys records under two policies and compares them, for a list already in memory (the
+/// web page's); [`DiffRun`] streams files through the same two passes.
+///
+/// ```
+/// use urlkey::PolicySet;
+/// use urlkey_batch::diff::PolicyDiff;
+///
+/// let set = PolicySet::builtin();
+/// let (from, to) = (set.get("citation@1").unwrap(), set.get("webkey@1").unwrap());
+/// let mut diff = PolicyDiff::new(&from, &to);
+/// diff.add_text(0, 1, "https://www.example.com/A");
+/// diff.add_text(0, 2, "https://example.com/a");
+/// let report = diff.finish(&["list.txt".to_string()]);
+/// assert_eq!((report.keys_from, report.keys_to), (2, 1));
+/// assert_eq!(report.merges.len(), 1);
+/// assert_eq!(report.by_class["merge"], 2);
+/// ```
+pub struct PolicyDiff<'p> {
+    from: &'p Policy,
+    to: &'p Policy,
+    records: Vec<InputRecord>,
+}
+
+impl<'p> PolicyDiff<'p> {
+    /// A diff from `from` to `to`, with no records yet.
+    pub fn new(from: &'p Policy, to: &'p Policy) -> Self {
+        PolicyDiff {
+            from,
+            to,
+            records: Vec::new(),
+        }
+    }
+
+    /// Adds one record as read (a reading problem makes it invalid under both).
+    pub fn add(&mut self, r: InputRecord) {
+        self.records.push(r);
+    }
+
+    /// Adds one line of text: `source` is its input's index in the names given to
+    /// [`PolicyDiff::finish`], `line` its 1-based line.
+    pub fn add_text(&mut self, source: u32, line: u64, text: &str) {
+        self.add(InputRecord {
+            source,
+            line,
+            observed: text.to_string(),
+            ..InputRecord::default()
+        });
+    }
+
+    /// The report; `names` are the inputs' names, by source index.
+    pub fn finish(self, names: &[String]) -> Report {
+        compare_in_memory(self.from, self.to, &self.records, names)
     }
 }

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use encoding_rs::Encoding;
 use encoding_rs_io::DecodeReaderBytesBuilder;
 
-use super::{InputError, Source};
+use super::record::{InputError, InputErrorKind};
+use super::source::Source;
 
 /// How much of the start of an input is looked at for binary content.
 pub const SNIFF_BYTES: usize = 64 * 1024;
@@ -159,6 +160,35 @@ pub fn decode(
 /// A WHATWG encoding label (`windows-1252`, `shift_jis`, `utf-16le`, ...).
 pub fn encoding_for_label(label: &str) -> Option<&'static Encoding> {
     Encoding::for_label(label.trim().as_bytes())
+}
+
+impl Source {
+    /// Opens the source, decompressing `.gz`/`.zst` by extension or magic bytes; `count`
+    /// receives the bytes read from the file itself.
+    pub fn open_counted(
+        &self,
+        count: Arc<AtomicU64>,
+    ) -> Result<Box<dyn BufRead + Send>, InputError> {
+        let raw: Box<dyn Read + Send> = match self.path() {
+            None => Box::new(CountingReader::new(io::stdin(), count)),
+            Some(p) => {
+                let f = std::fs::File::open(p).map_err(|e| {
+                    InputError::new(
+                        InputErrorKind::Open,
+                        &self.name(),
+                        format!("cannot open: {e}"),
+                    )
+                })?;
+                Box::new(CountingReader::new(f, count))
+            }
+        };
+        decompress(raw, self)
+    }
+
+    /// [`Source::open_counted`] without a counter.
+    pub fn open(&self) -> Result<Box<dyn BufRead + Send>, InputError> {
+        self.open_counted(Arc::default())
+    }
 }
 
 #[cfg(test)]

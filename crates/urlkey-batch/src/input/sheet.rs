@@ -8,8 +8,9 @@ use std::sync::Arc;
 
 use calamine::{Data, Reader};
 
+use super::options::ReadOptions;
+use super::record::{InputError, InputErrorKind, InputRecord, RecordSource, Skipped};
 use super::table::RowShape;
-use super::{InputError, InputErrorKind, InputRecord, ReadOptions, RecordSource, Skipped};
 
 /// The text of a cell.
 pub(crate) fn cell_text(d: &Data) -> String {

@@ -8,9 +8,10 @@ use std::sync::Arc;
 use urlkey::{ErrorCode, KeyError};
 
 use super::lines::{skip_lines, LineTracker, PhysicalLines};
-use super::{
-    decode_record, escape_invalid_utf8, find_column, InputError, InputErrorKind, InputFormat,
-    InputRecord, KeepColumns, ReadOptions, RecordSource, Skipped,
+use super::options::{InputFormat, KeepColumns, ReadOptions};
+use super::record::{
+    decode_record, escape_invalid_utf8, InputError, InputErrorKind, InputRecord, RecordSource,
+    Skipped,
 };
 
 /// Which cells of a row are read.
@@ -361,5 +362,40 @@ impl<R: BufRead + Send> RecordSource for CsvReader<R> {
     }
     fn header(&self) -> &[String] {
         &self.shape.names
+    }
+}
+
+/// Finds a column: the exact name, else the one name equal to it ignoring ASCII case, else
+/// a 1-based number. `what` names the thing sought in messages ("column", "kept column").
+pub(crate) fn find_column(names: &[String], wanted: &str) -> Result<usize, String> {
+    if let Some(i) = names.iter().position(|h| h == wanted) {
+        return Ok(i);
+    }
+    let folded: Vec<usize> = (0..names.len())
+        .filter(|&i| names[i].eq_ignore_ascii_case(wanted))
+        .collect();
+    match folded.as_slice() {
+        [i] => return Ok(*i),
+        [] => {}
+        many => {
+            return Err(format!(
+                "{wanted:?} matches {} columns when case is ignored ({}): write the name exactly",
+                many.len(),
+                many.iter()
+                    .map(|&i| format!("{:?}", names[i]))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        }
+    }
+    match wanted.parse::<usize>() {
+        Ok(n) if n >= 1 && n <= names.len() => Ok(n - 1),
+        _ if names.is_empty() => Err(format!("no column {wanted:?}: the header row is empty")),
+        _ => {
+            Err(format!(
+            "no column {wanted:?}; the header has: {} (name one of them, or give a 1-based number)",
+            names.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>().join(", ")
+        ))
+        }
     }
 }

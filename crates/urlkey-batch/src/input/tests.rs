@@ -1,6 +1,8 @@
 use std::io;
 
+use super::record::decode_record;
 use super::*;
+use urlkey::ErrorCode;
 
 fn read_all(text: &[u8], opts: &ReadOptions) -> (Vec<InputRecord>, Skipped) {
     let mut src = records_from(Box::new(io::Cursor::new(text.to_vec())), "t".into(), opts).unwrap();

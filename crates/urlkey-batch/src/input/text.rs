@@ -7,9 +7,9 @@ use std::sync::Arc;
 use urlkey::{ErrorCode, KeyError};
 
 use super::lines::PhysicalLines;
-use super::{
-    decode_record, InputError, InputErrorKind, InputRecord, KeepColumns, ReadOptions, RecordSource,
-    Skipped,
+use super::options::{KeepColumns, ReadOptions};
+use super::record::{
+    decode_record, InputError, InputErrorKind, InputRecord, RecordSource, Skipped,
 };
 
 /// Where plain lines go: blank and `#` lines are skipped and counted, the rest become
@@ -57,9 +57,10 @@ impl LineSink<'_> {
 
     /// Counts a blank or comment line; false for a line that is a record.
     fn skips(&mut self, bytes: &[u8]) -> bool {
-        // Seed 000 ("The pipeline"): blank and comment lines after the tool's trim; the
-        // library decides (urlkey::text::line_kind), so every reader and policy agree. A
-        // line over the limit is never blank or a comment (the callers do not ask).
+        // The Legacy URL Mapper spec ("The pipeline"): blank and comment lines after the
+        // tool's trim; the library decides (urlkey::text::line_kind), so every reader and
+        // policy agree. A line over the limit is never blank or a comment (the callers do
+        // not ask).
         match urlkey::text::line_kind(bytes) {
             urlkey::text::LineKind::Blank => self.skipped.blank += 1,
             urlkey::text::LineKind::Comment => self.skipped.comment += 1,

@@ -3,11 +3,11 @@
 use std::ops::{Index, IndexMut};
 
 /// Elements per block: 32 MB of 32-byte states, reserved at once and touched as they
-/// fill. The allocator puts a header before a block, so a block of 2 MB (the tenth
-/// round's) lay across two of the process's 2 MB huge pages, and the allocations placed
+/// fill. The allocator puts a header before a block, so a block of 2 MB (as it was
+/// once) lay across two of the process's 2 MB huge pages, and the allocations placed
 /// between blocks took huge pages of their own: with 2 MB blocks `map`'s peak memory on
-/// 10M lines was 498-500 MB, with 32 MB blocks 452-461 (docs/benchmarks.md, issue 19's
-/// thirteenth round). A short input touches one huge page of its first block.
+/// 10M lines was 498-500 MB, with 32 MB blocks 452-461 (docs/benchmarks.md, "pass one
+/// touches 9% less fresh memory"). A short input touches one huge page of its first block.
 pub(super) const BLOCK: usize = 1 << 20;
 
 /// A vector that grows by whole blocks, never by moving what it holds. A `Vec` of 5M

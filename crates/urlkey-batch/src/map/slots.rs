@@ -1,7 +1,7 @@
 //! [`Slots`]: the table from a fingerprint to the ordinal of its state, for `map`'s key
 //! states.
 //!
-//! Why not `hashbrown`'s table (issue 19, ninth round): at millions of distinct keys a
+//! Why not `hashbrown`'s table: at millions of distinct keys a
 //! probe there is three dependent cache misses, the control bytes, then the bucket beside
 //! them in another line, then the state the bucket names. A slot here holds the ordinal
 //! and 32 more bits of the fingerprint together, so a probe is one miss for the slot and
@@ -153,7 +153,8 @@ impl Slots {
     /// moved within the table, so that a growth with room touches only the new half for
     /// the first time (a table doubled into a new allocation touched its whole new size,
     /// and at 5M keys the thread that counts waited for those pages: fresh memory costs
-    /// 1-15 ms a megabyte on this kind of machine, docs/benchmarks.md, issue 19).
+    /// 1-15 ms a megabyte on this kind of machine, docs/benchmarks.md, "the cost of fresh
+    /// memory measured").
     ///
     /// A probe starts where the hash's high bits say, so an entry whose probe started at
     /// `h` starts at `2h` or `2h + 1` in the grown table: at or past where it is, unless
@@ -213,7 +214,7 @@ mod tests {
     /// their tag or all their bits; a probe for a missing entry ends.
     #[test]
     fn slots_find_what_was_inserted() {
-        let mut next = crate::output::tests::xorshift();
+        let mut next = crate::rows::csv::tests::xorshift();
         let hashes: Vec<u64> = (0..20_000)
             .map(|i| match i % 4 {
                 // The same high bits: one home slot at every size, the same tag.
@@ -247,7 +248,7 @@ mod tests {
     /// hash. Fails if the entries put in last are not (a test of the fallback alone).
     #[test]
     fn slots_grown_in_place_find_what_was_inserted() {
-        let mut next = crate::output::tests::xorshift();
+        let mut next = crate::rows::csv::tests::xorshift();
         let n = 3 * RESERVE_FROM + 1000;
         let hashes: Vec<u64> = (0..n)
             .map(|i| match (i % 400, i % 4000) {

@@ -1,24 +1,26 @@
 //! What pass one learnt of each record, kept in a temporary file, for `urlkey map` with
 //! CSV or TSV rows.
 //!
-//! Without it, pass two keys every record again to write its row: at 10M records that
-//! second keying was 29% of `map`'s instructions (docs/benchmarks.md, issue 19). With it,
-//! pass one's workers keep per record only what keying gave: the key, as an edit of the
-//! input ([`put_key`]: most keys are the input with its scheme and host lowercased, cut
-//! before removed parameters), the signature (where it is in the key, as 98% are), the
-//! removed parameters, an error where the policy gave one with a key; the thread that
-//! counts adds the ordinal of each record's key state. Pass two reads the input again, for
-//! the text as read and the kept cells, beside these entries, and writes each row with
-//! [`push_map_row`], the function that writes it when pass two keys again, with the
-//! grouping cells the whole input decides. An invalid record's row has no
-//! grouping cells: pass one writes it whole.
+//! This file only stores and restores. Without it, pass two keys every record again to
+//! write its row: at 10M records that second keying was 29% of `map`'s instructions
+//! (docs/benchmarks.md, "Pass one's rows kept for pass two"). With it, pass one's workers
+//! keep per record only what keying gave: the key, as an edit of the input ([`put_key`]:
+//! most keys are the input with its scheme and host lowercased, cut before removed
+//! parameters), the signature (where it is in the key, as 98% are), the removed
+//! parameters, an error where the policy gave one with a key; the thread that counts adds
+//! the ordinal of each record's key state. Pass two (`map/mod.rs`) reads the input again,
+//! for the text as read, beside these entries read back ([`Entry`], each record's
+//! [`Kept`]), and the row module writes each row (`rows/kept.rs`) with the grouping cells
+//! the whole input decides, through the same CSV writer as when pass two keys again. An
+//! invalid record's row has no grouping cells: pass one writes it whole
+//! (`rows::push_whole_row`).
 //!
-//! Why the input is read twice rather than kept (issue 19, eighth round): on this kind of
+//! Why the input is read twice rather than kept: on this kind of
 //! machine, bytes written to fresh page-cache pages cost ten times the bytes read back
 //! from pages already cached (`pwrite64` was 18% of a 10M-line run's samples, reading the
-//! spill back 1.7%). The sixth round's spill kept the input's text, 130 bytes a record,
-//! twice the input's 65; this one keeps about 25 (24.7 on the 10M-line benchmark, 30.6
-//! before the eleventh round coded the ordinals).
+//! spill back 1.7%). A spill that kept the input's text took 130 bytes a record, twice the
+//! input's 65; this one keeps about 25 (24.7 on the 10M-line benchmark; 30.6 with the
+//! ordinals as fixed-size integers; docs/benchmarks.md, "The input read twice").
 //!
 //! Each record carries its place (as a difference from the record before it) and 32 bits
 //! of a hash of its text as read ([`check_of`]). A record that pass two reads with another
@@ -54,14 +56,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use urlkey::Policy;
 
-use super::grouping::{row_from_parts, ungrouped_row, Counted, Grouping, LeanRow};
-use super::outcome_of;
+use super::counted::Counted;
 use crate::input::{InputError, InputRecord, RecordRef, RecordSource};
-use crate::output::{
-    join_names_into, needs_quotes, push_map_row, push_map_row_head, push_map_row_rest,
-    spreadsheet_safe, starts_a_formula, RowRest, Tail,
-};
 use crate::pipeline::{BatchSource, ReadBatch};
+use crate::rows::{
+    damaged, join_names_into, outcome_of, push_whole_row, Kept, LeanRow, RowShape, Sig,
+};
 
 /// Bytes of a row beyond its texts, about (a CSV row of the 10M-line benchmark holds 228
 /// bytes, 120 of them the input and the key): for sizing pass two's buffers.
@@ -99,16 +99,6 @@ pub(crate) struct Piece {
     records: usize,
     /// Where [`Spill::put_piece`] wrote `heads` and `texts`: offset and length.
     written: Option<io::Result<(u64, usize)>>,
-}
-
-/// How pass one writes rows: the settings of the output's rows.
-pub(crate) struct RowShape<'a> {
-    /// `,` or a tab.
-    pub delimiter: u8,
-    /// The output's tail columns.
-    pub tail: &'a Tail,
-    /// The run's inputs' names, when it has more than one.
-    pub sources: &'a [String],
 }
 
 /// 32 bits of a hash of a record's text as read: pass two keys a record again when the
@@ -224,21 +214,6 @@ fn lower8(w: u64) -> u64 {
     w | (capital >> 2)
 }
 
-/// The key that [`key_edit`] gave `edit` for, from the same input, in `buf`.
-fn key_of_edit<'b>(
-    observed: &str,
-    (lower, same, rest): (usize, usize, &str),
-    buf: &'b mut String,
-) -> io::Result<&'b str> {
-    let end = lower.checked_add(same).ok_or_else(damaged)?;
-    buf.clear();
-    buf.push_str(observed.get(..lower).ok_or_else(damaged)?);
-    buf.make_ascii_lowercase();
-    buf.push_str(observed.get(lower..end).ok_or_else(damaged)?);
-    buf.push_str(rest);
-    Ok(buf)
-}
-
 /// A valid record's key ([`key_edit`]).
 fn put_key(p: &mut Parts, observed: &str, key: &str) {
     let (lower, same, rest) = key_edit(observed, key);
@@ -316,7 +291,7 @@ pub(crate) fn piece(
             join_names_into(&mut removed, names);
             put_varint(parts.heads, CELLS);
             put_cells(&mut parts, &r.observed, (key, sig), &removed, None);
-            p.counted.push(lean.counted(r, verify));
+            p.counted.push(Counted::lean(&lean, r, verify));
         } else {
             // A reading problem or the policy's error: the row shows the error message,
             // which only the outcome has.
@@ -336,13 +311,9 @@ pub(crate) fn piece(
                 }
                 None => {
                     // No grouping cells: the row is whole now.
-                    let mut row = ungrouped_row(r, None, &o.removed_params, shape.sources);
-                    row.status = if o.is_valid() { "ok" } else { "invalid" };
-                    row.error_code = error.map(|e| e.1);
-                    row.error = error.map(|e| e.2);
                     put_varint(parts.heads, WHOLE_ROW);
                     let start = parts.texts.len();
-                    push_map_row(parts.texts, shape.delimiter, &row, shape.tail);
+                    push_whole_row(r, &o, error, shape, parts.texts);
                     put_varint(parts.heads, parts.texts.len() - start);
                 }
             }
@@ -472,12 +443,12 @@ impl Spill {
     /// grouping that had `base` key states before the chunk. `head` is a buffer.
     ///
     /// Only the key's ordinal is kept: its state names its signature's
-    /// ([`super::grouping::record_fingerprints`]). A key that was new is the next of the
+    /// ([`super::record_fingerprints`]). A key that was new is the next of the
     /// ordinals from `base` on, written as `1` (half the records of the 10M-line
     /// benchmark); any other as its ordinal plus two, an invalid record as `0`, each a
     /// LEB128 integer: 2.1 bytes a record on the 10M-line benchmark where two `u32`s
     /// took 8, page-cache memory this kind of machine makes dear on first touch
-    /// (docs/benchmarks.md, issue 19's eleventh round).
+    /// (docs/benchmarks.md, "the cost of fresh memory measured").
     pub fn put_head(
         &self,
         piece: &mut Piece,
@@ -538,8 +509,10 @@ fn put_u32(out: &mut Vec<u8>, v: u32) {
 /// One chunk of pass two's work: pass one's entry for it, where there is one, and the
 /// records read again from the input.
 pub(crate) struct Spilled {
-    place: Option<Place>,
-    records: Vec<InputRecord>,
+    /// Pass one's entry, where there is one.
+    pub place: Option<Place>,
+    /// The records read again.
+    pub records: Vec<InputRecord>,
 }
 
 /// Pass two's input: the input read again, each chunk of records with pass one's entry
@@ -550,16 +523,21 @@ pub(crate) struct SpillReader<'s> {
     input: &'s mut dyn RecordSource,
     /// The input has no more records.
     ended: bool,
+    /// Records per chunk of pass one.
+    chunk: usize,
 }
 
 impl<'s> SpillReader<'s> {
-    /// The places pass one wrote, in input order, and the input opened again.
-    pub fn new(places: Vec<Place>, input: &'s mut dyn RecordSource) -> Self {
+    /// The places pass one wrote, in input order, and the input opened again; records
+    /// past the last entry (an input that grew between the passes) come in chunks of
+    /// `chunk`, pass one's.
+    pub fn new(places: Vec<Place>, input: &'s mut dyn RecordSource, chunk: usize) -> Self {
         SpillReader {
             places,
             next: 0,
             input,
             ended: false,
+            chunk,
         }
     }
 
@@ -592,7 +570,7 @@ impl BatchSource for SpillReader<'_> {
                 break;
             }
             // Past the last entry (an input that grew between the passes): pass one's chunk.
-            let want = place.map_or(super::CHUNK, |p| p.records);
+            let want = place.map_or(self.chunk, |p| p.records);
             let mut records = Vec::with_capacity(want);
             self.read_records(&mut records, want)?;
             if place.is_some() {
@@ -616,13 +594,6 @@ impl BatchSource for SpillReader<'_> {
     fn batch_sizes(&self) -> (usize, usize) {
         BATCH_CHUNKS
     }
-}
-
-fn damaged() -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidData,
-        "map's temporary file was changed while map ran",
-    )
 }
 
 fn u32_at(b: &[u8], at: usize) -> io::Result<usize> {
@@ -712,298 +683,81 @@ impl<'a> Cells<'a> {
     }
 }
 
-/// Where a record's signature is: at an offset into its key, with a length, or a text.
-enum Sig<'a> {
-    InKey(usize, usize),
-    Text(&'a str),
+/// The ordinal [`Entry::open`] gives a record with no grouping cells (an invalid record's,
+/// whose row was kept whole).
+pub(crate) const WHOLE_AT: usize = WHOLE as usize;
+
+/// A chunk's entry read back ([`Spill::read_entry`]), record by record: its place, its
+/// check and what pass one kept of it ([`Kept`]).
+pub(crate) struct Entry<'a> {
+    cells: Cells<'a>,
+    records: usize,
+    place: u64,
 }
 
-/// What pass one kept of a record.
-enum Kept<'a> {
-    /// Its cells: the key as an edit of the input ([`key_edit`]), the signature, the
-    /// removed parameters joined, the status and error.
-    Cells {
-        key: (usize, usize, &'a str),
-        sig: Sig<'a>,
-        removed: &'a str,
-        error: Option<(bool, &'a str, &'a str)>,
-    },
-    /// An invalid record's whole row.
-    Row(&'a str),
-}
-
-/// Pass two's buffers, reused from record to record.
-#[derive(Default)]
-pub(crate) struct RowScratch {
-    key: String,
-    lean: LeanRow,
-    /// A chunk's key ordinals ([`rows_of`]), and the leads of their groups.
-    ordinals: Vec<usize>,
-    leads: Vec<usize>,
-}
-
-/// The row of a valid record from its cells and the record read again, with its grouping
-/// cells, appended to `out`. Where the text as read needs no quotes (most rows) the key is
-/// written from its edit straight into the row and the signature copied from it there
-/// ([`push_key_cells`]); otherwise the row is made as a [`MapRow`](crate::rows::MapRow)
-/// with the key as text, and quoted where it needs it.
-#[allow(clippy::too_many_arguments)]
-fn row_of_cells(
-    kept: Kept,
-    r: &InputRecord,
-    k: usize,
-    grouping: &Grouping,
-    shape: &RowShape,
-    key: &mut String,
-    out: &mut Vec<u8>,
-) -> io::Result<()> {
-    let (cells_key, sig, removed, error) = match kept {
-        Kept::Cells {
-            key,
-            sig,
-            removed,
-            error,
-        } => (key, sig, removed, error),
-        Kept::Row(row) => {
-            out.extend_from_slice(row.as_bytes());
-            return Ok(());
-        }
-    };
-    let observed = r.observed.as_str();
-    // The key is the text as read, cut and case folded, plus `rest`; the signature is in
-    // the key or its own text: what a quote could need beyond the text as read.
-    let d = shape.delimiter;
-    let as_observed = !needs_quotes(cells_key.2.as_bytes(), d)
-        && match sig {
-            Sig::Text(t) => !needs_quotes(t.as_bytes(), d),
-            Sig::InKey(..) => true,
+impl<'a> Entry<'a> {
+    /// Opens `entry`; the ordinals of its records' key states go to `ordinals`, in order
+    /// ([`WHOLE_AT`] for a record kept as a whole row).
+    pub(crate) fn open(entry: &'a [u8], ordinals: &mut Vec<usize>) -> io::Result<Self> {
+        let n = u32_at(entry, 0)?;
+        let base = u32_at(entry, 4)?;
+        let codes_end = u32_at(entry, 8)?.checked_add(12).ok_or_else(damaged)?;
+        let codes = entry.get(12..codes_end).ok_or_else(damaged)?;
+        let heads_len = u32_at(entry, codes_end)?;
+        let heads_end = (codes_end + 4).checked_add(heads_len).ok_or_else(damaged)?;
+        let heads = entry.get(codes_end + 4..heads_end).ok_or_else(damaged)?;
+        let texts = std::str::from_utf8(&entry[heads_end..]).map_err(|_| damaged())?;
+        // The key ordinals ([`Spill::put_head`]).
+        let mut codes = Cells {
+            heads: codes,
+            texts: "",
         };
-    let here = RecordRef::of(r);
-    let groups = grouping
-        .cells_at(here, k, shape.sources)
-        .ok_or_else(damaged)?;
-    let (status, error_code, error) = match error {
-        Some((valid, code, message)) => (
-            if valid { "ok" } else { "invalid" },
-            Some(code),
-            Some(message),
-        ),
-        None => ("ok", None, None),
-    };
-    if as_observed {
-        let (start, plain) = push_map_row_head(out, d, here.line(), observed, status);
-        if plain {
-            push_key_cells(out, d, observed, cells_key, sig)?;
-            let rest = RowRest {
-                cells: groups,
-                removed_tracking: removed,
-                error_code,
-                error,
-                source: shape
-                    .sources
-                    .get(here.source() as usize)
-                    .map(String::as_str),
-                run_line: (!shape.sources.is_empty()).then_some(r.run_line),
-                kept: &r.kept,
+        let mut next_new = base;
+        ordinals.clear();
+        for _ in 0..n {
+            let k = match codes.varint()? {
+                0 => WHOLE_AT,
+                1 => {
+                    next_new += 1;
+                    next_new - 1
+                }
+                c => c - 2,
             };
-            push_map_row_rest(out, d, start, &rest, shape.tail);
-            return Ok(());
+            ordinals.push(k);
         }
-        out.truncate(start);
-    }
-    let key = key_of_edit(observed, cells_key, key)?;
-    let sig = match sig {
-        Sig::Text(t) => t,
-        Sig::InKey(at, len) => {
-            let end = at.checked_add(len).ok_or_else(damaged)?;
-            key.get(at..end).ok_or_else(damaged)?
+        if !codes.heads.is_empty() {
+            return Err(damaged());
         }
-    };
-    let mut row = row_from_parts(
-        here,
-        observed,
-        Some((key, sig)),
-        removed.to_string(),
-        &r.kept,
-        shape.sources,
-    );
-    row.status = status;
-    row.error_code = error_code;
-    row.error = error;
-    row.run_line = (!shape.sources.is_empty()).then_some(r.run_line);
-    row.set_groups(groups);
-    push_map_row(out, d, &row, shape.tail);
-    Ok(())
-}
+        Ok(Entry {
+            cells: Cells { heads, texts },
+            records: n,
+            place: 0,
+        })
+    }
 
-/// The key and signature cells of a row whose text as read went in without quotes, each
-/// followed by `d`: the key from its edit ([`key_edit`]) written into `out` and case
-/// folded there, the signature copied from it there or from its own text; each prefixed
-/// as [`spreadsheet_safe`] would. What [`key_of_edit`] and the row's two cells did with a
-/// buffer and two copies.
-fn push_key_cells(
-    out: &mut Vec<u8>,
-    d: u8,
-    observed: &str,
-    (lower, same, rest): (usize, usize, &str),
-    sig: Sig,
-) -> io::Result<()> {
-    let end = lower.checked_add(same).ok_or_else(damaged)?;
-    let head = observed.get(..end).ok_or_else(damaged)?;
-    if !head.is_char_boundary(lower) {
-        return Err(damaged());
+    /// Records in the entry.
+    pub(crate) fn records(&self) -> usize {
+        self.records
     }
-    let mut at = out.len();
-    out.extend_from_slice(head.as_bytes());
-    out[at..at + lower].make_ascii_lowercase();
-    out.extend_from_slice(rest.as_bytes());
-    if starts_a_formula(out.get(at)) {
-        out.insert(at, b'\'');
-        at += 1;
-    }
-    let key_end = out.len();
-    out.push(d);
-    match sig {
-        Sig::Text(t) => out.extend_from_slice(spreadsheet_safe(t).as_bytes()),
-        Sig::InKey(from, len) => {
-            let from = at.checked_add(from).ok_or_else(damaged)?;
-            let to = from.checked_add(len).ok_or_else(damaged)?;
-            // The key is text: a slice of it is text when it starts and ends where a
-            // character does (a byte that is not a UTF-8 continuation, or the end).
-            let boundary =
-                |i: usize| i == key_end || out.get(i).is_some_and(|&b| (b as i8) >= -0x40);
-            if to > key_end || !boundary(from) || !boundary(to) {
-                return Err(damaged());
-            }
-            if starts_a_formula(out.get(from).filter(|_| from < to)) {
-                out.push(b'\'');
-            }
-            out.extend_from_within(from..to);
-        }
-    }
-    out.push(d);
-    Ok(())
-}
 
-/// The row of a record that pass one did not keep as it is now: keyed again, its state
-/// probed in the table, as when the run does not spill.
-fn row_keyed_again(
-    policy: &Policy,
-    r: &InputRecord,
-    grouping: &Grouping,
-    shape: &RowShape,
-    lean: &mut LeanRow,
-    out: &mut Vec<u8>,
-) {
-    grouping.keyed_row(policy, r, shape.sources, lean, |row| {
-        push_map_row(out, shape.delimiter, row, shape.tail)
-    });
-}
-
-/// Pass two on one chunk: its rows, from its entry and its records read again, appended
-/// to `out`; how many records were keyed again (read with another place or text than
-/// pass one kept, or never seen by it).
-pub(crate) fn rows_of(
-    entry: &[u8],
-    records: &[InputRecord],
-    policy: &Policy,
-    grouping: &Grouping,
-    shape: &RowShape,
-    scratch: &mut RowScratch,
-    out: &mut Vec<u8>,
-) -> io::Result<u64> {
-    const WHOLE_AT: usize = WHOLE as usize;
-    let n = u32_at(entry, 0)?;
-    let base = u32_at(entry, 4)?;
-    let codes_end = u32_at(entry, 8)?.checked_add(12).ok_or_else(damaged)?;
-    let codes = entry.get(12..codes_end).ok_or_else(damaged)?;
-    let heads_len = u32_at(entry, codes_end)?;
-    let heads_end = (codes_end + 4).checked_add(heads_len).ok_or_else(damaged)?;
-    let heads = entry.get(codes_end + 4..heads_end).ok_or_else(damaged)?;
-    let texts = std::str::from_utf8(&entry[heads_end..]).map_err(|_| damaged())?;
-    let mut cells = Cells { heads, texts };
-    // The key ordinals ([`Spill::put_head`]).
-    let mut codes = Cells {
-        heads: codes,
-        texts: "",
-    };
-    let mut next_new = base;
-    scratch.ordinals.clear();
-    for _ in 0..n {
-        let k = match codes.varint()? {
-            0 => WHOLE_AT,
-            1 => {
-                next_new += 1;
-                next_new - 1
-            }
-            c => c - 2,
-        };
-        scratch.ordinals.push(k);
-    }
-    if !codes.heads.is_empty() {
-        return Err(damaged());
-    }
-    // One record's row after another's waits for its states' cache misses in turn; this
-    // has them in flight together.
-    grouping.warm_keys(&scratch.ordinals, &mut scratch.leads);
-    let ordinal = |i: usize| scratch.ordinals.get(i).copied().ok_or_else(damaged);
-    let mut again = 0;
-    let mut place = 0u64;
-    for i in 0..n {
-        place = place.wrapping_add(cells.varint64()?);
-        let check = cells.check()?;
-        let kept = cells.record()?;
-        let k = ordinal(i)?;
+    /// The next record's place ([`RecordRef::to_bits`]), check ([`check_of`]) and kept
+    /// cells or row; `k`, its key state's ordinal, must agree ([`WHOLE_AT`] for a row).
+    pub(crate) fn next(&mut self, k: usize) -> io::Result<(u64, u32, Kept<'a>)> {
+        self.place = self.place.wrapping_add(self.cells.varint64()?);
+        let check = self.cells.check()?;
+        let kept = self.cells.record()?;
         if matches!(kept, Kept::Row(_)) != (k == WHOLE_AT) {
             return Err(damaged());
         }
-        let Some(r) = records.get(i) else {
-            // The input ended sooner than in pass one.
-            again += 1;
-            continue;
-        };
-        if RecordRef::of(r).to_bits() == place && check_of(&r.observed) == check {
-            row_of_cells(kept, r, k, grouping, shape, &mut scratch.key, out)?;
-        } else {
-            row_keyed_again(policy, r, grouping, shape, &mut scratch.lean, out);
-            again += 1;
-        }
+        Ok((self.place, check, kept))
     }
-    if !(cells.heads.is_empty() && cells.texts.is_empty()) {
-        return Err(damaged());
-    }
-    for r in records.iter().skip(n) {
-        row_keyed_again(policy, r, grouping, shape, &mut scratch.lean, out);
-        again += 1;
-    }
-    Ok(again)
-}
 
-impl Spilled {
-    /// This chunk's rows ([`rows_of`]; every record keyed again where pass one left no
-    /// entry), appended to `out`; how many records were keyed again. `entry` is a buffer.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn rows(
-        &self,
-        spill: &Spill,
-        policy: &Policy,
-        grouping: &Grouping,
-        shape: &RowShape,
-        entry: &mut Vec<u8>,
-        scratch: &mut RowScratch,
-        out: &mut Vec<u8>,
-    ) -> io::Result<u64> {
-        match &self.place {
-            Some(place) => {
-                spill.read_entry(place, entry)?;
-                rows_of(entry, &self.records, policy, grouping, shape, scratch, out)
-            }
-            None => {
-                for r in &self.records {
-                    row_keyed_again(policy, r, grouping, shape, &mut scratch.lean, out);
-                }
-                Ok(self.records.len() as u64)
-            }
+    /// After the last record: an error unless it was the entry's end.
+    pub(crate) fn finish(&self) -> io::Result<()> {
+        if self.cells.heads.is_empty() && self.cells.texts.is_empty() {
+            Ok(())
+        } else {
+            Err(damaged())
         }
     }
 }
@@ -1011,7 +765,12 @@ impl Spilled {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::GroupCells;
+    use crate::rows::build::row_from_parts;
+    use crate::rows::csv::{
+        needs_quotes, push_map_row, push_map_row_head, push_map_row_rest, RowRest,
+    };
+    use crate::rows::kept::{key_of_edit, push_key_cells};
+    use crate::rows::{GroupCells, Tail};
 
     /// [`key_edit`] a byte at a time, as the words must give it.
     fn key_edit_bytewise<'k>(observed: &str, key: &'k str) -> (usize, usize, &'k str) {
@@ -1111,31 +870,6 @@ mod tests {
         );
     }
 
-    /// A damaged edit or signature place is an error, never a panic or a cut character.
-    #[test]
-    fn a_damaged_key_edit_is_an_error() {
-        let t = "http://h/é?ü=1";
-        let bad = [
-            ((0, 99, ""), Sig::InKey(0, 1)),
-            ((10, 0, ""), Sig::InKey(0, 1)),
-            ((0, 10, ""), Sig::InKey(0, 1)),
-            ((0, t.len(), ""), Sig::InKey(10, 1)),
-            ((0, t.len(), ""), Sig::InKey(0, 99)),
-            ((0, t.len(), ""), Sig::InKey(usize::MAX, 2)),
-            ((usize::MAX, 2, ""), Sig::InKey(0, 1)),
-        ];
-        for (edit, sig) in bad {
-            let mut out = Vec::new();
-            assert!(
-                push_key_cells(&mut out, b',', t, edit, sig).is_err(),
-                "{edit:?}"
-            );
-        }
-        let mut out = Vec::new();
-        push_key_cells(&mut out, b',', t, (4, t.len() - 4, ""), Sig::InKey(9, 2)).expect("a place");
-        assert_eq!(out, "http://h/é?ü=1,é,".as_bytes());
-    }
-
     #[test]
     fn lower8_lowercases_ascii_capitals_only() {
         for b in 0..=255u8 {
@@ -1204,7 +938,7 @@ mod tests {
         round_trip("ÀB", "àb");
         // Generated pairs: pieces that differ in case and in multi-byte characters.
         const PIECES: [&str; 10] = ["a", "A", "é", "É", "日", "/", "?", "%", "ß", "z"];
-        let mut next = crate::output::tests::xorshift();
+        let mut next = crate::rows::csv::tests::xorshift();
         let mut piece = |n: u64| -> String {
             let len = next() % n;
             (0..len)

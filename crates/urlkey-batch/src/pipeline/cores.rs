@@ -1,9 +1,10 @@
-//! Which cores the pipeline's threads run on (issue 19, target 1).
+//! Which cores the pipeline's threads run on: on a busy machine, the default thread count
+//! must not run slower than `--threads 1`.
 //!
 //! On a machine with one core free and the others busy with another process, the
 //! scheduler tends to leave that process alone on its core and to put the calling thread
 //! and its helper together on the free one: the two then get one core between them, as
-//! one thread would, and pay for their handovers besides. The eighth round measured 97-115%
+//! one thread would, and pay for their handovers besides. We measured 97-115%
 //! of a core for the two, where a fair share of two cores among three threads is 133%, and
 //! the default run 1.07-1.12x slower than `--threads 1`. So a helper that finds itself on
 //! the core the calling thread last ran on moves to the other cores the process may use,

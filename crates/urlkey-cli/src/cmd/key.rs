@@ -4,9 +4,9 @@ use std::time::Instant;
 
 use urlkey::Outcome;
 use urlkey_batch::input::{ChainSource, InputRecord, RecordSource};
-use urlkey_batch::map::outcome_of;
-use urlkey_batch::output::{KeyRecord, OutputFormat, RecordWriter, Tail};
 use urlkey_batch::pipeline::{ReadBatch, StreamError};
+use urlkey_batch::rows::outcome_of;
+use urlkey_batch::rows::{KeyRecord, OutputFormat, RecordWriter, Tail};
 
 /// Records per unit of work.
 const CHUNK: usize = 512;

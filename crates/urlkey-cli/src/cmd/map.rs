@@ -2,7 +2,7 @@
 
 use urlkey_batch::input::{ChainSource, RecordSource, Source};
 use urlkey_batch::map::{MapRun, Pass};
-use urlkey_batch::output::{OutputFormat, Tail};
+use urlkey_batch::rows::{OutputFormat, Tail};
 
 use super::setup;
 use crate::failure::{input_error, map_error, output_error, Failure};

@@ -13,8 +13,8 @@ use urlkey_batch::input::{
     Setting, Source,
 };
 use urlkey_batch::outfile::OutputFile;
-use urlkey_batch::output::{OutputFormat, RecordWriter, Tail};
 use urlkey_batch::pipeline::Pipeline;
+use urlkey_batch::rows::{OutputFormat, RecordWriter, Tail};
 
 use crate::failure::{output_error, policy_error, thread_error, Failure};
 use crate::flags::{InputArgs, PolicySource};

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use urlkey_batch::input::{records_from, InputError, RecordSource};
 use urlkey_batch::map::{MapError, MapRun, MapSummary};
-use urlkey_batch::output::{OutputFormat, RecordWriter, Tail};
+use urlkey_batch::rows::{OutputFormat, RecordWriter, Tail};
 
 use super::request::Prepared;
 use crate::error::ApiError;

@@ -8,7 +8,7 @@ use serde::Serialize;
 use urlkey::offsets::offsets;
 use urlkey::text::{trim_c0_space, written_scheme};
 use urlkey_batch::map::MapSummary;
-use urlkey_batch::output::REVIEW;
+use urlkey_batch::rows::REVIEW;
 
 use super::request::Paging;
 use crate::error::ApiError;

@@ -1,152 +1,15 @@
-//! The rows urlkey writes, and one column table per row type from which every writer takes
-//! its columns: CSV/TSV headers ([`Table::csv_names`]), the Parquet schema
-//! (`crate::parquet_out`) and the JSONL field order (the structs' field order, which a test
-//! holds to the table). Writers are [`RowSink`]s.
+//! The rows urlkey writes (a `urlkey key` record, a `urlkey map` row, a `--groups` row),
+//! the cells of a map row that only the whole input decides ([`GroupCells`]), and where
+//! rows go ([`RowSink`]).
 
 use std::io;
 
 use serde::Serialize;
 use urlkey::{Fact, Outcome, Transformation};
 
-/// Which table a row belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Table {
-    /// `urlkey key` records.
-    Key,
-    /// `urlkey map` rows.
-    Map,
-    /// `urlkey map --groups` rows.
-    Groups,
-}
+use super::columns::{Cell, Table};
 
-/// The type of a column.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ColumnType {
-    /// A 64-bit integer (Parquet `int64`; Spark reads unsigned 64-bit columns as decimals).
-    Int,
-    /// UTF-8 text.
-    Text,
-    /// `{code, message}` (CSV: two columns, `error_code` and `error`).
-    Error,
-    /// A list of `{rule, component, before, after}` (CSV: the rule names, `;`-joined).
-    Transformations,
-    /// A list of texts (CSV: `;`-joined).
-    TextList,
-    /// A list of integers (CSV: `;`-joined).
-    IntList,
-}
-
-/// One column of a table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Column {
-    /// The name in every format.
-    pub name: &'static str,
-    /// Its type.
-    pub ty: ColumnType,
-    /// Whether it can be null (empty in CSV).
-    pub nullable: bool,
-    /// Whether CSV/TSV has it (the map rows' details are JSONL and Parquet only).
-    pub in_csv: bool,
-}
-
-impl Column {
-    /// The CSV/TSV column names of this column.
-    pub fn csv_names(&'static self) -> &'static [&'static str] {
-        match (self.ty, self.in_csv) {
-            (_, false) => &[],
-            (ColumnType::Error, _) => &["error_code", "error"],
-            _ => std::slice::from_ref(&self.name),
-        }
-    }
-}
-
-const fn col(name: &'static str, ty: ColumnType, nullable: bool) -> Column {
-    Column {
-        name,
-        ty,
-        nullable,
-        in_csv: true,
-    }
-}
-
-const fn detail(name: &'static str, ty: ColumnType) -> Column {
-    Column {
-        name,
-        ty,
-        nullable: true,
-        in_csv: false,
-    }
-}
-
-use ColumnType::{Error as Err_, Int, IntList, Text, TextList, Transformations as Steps};
-
-/// The columns of `urlkey key` records.
-pub const KEY_TABLE: &[Column] = &[
-    col("line", Int, false),
-    col("observed", Text, false),
-    col("policy", Text, false),
-    col("status", Text, false),
-    col("key", Text, true),
-    col("canonical", Text, true),
-    col("error", Err_, true),
-    col("transformations", Steps, false),
-    col("removed_params", TextList, false),
-    col("facts", TextList, false),
-    col("psl", Text, true),
-];
-
-/// The columns of `urlkey map` rows.
-pub const MAP_TABLE: &[Column] = &[
-    col("line", Int, false),
-    col("observed", Text, false),
-    col("status", Text, false),
-    col("key", Text, true),
-    col("signature", Text, true),
-    col("group", Int, true),
-    col("duplicate_of", Int, true),
-    col("duplicates", Int, true),
-    col("variants", Int, true),
-    col("classification", Text, false),
-    col("removed_tracking", Text, false),
-    col("error_code", Text, true),
-    col("error", Text, true),
-    col("review", Text, false),
-    detail("transformations", Steps),
-    detail("removed_params", TextList),
-    detail("facts", TextList),
-];
-
-/// The columns of `urlkey map --groups` rows.
-pub const GROUP_TABLE: &[Column] = &[
-    col("group", Int, false),
-    col("signature", Text, false),
-    col("members", Int, false),
-    col("distinct_keys", Int, false),
-    col("classification", Text, false),
-    col("sample_lines", IntList, false),
-    col("review", Text, false),
-];
-
-impl Table {
-    /// The table's columns, in order.
-    pub fn columns(self) -> &'static [Column] {
-        match self {
-            Table::Key => KEY_TABLE,
-            Table::Map => MAP_TABLE,
-            Table::Groups => GROUP_TABLE,
-        }
-    }
-
-    /// The CSV/TSV header (without tail columns).
-    pub fn csv_names(self) -> Vec<&'static str> {
-        self.columns()
-            .iter()
-            .flat_map(|c| c.csv_names().iter().copied())
-            .collect()
-    }
-}
-
-/// Where rows go: the text and Parquet writers ([`crate::output::RecordWriter`]), or a
+/// Where rows go: the text and Parquet writers ([`super::RecordWriter`]), or a
 /// caller's own collection (the web page's table).
 pub trait RowSink: Send {
     /// Begins a table (a header, a schema); an empty input still gets one.
@@ -159,7 +22,8 @@ pub trait RowSink: Send {
     fn group_row(&mut self, g: &GroupRow) -> io::Result<()>;
 }
 
-/// What every exported row of `urlkey map` says (seed 000).
+/// What every exported row of `urlkey map` says (the Legacy URL Mapper spec: "Every exported
+/// row says MANUAL REVIEW REQUIRED, including unambiguous groups").
 pub const REVIEW: &str = "MANUAL REVIEW REQUIRED";
 
 /// One `urlkey key` record, borrowed for writing.
@@ -187,10 +51,10 @@ pub struct KeyRecord<'a> {
     pub facts: &'a [Fact],
     /// PSL version when used.
     pub psl: Option<&'a str>,
-    /// The input's name, when the run has more than one input (a [`Tail`] column).
+    /// The input's name, when the run has more than one input (a [`Tail`](super::Tail) column).
     #[serde(skip)]
     pub source: Option<&'a str>,
-    /// The kept columns' cells (a [`Tail`]).
+    /// The kept columns' cells (a [`Tail`](super::Tail)).
     #[serde(skip)]
     pub kept: &'a [String],
 }
@@ -227,87 +91,6 @@ impl<'a> KeyRecord<'a> {
         t.push(Cell::Text(self.source));
         t.extend(self.kept.iter().map(|k| Cell::Text(Some(k.as_str()))));
         t
-    }
-}
-
-/// One tail cell ([`Tail`]): text (a string in JSONL and Parquet), or a number (a number
-/// there, as urlkey's own number columns are); `None` is an empty cell (`null`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Cell<'a> {
-    /// Text.
-    Text(Option<&'a str>),
-    /// A number.
-    Int(Option<u64>),
-}
-
-/// The columns after urlkey's own in every row: when a run reads more than one input, the
-/// record's input (`source`) and, in map rows, its line counted through the inputs
-/// (`run_line`, the id that `group` and `duplicate_of` give) and the inputs of the records
-/// that `group` and `duplicate_of` name; then the input's kept columns (`--keep-columns`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Tail {
-    /// The run reads more than one input: rows name theirs.
-    pub sources: bool,
-    /// The kept columns' names, as the input has them.
-    pub kept: Vec<String>,
-}
-
-/// The source columns of each table.
-fn source_columns(table: Table) -> &'static [&'static str] {
-    match table {
-        Table::Key => &["source"],
-        Table::Map => &["source", "run_line", "group_source", "duplicate_of_source"],
-        Table::Groups => &["group_source"],
-    }
-}
-
-/// The tail columns that hold numbers ([`Cell::Int`]); every other is text.
-const NUMBER_COLUMNS: &[&str] = &["run_line"];
-
-impl Tail {
-    /// Whether the tail column `name` (one of [`Tail::names`]) holds numbers: a source
-    /// column's name only, since a kept column of that name is renamed `input:...`.
-    pub fn is_number(name: &str) -> bool {
-        NUMBER_COLUMNS.contains(&name)
-    }
-
-    /// The tail's column names in `table`; a kept column whose name is one of urlkey's
-    /// gets the prefix `input:`.
-    pub fn names(&self, table: Table) -> Vec<String> {
-        let mut names: Vec<String> = if self.sources {
-            source_columns(table)
-                .iter()
-                .map(|s| s.to_string())
-                .collect()
-        } else {
-            Vec::new()
-        };
-        for k in &self.kept {
-            let taken = table
-                .columns()
-                .iter()
-                .any(|c| c.name == k || c.csv_names().contains(&k.as_str()))
-                || source_columns(table).contains(&k.as_str())
-                || names.contains(k);
-            names.push(if taken {
-                format!("input:{k}")
-            } else {
-                k.clone()
-            });
-        }
-        names
-    }
-
-    /// The tail cells of a row whose every slot (sources first) is in `all`.
-    pub(crate) fn cells<'a>(&self, table: Table, mut all: Vec<Cell<'a>>) -> Vec<Cell<'a>> {
-        if !self.sources {
-            all.drain(..source_columns(table).len().min(all.len()));
-        }
-        all
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        !self.sources && self.kept.is_empty()
     }
 }
 
@@ -353,11 +136,11 @@ pub struct MapRow<'a> {
     /// Facts (JSONL only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub facts: Option<&'a [Fact]>,
-    /// The record's input, when the run has more than one (a [`Tail`] column).
+    /// The record's input, when the run has more than one (a [`Tail`](super::Tail) column).
     #[serde(skip)]
     pub source: Option<&'a str>,
     /// The record's line counted through the run's inputs, when it has more than one
-    /// ([`crate::input::InputRecord::run_line`]; a [`Tail`] column).
+    /// ([`crate::input::InputRecord::run_line`]; a [`Tail`](super::Tail) column).
     #[serde(skip)]
     pub run_line: Option<u64>,
     /// The input holding line `group`.
@@ -373,7 +156,7 @@ pub struct MapRow<'a> {
 
 impl<'a> MapRow<'a> {
     /// Takes these grouping cells.
-    pub(crate) fn set_groups(&mut self, c: crate::output::GroupCells<'a>) {
+    pub(crate) fn set_groups(&mut self, c: GroupCells<'a>) {
         self.group = c.group;
         self.duplicate_of = c.duplicate_of;
         self.duplicates = c.duplicates;
@@ -418,9 +201,78 @@ pub struct GroupRow {
     pub review: &'static str,
 }
 
+/// The cells of a map row that only the whole input decides (`urlkey map`'s pass one
+/// writes a row before its groups are known, and pass two fills these in).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct GroupCells<'a> {
+    pub group: Option<u64>,
+    pub duplicate_of: Option<u64>,
+    pub duplicates: Option<u64>,
+    pub variants: Option<u64>,
+    pub classification: &'a str,
+    pub group_source: Option<&'a str>,
+    pub duplicate_of_source: Option<&'a str>,
+}
+
+impl<'a> GroupCells<'a> {
+    /// A row's own.
+    pub fn of(r: &MapRow<'a>) -> Self {
+        GroupCells {
+            group: r.group,
+            duplicate_of: r.duplicate_of,
+            duplicates: r.duplicates,
+            variants: r.variants,
+            classification: r.classification,
+            group_source: r.group_source,
+            duplicate_of_source: r.duplicate_of_source,
+        }
+    }
+}
+
+/// How a record is classified (the Legacy URL Mapper spec's grouping rules: duplicate
+/// grouping, many-to-one review, invalid-line retention).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Classification {
+    /// The record produced no key.
+    Invalid,
+    /// Its signature group holds distinct keys: a person must decide.
+    Review,
+    /// Several records share its key and nothing else shares its signature.
+    Duplicate,
+    /// Alone.
+    Unique,
+}
+
+impl Classification {
+    /// The name in output.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Classification::Invalid => "invalid",
+            Classification::Review => "review",
+            Classification::Duplicate => "duplicate",
+            Classification::Unique => "unique",
+        }
+    }
+
+    /// The class of a valid record, or of a group, whose signature group holds `distinct`
+    /// keys and whose key (or group) `count` records.
+    #[inline]
+    pub(crate) fn of(distinct: u64, count: u64) -> Self {
+        if distinct > 1 {
+            Classification::Review
+        } else if count > 1 {
+            Classification::Duplicate
+        } else {
+            Classification::Unique
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rows::columns::{GROUP_TABLE, KEY_TABLE, MAP_TABLE};
 
     /// The names of a JSON object's fields, in the order written.
     fn field_order(json: &str, table: Table) -> Vec<&'static str> {
@@ -481,29 +333,5 @@ mod tests {
         let g = serde_json::to_string(&g).expect("json");
         let names: Vec<&str> = GROUP_TABLE.iter().map(|c| c.name).collect();
         assert_eq!(field_order(&g, Table::Groups), names);
-    }
-
-    #[test]
-    fn csv_headers_come_from_the_tables() {
-        assert_eq!(
-            Table::Key.csv_names(),
-            [
-                "line",
-                "observed",
-                "policy",
-                "status",
-                "key",
-                "canonical",
-                "error_code",
-                "error",
-                "transformations",
-                "removed_params",
-                "facts",
-                "psl"
-            ]
-        );
-        assert_eq!(Table::Map.csv_names().len(), 14);
-        assert_eq!(Table::Map.csv_names().last(), Some(&"review"));
-        assert_eq!(Table::Groups.csv_names().len(), GROUP_TABLE.len());
     }
 }

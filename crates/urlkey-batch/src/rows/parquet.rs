@@ -23,8 +23,8 @@
 
 use std::io;
 
-pub use crate::rows::Table;
-use crate::rows::{Cell, GroupRow, KeyRecord, MapRow};
+use super::columns::{Cell, Table};
+use super::record::{GroupRow, KeyRecord, MapRow};
 
 /// Rows per Parquet row group.
 pub const ROW_GROUP_ROWS: usize = 64 * 1024;
@@ -32,6 +32,8 @@ pub const ROW_GROUP_ROWS: usize = 64 * 1024;
 /// Records buffered in Arrow builders before they are handed to the Parquet writer.
 pub const BATCH_ROWS: usize = 8 * 1024;
 
+#[cfg(all(test, feature = "parquet"))]
+pub(super) use imp::schema;
 pub use imp::ParquetSink;
 
 #[cfg(not(feature = "parquet"))]
@@ -105,7 +107,7 @@ mod imp {
     use urlkey::{Fact, Transformation};
 
     use super::*;
-    use crate::rows::Tail;
+    use crate::rows::columns::Tail;
 
     /// The bytes the Parquet writer has produced and the caller has not taken yet.
     #[derive(Clone, Default)]
@@ -199,9 +201,9 @@ mod imp {
     }
 
     /// The Arrow schema of a table (the Parquet file's schema), from its column table
-    /// ([`crate::rows::Table::columns`]).
+    /// ([`Table::columns`]).
     pub fn schema(table: Table) -> SchemaRef {
-        use crate::rows::ColumnType;
+        use crate::rows::columns::ColumnType;
         let fields: Vec<Field> = table
             .columns()
             .iter()
@@ -643,121 +645,6 @@ mod imp {
                 s.buf.drain_into(out);
             }
             Ok(())
-        }
-    }
-
-    #[cfg(test)]
-    mod tests {
-        use std::io::{Seek, Write};
-
-        use arrow_array::Array;
-
-        use super::*;
-        use crate::output::{OutputFormat, RecordWriter};
-
-        fn read_back(
-            bytes: &[u8],
-        ) -> parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder<std::fs::File> {
-            let mut f = tempfile::tempfile().unwrap();
-            f.write_all(bytes).unwrap();
-            f.rewind().unwrap();
-            parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f).unwrap()
-        }
-
-        #[test]
-        fn key_records_round_trip_through_parquet() {
-            let set = urlkey::PolicySet::builtin();
-            let policy = set.get("citation@1").unwrap();
-            let inputs = [
-                "https://research.example.net/report/?gclid=example",
-                "javascript:alert(1)",
-                "HTTPS://Example.com/a?b=2&a=1#frag",
-            ];
-            let mut w = RecordWriter::new(OutputFormat::Parquet, Vec::new());
-            w.start_key().unwrap();
-            // Enough rows to cross a batch boundary.
-            let total = BATCH_ROWS + 5;
-            for i in 0..total {
-                let input = inputs[i % inputs.len()];
-                let o = policy.key(input);
-                w.write_key(&KeyRecord::new(i as u64 + 1, input, policy.id(), &o))
-                    .unwrap();
-            }
-            let bytes = w.finish().unwrap();
-            assert_eq!(&bytes[..4], b"PAR1");
-            assert_eq!(&bytes[bytes.len() - 4..], b"PAR1");
-            let reader = read_back(&bytes);
-            assert_eq!(reader.schema().fields(), schema(Table::Key).fields());
-            let batches: Vec<RecordBatch> = reader.build().unwrap().map(|b| b.unwrap()).collect();
-            let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
-            assert_eq!(rows, total);
-            let first = &batches[0];
-            let key = first
-                .column(4)
-                .as_any()
-                .downcast_ref::<arrow_array::StringArray>()
-                .unwrap();
-            assert_eq!(key.value(0), "https://research.example.net/report");
-            assert!(key.is_null(1));
-            let error = first
-                .column(6)
-                .as_any()
-                .downcast_ref::<StructArray>()
-                .unwrap();
-            assert!(error.is_null(0));
-            assert!(error.is_valid(1));
-        }
-
-        #[test]
-        fn an_empty_map_still_has_its_schema() {
-            let mut w = RecordWriter::new(OutputFormat::Parquet, Vec::new());
-            w.start_map().unwrap();
-            let bytes = w.finish().unwrap();
-            let reader = read_back(&bytes);
-            assert_eq!(reader.schema().fields(), schema(Table::Map).fields());
-        }
-
-        #[test]
-        fn tail_columns_are_nullable_strings_after_the_table() {
-            let set = urlkey::PolicySet::builtin();
-            let policy = set.get("citation@1").unwrap();
-            let tail = crate::output::Tail {
-                sources: true,
-                kept: vec!["Status Code".into(), "status".into()],
-            };
-            let mut w = RecordWriter::new(OutputFormat::Parquet, Vec::new()).with_tail(tail);
-            w.start_key().unwrap();
-            let o = policy.key("https://a.example/");
-            let kept = vec!["301".to_string(), "Indexable".to_string()];
-            w.write_key(
-                &KeyRecord::new(2, "https://a.example/", policy.id(), &o)
-                    .with_input(Some("a.csv"), &kept),
-            )
-            .unwrap();
-            let bytes = w.finish().unwrap();
-            let reader = read_back(&bytes);
-            let names: Vec<String> = reader
-                .schema()
-                .fields()
-                .iter()
-                .map(|f| f.name().clone())
-                .collect();
-            let base = schema(Table::Key).fields().len();
-            assert_eq!(names[base..], ["source", "Status Code", "input:status"]);
-            let batch = reader.build().unwrap().next().unwrap().unwrap();
-            let cell = |i: usize| {
-                batch
-                    .column(base + i)
-                    .as_any()
-                    .downcast_ref::<arrow_array::StringArray>()
-                    .unwrap()
-                    .value(0)
-                    .to_string()
-            };
-            assert_eq!(
-                (cell(0), cell(1), cell(2)),
-                ("a.csv".into(), "301".into(), "Indexable".into())
-            );
         }
     }
 }
