@@ -51,6 +51,9 @@ if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
   echo "fuzz: cargo-fuzz installed in $(( $(date +%s) - ti )) s"
 fi
 cargo +nightly fuzz --version
+# URLKEY_INSTALL_ONLY=1: stop once the tools are there (.ci/run installs every layer's
+# tools side by side before the builds).
+[ "${URLKEY_INSTALL_ONLY:-}" = 1 ] && exit 0
 
 # The seed corpora come from the shared WPT data and datasets, as the tests' inputs do.
 shared=${SHARED:-$root/../shared}

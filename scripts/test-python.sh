@@ -64,6 +64,8 @@ then
     || fail "cannot install the test requirements with pip"
 fi
 
+[ "${URLKEY_INSTALL_ONLY:-}" = 1 ] && { echo "== python: requirements installed"; exit 0; }
+
 echo "== python: building the release CLI (target/release/urlkey)"
 cargo build --release --quiet -p urlkey-cli || fail "cargo build --release -p urlkey-cli failed"
 

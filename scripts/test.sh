@@ -2,17 +2,19 @@
 # Runs every test layer. A layer that cannot run fails the script: nothing is skipped silently.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+t0=$(date +%s)
+since() { echo "($(( $(date +%s) - t0 )) s since the start)"; }
 
 echo "== layer 1: Rust (unit, WPT conformance, golden fixtures, properties, CLI, ledger, web API)"
 cargo test --workspace
 
-echo "== layer 2: browser end-to-end (headless Chromium)"
+echo "== layer 2: browser end-to-end (headless Chromium) $(since)"
 bash crates/urlkey-serve/e2e/run.sh
 
-echo "== layer 3: Python package, PySpark local[2], Parquet hand-off"
+echo "== layer 3: Python package, PySpark local[2], Parquet hand-off $(since)"
 bash scripts/test-python.sh
 
-echo "== layer 4: fuzzing (every fuzz target for FUZZ_SECONDS, default 60; a finding fails)"
+echo "== layer 4: fuzzing (every fuzz target for FUZZ_SECONDS, default 60; a finding fails) $(since)"
 bash scripts/fuzz.sh "${FUZZ_SECONDS:-60}"
 
-echo "== all layers passed"
+echo "== all layers passed $(since)"

@@ -62,18 +62,7 @@ as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else "$@"; fi
 }
 
-# 1. The binary.
-if [ -n "${URLKEY_BIN:-}" ]; then
-  bin="$URLKEY_BIN"
-else
-  echo "building the release binary (cargo build --release -p urlkey-cli)..."
-  (cd "$root" && cargo build --release -p urlkey-cli --quiet) || fail_now "release build"
-  bin="$target/release/urlkey"
-fi
-[ -x "$bin" ] || fail_now "binary $bin"
-pass "urlkey binary ($bin)"
-
-# 2. The browser: Debian's chromium, never a downloaded one.
+# 1. The browser: Debian's chromium, never a downloaded one.
 if [ ! -x "$CHROMIUM" ]; then
   echo "installing Debian's chromium with apt-get..."
   as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null &&
@@ -83,12 +72,24 @@ fi
 [ -x "$CHROMIUM" ] || fail_now "chromium at $CHROMIUM"
 pass "chromium ($("$CHROMIUM" --version 2>/dev/null | head -n1))"
 
-# 3. playwright-core, from the lock file.
+# 2. playwright-core, from the lock file.
 if [ ! -f "$here/node_modules/playwright-core/package.json" ]; then
   echo "installing playwright-core (npm ci)..."
   (cd "$here" && npm ci --no-audit --no-fund --loglevel=error) || fail_now "npm ci"
 fi
 pass "playwright-core $(node -p 'require(process.argv[1]).version' "$here/node_modules/playwright-core/package.json")"
+
+# 3. The binary (after the installs: URLKEY_INSTALL_ONLY=1 stops before it).
+[ "${URLKEY_INSTALL_ONLY:-}" = 1 ] && exit 0
+if [ -n "${URLKEY_BIN:-}" ]; then
+  bin="$URLKEY_BIN"
+else
+  echo "building the release binary (cargo build --release -p urlkey-cli)..."
+  (cd "$root" && cargo build --release -p urlkey-cli --quiet) || fail_now "release build"
+  bin="$target/release/urlkey"
+fi
+[ -x "$bin" ] || fail_now "binary $bin"
+pass "urlkey binary ($bin)"
 
 # 4. The 100,000-line input: the ada-url corpus files, repeated as needed.
 big="$out/lines-$lines.txt"
