@@ -2,6 +2,7 @@
 # Runs every fuzz target (or the ones named) for SECONDS each and fails on any finding.
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]      (default: 60 seconds, every target)
+#   FUZZ_JOBS (2), FUZZ_NICE (19), FUZZ_CODEGEN_UNITS (16), SHARED (../shared)
 #
 # Installs cargo-fuzz when `cargo +nightly fuzz` is missing, builds all targets once
 # (`-s none -a`: see docs/security.md "Fuzzing"), seeds the corpora with fuzz/seed.sh, then
@@ -61,10 +62,14 @@ shared=${SHARED:-$root/../shared}
   echo "fuzz.sh: FAILED: no $shared/wpt/urltestdata.json for the seed corpora (set SHARED=DIR)" >&2
   exit 1; }
 
-phase "build (cargo +nightly fuzz build -s none -a --features serve)"
+cgu=${FUZZ_CODEGEN_UNITS:-16}
+phase "build (cargo +nightly fuzz build -s none -a --features serve --codegen-units $cgu)"
 tb=$(date +%s)
 # --features serve builds serve_api beside the others; one build serves every target.
-(cd fuzz && nice -n "$nice" cargo +nightly fuzz build -s none -a --features serve)
+# 16 codegen units (FUZZ_CODEGEN_UNITS) let LLVM split each crate's optimisation, which
+# cargo-fuzz's default of 1 does not, for somewhat fewer executions a second: the trade
+# for CI's short runs (docs/security.md gives both build times); a long run may set 1.
+(cd fuzz && nice -n "$nice" cargo +nightly fuzz build -s none -a --features serve --codegen-units "$cgu")
 echo "fuzz: build took $(( $(date +%s) - tb )) s"
 bin="${CARGO_TARGET_DIR:-$root/fuzz/target}"
 bin="$bin/$(rustc +nightly -vV | sed -n 's/^host: //p')/release"
