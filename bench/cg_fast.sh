@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The verified fast parse (issue 19, target 3) before/after in one run, as callgrind
+# The verified fast parse (docs/benchmarks.md, the floor target: citation@1 and mapper@1
+# no dearer than ada parse+href) before/after in one run, as callgrind
 # instruction counts (repeatable on a loaded machine): ada parse+href, and citation@1 and
 # mapper@1 with the fast parse (`key_into:<id>`, `<id>`) and without it (`...~ada`), on N
 # corpus lines (an even spread; --set web: the http(s) lines only). malloc calls are

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# urlkey against the tools users would pick instead (issue 6), on the same corpus file and in
+# urlkey against the tools users would pick instead (docs/benchmarks.md, the other-tools target), on the same corpus file and in
 # the same run: `urlkey key --policy citation@1 --threads 1 --format key` (whole process,
 # release build), Python w3lib `canonicalize_url`, Node `normalize-url`, and the urlkey
 # command again on every core (its default).
 #
 # usage: bench/compare.sh [--runs N] [--bin DIR] [--repeat K] [--proto]
 #   --runs N   runs per tool (default 3); the median is reported
-#   --repeat K the corpus file K times over (issue 19: 11 gives 1,199,682 lines)
+#   --repeat K the corpus file K times over (11 gives the 1,199,682 lines the target names)
 #   --bin DIR  take `urlkey` from DIR instead of building it (cargo build --release)
 #   --proto    also time `urlkey-bench proto-key --policy citation@1` (the lean-path
 #              prototype of docs/benchmarks.md, whole process, same output bytes)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The `urlkey diff` target of issue 17 (docs/benchmarks.md, "diff at 10M lines"): diff
-# streams like map, within 2x map's time and peak memory on the same file.
+# What `urlkey diff` costs beside `map` (docs/benchmarks.md, "diff at 10M lines"): diff
+# streams like map, so it should stay within 2x map's time and peak memory on the same file.
 #
 # usage: bench/diff.sh [--lines N] [--distinct M] [--seed S] [--runs R] [--bin DIR] [--data DIR]
 #   defaults: 10,000,000 lines, 5,000,000 distinct mapper@1 keys, seed 1, 2 runs;

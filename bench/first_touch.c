@@ -1,6 +1,7 @@
-/* What memory costs the first time a process touches it (docs/benchmarks.md, issue 19's
- * tenth round): maps MB megabytes, optionally asks for transparent huge pages, writes one
- * byte a page, and prints milliseconds per megabyte.
+/* What memory costs the first time a process touches it (docs/benchmarks.md, the
+ * record at `d003c5d`, "`map`: three cuts, one experiment dropped"): maps MB megabytes,
+ * optionally asks for transparent huge pages, writes one byte a page, and prints
+ * milliseconds per megabyte.
  *
  *   gcc -O2 bench/first_touch.c -o /tmp/first_touch
  *   /tmp/first_touch 512 1   # huge pages (madvise), as mimalloc asks for its arena

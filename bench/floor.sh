@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Issue 19, target 3 as a whole process: `urlkey key --policy P --format key --threads 1`
+# The floor target (docs/benchmarks.md: citation@1 and mapper@1 <= 1.0x ada parse+href)
+# as a whole process: `urlkey key --policy P --format key --threads 1`
 # against `urlkey-bench ada-href` (read the file, parse each line with ada, write its href:
 # a program that only parses), on the same file, interleaved run by run. The file is the
 # corpus's web lines (kasztp + userbait, 59,440) repeated 20 times: 1,188,800 real web URLs;

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Where `urlkey map` first touches memory (docs/benchmarks.md, issue 19's thirteenth round):
+# Where `urlkey map` first touches memory (docs/benchmarks.md, "pass one touches 9% less
+# fresh memory"):
 # every page fault with its address and call stack (perf, DWARF unwinding), grouped by the
 # first `urlkey_batch` function on the stack (pipeline plumbing skipped), with the number of
 # distinct 2 MB ranges each group faulted in. On this kind of machine the allocator's arena

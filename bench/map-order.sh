@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Two builds' `urlkey map` against `key --format key` in blocks whose order is balanced
-# (docs/benchmarks.md, issue 19's tenth round): on a virtual machine that hands free memory
+# (docs/benchmarks.md, the record at `d003c5d`): on a virtual machine that hands free memory
 # back to its host, a `map` run right after another one finds memory already backed and is
 # faster, so a fixed order favours the second build.
 #
@@ -14,7 +14,7 @@
 #   /sys/module/page_reporting/parameters/page_reporting_order reads 5, blocks of 128 KB
 #   and more; the kernel's command line asks for 11, past this kernel's largest order, 10),
 #   and a run that starts later faults every huge page in from the host
-#   (docs/benchmarks.md, issue 19's twelfth and fourteenth rounds). 0 (the default): back
+#   (docs/benchmarks.md, "why runs that start cold cost more", "no signature table"). 0 (the default): back
 #   to back.
 set -euo pipefail
 

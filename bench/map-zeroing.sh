@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # How much of `urlkey map`'s time is the kernel zeroing memory the process touches for the
-# first time, against `key --format key` (docs/benchmarks.md, issue 19's eleventh round).
+# first time, against `key --format key` (docs/benchmarks.md, "the cost of fresh memory
+# measured").
 # On a virtual machine that hands free memory back to its host, that first touch costs
 # 1-15 ms a megabyte, and `map` touches ~0.5 GB of tables that `key` does not have.
 #

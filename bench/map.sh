@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The `urlkey map` targets of issues 3 and 6 on a generated input (docs/benchmarks.md):
+# `urlkey map` against `urlkey key` on a generated input (docs/benchmarks.md, the `map` target):
 #   map end-to-end <= 3x key on the same file, peak RSS < 1.5 GB, 2 threads >= 1.7x 1 thread.
 #
 # usage: bench/map.sh [--lines N] [--distinct M] [--seed S] [--runs R] [--bin DIR]
@@ -95,7 +95,7 @@ echo
 echo "ratios (median; min in parentheses):"
 echo "map t1 / key jsonl t1 = $(ratio "${m[0]}" "${m[2]}")x ($(ratio "${mn[0]}" "${mn[2]}")x) (target <= 3)"
 echo "map t1 / key key-format t1 = $(ratio "${m[0]}" "${m[4]}")x ($(ratio "${mn[0]}" "${mn[4]}")x)"
-echo "map t2 / key key-format t2 = $(ratio "${m[1]}" "${m[5]}")x ($(ratio "${mn[1]}" "${mn[5]}")x) (issue 19's target <= 3)"
+echo "map t2 / key key-format t2 = $(ratio "${m[1]}" "${m[5]}")x ($(ratio "${mn[1]}" "${mn[5]}")x) (the map target: <= 3)"
 echo "map speedup 2 threads = $(ratio "${m[0]}" "${m[1]}")x ($(ratio "${mn[0]}" "${mn[1]}")x) (target >= 1.7)"
 echo "key jsonl speedup 2 threads = $(ratio "${m[2]}" "${m[3]}")x ($(ratio "${mn[2]}" "${mn[3]}")x)"
 echo "key key-format speedup 2 threads = $(ratio "${m[4]}" "${m[5]}")x ($(ratio "${mn[4]}" "${mn[5]}")x)"
@@ -106,7 +106,8 @@ fi
 
 # What the memory `map` touches beyond `key`'s costs on this machine: its tables are memory
 # the process touches for the first time, whose price this kind of virtual machine sets
-# (docs/benchmarks.md, issue 19's twelfth and fourteenth rounds). Measured cold, after a
+# (docs/benchmarks.md, "why runs that start cold cost more" and "no signature table").
+# Measured cold, after a
 # pause, with bench/first_touch.c and huge pages, as mimalloc asks for its arena.
 extra=$(echo "(${rmed[1]} - ${rmed[5]}) / 1024" | bc)
 if [ "$extra" -gt 0 ]; then

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # CPU seconds per thread of a command (sampled from /proc every 0.1 s; each thread's
 # last sample is kept, also for threads that ended before the command), by thread name.
-# In urlkey's pipeline (issue 19) every thread reads and keys whole batches; the main
+# In urlkey's pipeline every thread reads and keys whole batches; the main
 # thread `urlkey` also writes (or counts) every batch in order, which is its serial part,
 # and the helpers `urlkey-work-N` only read and key. So on an idle machine with 2 cores
 #   wall(2 threads) >= max(main's serial part, all CPU / 2)   (whatever the load is now)
 # and the bound printed is (all CPU) / max(all CPU / 2, ...): main's CPU is shown, but part
 # of it is keying that a helper could have done. (`urlkey-read` is a thread of builds
-# before issue 19, kept so that older binaries can be measured.)
+# before commit `797850c`, kept so that older binaries can be measured.)
 # usage: bench/thread_cpu.sh CMD ARGS... (stdout of CMD goes to /dev/null)
 set -u
 "$@" >/dev/null 2>&1 &

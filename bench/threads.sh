@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Issue 19, target 1: is the default thread count ever slower than --threads 1?
+# The thread-count target (docs/benchmarks.md): is the default thread count ever slower
+# than --threads 1? On a shared machine the second core is often busy, so both cases count.
 # Times `urlkey key --policy P --format F` with the default threads and with --threads 1,
 # interleaved run by run, on the corpus file (109,062 lines) and on it repeated 11 times
 # (1,199,682 lines), on an idle machine and with the second core held by a busy loop.

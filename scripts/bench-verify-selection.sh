@@ -2,7 +2,7 @@
 # Times `urlkey ledger verify`'s target selection (which keys are due, each key's distinct
 # observed URLs, risky merges first) on a ledger of 100,000 observations, with nothing
 # fetched (--dry-run). The baseline in the same run is `--max-variants 1` (one URL per key,
-# verify's behaviour before issue 16); reported: each median, and the ratio to it.
+# what verify fetched before it checked every variant of a key); reported: each median, and the ratio to it.
 #
 # Input: the first 50,000 URLs of ../shared/datasets' kasztp.txt and userbait.txt, each
 # observed twice: an even row with its trailing slash toggled (a risky merge), an odd row

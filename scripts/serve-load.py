@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Bounded load and fault run against `urlkey serve` (issue 20). Loopback only.
+"""Bounded load and fault run against `urlkey serve` (docs/security.md, "serve under load
+and faults"): do stalled sockets get closed, does memory stay bounded. Loopback only.
 
 Starts the given binary as `BIN serve --addr 127.0.0.1:0 [SERVE FLAGS]`, then:
 

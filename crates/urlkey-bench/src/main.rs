@@ -578,8 +578,8 @@ fn proto_key_cmd(args: &[String]) -> Result<(), String> {
     out.flush().map_err(|e| e.to_string())
 }
 
-/// The whole-process floor of `urlkey key` (docs/benchmarks.md, "Target 3 as a whole
-/// process"): what a program that only parses costs.
+/// The whole-process floor of `urlkey key` (docs/benchmarks.md, "The floor target as a
+/// whole process"): what a program that only parses costs.
 /// Reads FILE at once, and for each line (a line end and a leading BOM removed, blank and
 /// `#` lines skipped, as `urlkey key` does) writes ada's `href`, or an empty line where ada
 /// refuses. One thread, one buffered write.

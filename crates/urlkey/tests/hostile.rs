@@ -26,7 +26,7 @@
 //! expectation from the current implementation (names, comments, inputs and order kept);
 //! review the diff: a blessed catalogue cannot fail.
 //!
-//! Time. The issue asks for a bound checked by the harness (10 ms per input), and the
+//! Time. Each input must key within a bound checked by the harness (10 ms per input), and the
 //! project standard says tests never assert on flaky wall time. Both hold like this:
 //! - each policy call is timed several times and only the **minimum** counts: noise
 //!   (another build on the machine, a context switch, page faults) only ever adds time,

@@ -9,8 +9,8 @@ use crate::outcome::{Component, Fact};
 use crate::text;
 use crate::web::HostKind;
 
-/// A parse failure of text that had `https://` put in front: the message says so (issue
-/// 13, item 9), since the host or port it names may be text the writer meant otherwise.
+/// A parse failure of text that had `https://` put in front: the message says so, since
+/// the host or port it names may be text the writer meant otherwise.
 pub(super) fn explain_assumed_scheme(mut e: KeyError) -> KeyError {
     const WHY: &str = "https was assumed because no scheme was written";
     e.message = match e.code {
