@@ -2,7 +2,7 @@
 //! the command line's `--policy` defaults, `urlkey serve`'s request defaults and the
 //! `defaults` of its `GET /api/policies` (which the page reads), and the Python module's
 //! default arguments (`urlkey._urlkey.DEFAULT_POLICIES`). A test of the command line
-//! (`crates/urlkey-cli/tests/defaults.rs`) checks that they all agree with these.
+//! (`default_policies_are_defined_once` in `crates/urlkey-cli/tests/cli.rs`) checks that they all agree with these.
 //!
 //! ```
 //! use urlkey::policy::defaults;

@@ -6,8 +6,11 @@
 //! - [`registry2`]: `registry@2` (`clean@1`), entries with a scope, exceptions and sources;
 //! - [`TrackingSet`]: one pinned list of those, plus a policy file's additions.
 //!
-//! A policy removes the parameters of one pinned [`TrackingSet`], so adding a name to a
-//! registry never changes a released policy's output.
+//! A builtin takes every entry of its registry: an entry added changes the keys of the
+//! builtins that use it (registry 1: `mapper@1`, `citation@1`, `webkey@1`; registry 2:
+//! `clean@1`). Until the first tagged release such a change lists every changed key in
+//! CHANGELOG.md; after it, a changed registry is a new registry version and new policy
+//! versions.
 
 pub mod matching;
 pub mod registry1;
