@@ -805,131 +805,6 @@ fn explain_json(args: &[&str]) -> (Option<i32>, serde_json::Value) {
     (out.status.code(), v)
 }
 
-/// One pair per rule of the catalogue: the first input is changed by that rule into the
-/// second's key; the parser whose own parse leaves the difference for the rule to make.
-const RULE_PAIRS: &[(&str, &str, &str, &str)] = &[
-    (
-        "remove-tracking-parameters",
-        "whatwg",
-        "https://a.example/x?utm_source=1",
-        "https://a.example/x",
-    ),
-    (
-        "unwrap-redirect",
-        "whatwg",
-        "https://l.facebook.com/l.php?u=https%3A%2F%2Fa.example%2Fx",
-        "https://a.example/x",
-    ),
-    (
-        "remove-fragment",
-        "whatwg",
-        "https://a.example/x#f",
-        "https://a.example/x",
-    ),
-    (
-        "drop-credentials",
-        "whatwg",
-        "https://u:p@a.example/x",
-        "https://a.example/x",
-    ),
-    (
-        "collapse-slashes",
-        "whatwg",
-        "https://a.example//x",
-        "https://a.example/x",
-    ),
-    (
-        "sort-query",
-        "whatwg",
-        "https://a.example/x?b=1&a=2",
-        "https://a.example/x?a=2&b=1",
-    ),
-    (
-        "drop-empty-parameters",
-        "whatwg",
-        "https://a.example/x?a=1&",
-        "https://a.example/x?a=1",
-    ),
-    (
-        "drop-empty-query",
-        "whatwg",
-        "https://a.example/x?",
-        "https://a.example/x",
-    ),
-    (
-        "remove-trailing-slash",
-        "whatwg",
-        "https://a.example/x/",
-        "https://a.example/x",
-    ),
-    (
-        "strip-www",
-        "whatwg",
-        "https://www.a.example/x",
-        "https://a.example/x",
-    ),
-    (
-        "strip-root-dot",
-        "whatwg",
-        "https://a.example./x",
-        "https://a.example/x",
-    ),
-    (
-        "registrable-domain",
-        "whatwg",
-        "https://news.example.com/x",
-        "https://example.com/x",
-    ),
-    (
-        "decode-unreserved",
-        "whatwg",
-        "https://a.example/%7Ex",
-        "https://a.example/~x",
-    ),
-    (
-        "lowercase-path",
-        "whatwg",
-        "https://a.example/X",
-        "https://a.example/x",
-    ),
-    (
-        "drop-default-document",
-        "whatwg",
-        "https://a.example/x/index.html",
-        "https://a.example/x/",
-    ),
-    (
-        "drop-opaque-query",
-        "whatwg",
-        "mailto:a@b.example?subject=x",
-        "mailto:a@b.example",
-    ),
-    (
-        "lowercase-scheme",
-        "document",
-        "HTTPS://a.example/x",
-        "https://a.example/x",
-    ),
-    (
-        "lowercase-host",
-        "document",
-        "https://A.example/x",
-        "https://a.example/x",
-    ),
-    (
-        "normalize-port",
-        "document",
-        "https://a.example:443/x",
-        "https://a.example/x",
-    ),
-    (
-        "empty-path-to-root",
-        "document",
-        "https://a.example",
-        "https://a.example/",
-    ),
-];
-
 #[test]
 fn explain_meets_through_every_rule_of_the_catalogue() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -950,9 +825,16 @@ fn explain_meets_through_every_rule_of_the_catalogue() {
             "[[policy]]\nid = \"bare-{parser}@1\"\nparser = \"{parser}\"\nkey = \"{key}\"\nrules = []\n\n"
         ));
     }
+    // Each rule's example pair (`Step::EXAMPLE`, in the rule's own file): the first input
+    // is changed by that rule into the second's key; the parser is one whose own parse
+    // leaves the difference for the rule to make.
+    let examples: Vec<(&str, &str, &str, &str)> = urlkey::policy::Rule::examples()
+        .into_iter()
+        .map(|(name, e)| (name, e.parser, e.before, e.after))
+        .collect();
     for name in urlkey::policy::Rule::names() {
-        let Some((_, parser, _, _)) = RULE_PAIRS.iter().find(|p| p.0 == *name) else {
-            panic!("rule {name} has no pair in RULE_PAIRS: add one");
+        let Some((_, parser, _, _)) = examples.iter().find(|p| p.0 == *name) else {
+            panic!("rule {name} has no example");
         };
         let key = form(parser);
         toml.push_str(&format!(
@@ -961,7 +843,7 @@ fn explain_meets_through_every_rule_of_the_catalogue() {
     }
     std::fs::write(&pf, toml).expect("write");
     let pfs = pf.to_str().expect("path");
-    for (name, parser, a, b) in RULE_PAIRS {
+    for (name, parser, a, b) in &examples {
         assert!(
             urlkey::policy::Rule::names().contains(name),
             "{name} is not a rule"

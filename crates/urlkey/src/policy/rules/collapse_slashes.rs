@@ -10,7 +10,7 @@ use crate::scratch;
 
 use super::edit::replace;
 use super::need;
-use super::step::{RiskClass, Step};
+use super::step::{Example, RiskClass, Step};
 
 /// The `collapse-slashes` rule (no parameters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
@@ -19,6 +19,11 @@ pub struct CollapseSlashes;
 impl Step for CollapseSlashes {
     const NAME: &'static str = "collapse-slashes";
     const RISK: RiskClass = RiskClass::Risky;
+    const EXAMPLE: Example = Example {
+        parser: "whatwg",
+        before: "https://a.example//x",
+        after: "https://a.example/x",
+    };
 
     /// `apply` returns when the path has no `//`.
     fn needs(&self) -> u16 {

@@ -13,7 +13,7 @@ use crate::query::hex;
 use crate::scratch;
 
 use super::edit::{replace, utf8_len};
-use super::step::{RiskClass, Step};
+use super::step::{Example, RiskClass, Step};
 
 /// The `decode-unreserved` rule (no parameters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
@@ -22,6 +22,11 @@ pub struct DecodeUnreserved;
 impl Step for DecodeUnreserved {
     const NAME: &'static str = "decode-unreserved";
     const RISK: RiskClass = RiskClass::Documented;
+    const EXAMPLE: Example = Example {
+        parser: "whatwg",
+        before: "https://a.example/%7Ex",
+        after: "https://a.example/~x",
+    };
 
     #[inline(always)]
     fn may_apply(&self, p: &Parts<'_>) -> bool {

@@ -7,7 +7,7 @@ use crate::policy::parts::{Log, Parts};
 use crate::psl::PublicSuffixList;
 
 use super::need;
-use super::step::{RiskClass, Step};
+use super::step::{Example, RiskClass, Step};
 
 /// The `drop-credentials` rule (no parameters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
@@ -16,6 +16,11 @@ pub struct DropCredentials;
 impl Step for DropCredentials {
     const NAME: &'static str = "drop-credentials";
     const RISK: RiskClass = RiskClass::Documented;
+    const EXAMPLE: Example = Example {
+        parser: "whatwg",
+        before: "https://u:p@a.example/x",
+        after: "https://a.example/x",
+    };
 
     fn needs(&self) -> u16 {
         need::USERINFO

@@ -8,7 +8,7 @@ use crate::policy::parts::{Log, Parts};
 use crate::psl::PublicSuffixList;
 
 use super::edit::{cut, replace};
-use super::step::{RiskClass, Step};
+use super::step::{Example, RiskClass, Step};
 
 /// Final segments that `drop-default-document` removes (the `webkey@1` seed document, rule 9:
 /// docs/policies.md#webkey1--comparison-key-v1-seed-001).
@@ -31,6 +31,11 @@ pub struct DropDefaultDocument;
 impl Step for DropDefaultDocument {
     const NAME: &'static str = "drop-default-document";
     const RISK: RiskClass = RiskClass::Risky;
+    const EXAMPLE: Example = Example {
+        parser: "whatwg",
+        before: "https://a.example/x/index.html",
+        after: "https://a.example/x/",
+    };
 
     #[inline(always)]
     fn may_apply(&self, p: &Parts<'_>) -> bool {

@@ -10,7 +10,7 @@ use crate::scratch;
 
 use super::edit::replace_query;
 use super::need;
-use super::step::{RiskClass, Step};
+use super::step::{Example, RiskClass, Step};
 
 /// The `drop-empty-parameters` rule (no parameters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
@@ -19,6 +19,11 @@ pub struct DropEmptyParameters;
 impl Step for DropEmptyParameters {
     const NAME: &'static str = "drop-empty-parameters";
     const RISK: RiskClass = RiskClass::Risky;
+    const EXAMPLE: Example = Example {
+        parser: "whatwg",
+        before: "https://a.example/x?a=1&",
+        after: "https://a.example/x?a=1",
+    };
 
     fn needs(&self) -> u16 {
         need::QUERY

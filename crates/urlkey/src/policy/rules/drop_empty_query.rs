@@ -7,7 +7,7 @@ use crate::psl::PublicSuffixList;
 
 use super::edit::replace_query;
 use super::need;
-use super::step::{RiskClass, Step};
+use super::step::{Example, RiskClass, Step};
 
 /// The `drop-empty-query` rule (no parameters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
@@ -16,6 +16,11 @@ pub struct DropEmptyQuery;
 impl Step for DropEmptyQuery {
     const NAME: &'static str = "drop-empty-query";
     const RISK: RiskClass = RiskClass::Risky;
+    const EXAMPLE: Example = Example {
+        parser: "whatwg",
+        before: "https://a.example/x?",
+        after: "https://a.example/x",
+    };
 
     fn needs(&self) -> u16 {
         need::QUERY

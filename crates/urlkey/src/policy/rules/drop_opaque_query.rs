@@ -7,7 +7,7 @@ use crate::policy::parts::{Log, Parts};
 use crate::psl::PublicSuffixList;
 
 use super::edit::replace_query;
-use super::step::{RiskClass, Step};
+use super::step::{Example, RiskClass, Step};
 
 /// The `drop-opaque-query` rule (no parameters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
@@ -16,6 +16,11 @@ pub struct DropOpaqueQuery;
 impl Step for DropOpaqueQuery {
     const NAME: &'static str = "drop-opaque-query";
     const RISK: RiskClass = RiskClass::Risky;
+    const EXAMPLE: Example = Example {
+        parser: "whatwg",
+        before: "mailto:a@b.example?subject=x",
+        after: "mailto:a@b.example",
+    };
 
     #[inline(always)]
     fn may_apply(&self, p: &Parts<'_>) -> bool {

@@ -10,7 +10,7 @@ use crate::policy::parts::{Log, Parts};
 use crate::psl::PublicSuffixList;
 
 use super::edit::replace;
-use super::step::{RiskClass, Step};
+use super::step::{Example, RiskClass, Step};
 
 /// The `empty-path-to-root` rule (no parameters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
@@ -19,6 +19,11 @@ pub struct EmptyPathToRoot;
 impl Step for EmptyPathToRoot {
     const NAME: &'static str = "empty-path-to-root";
     const RISK: RiskClass = RiskClass::Lossless;
+    const EXAMPLE: Example = Example {
+        parser: "document",
+        before: "https://a.example",
+        after: "https://a.example/",
+    };
 
     #[inline(always)]
     fn may_apply(&self, p: &Parts<'_>) -> bool {

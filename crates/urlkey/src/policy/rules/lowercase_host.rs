@@ -9,7 +9,7 @@ use crate::psl::PublicSuffixList;
 use crate::scratch;
 
 use super::edit::replace_host;
-use super::step::{RiskClass, Step};
+use super::step::{Example, RiskClass, Step};
 
 /// The `lowercase-host` rule (no parameters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
@@ -18,6 +18,11 @@ pub struct LowercaseHost;
 impl Step for LowercaseHost {
     const NAME: &'static str = "lowercase-host";
     const RISK: RiskClass = RiskClass::Lossless;
+    const EXAMPLE: Example = Example {
+        parser: "document",
+        before: "https://A.example/x",
+        after: "https://a.example/x",
+    };
 
     #[inline(always)]
     fn may_apply(&self, _p: &Parts<'_>) -> bool {

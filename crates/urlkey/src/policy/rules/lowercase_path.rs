@@ -14,7 +14,7 @@ use crate::query::hex;
 use crate::scratch;
 
 use super::edit::{replace, utf8_len};
-use super::step::{RiskClass, Step};
+use super::step::{Example, RiskClass, Step};
 
 /// The `lowercase-path` rule (no parameters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
@@ -23,6 +23,11 @@ pub struct LowercasePath;
 impl Step for LowercasePath {
     const NAME: &'static str = "lowercase-path";
     const RISK: RiskClass = RiskClass::Risky;
+    const EXAMPLE: Example = Example {
+        parser: "whatwg",
+        before: "https://a.example/X",
+        after: "https://a.example/x",
+    };
 
     #[inline(always)]
     fn may_apply(&self, _p: &Parts<'_>) -> bool {

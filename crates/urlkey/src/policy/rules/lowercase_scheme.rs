@@ -10,7 +10,7 @@ use crate::psl::PublicSuffixList;
 use crate::scratch;
 
 use super::edit::replace;
-use super::step::{RiskClass, Step};
+use super::step::{Example, RiskClass, Step};
 
 /// The `lowercase-scheme` rule (no parameters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
@@ -19,6 +19,11 @@ pub struct LowercaseScheme;
 impl Step for LowercaseScheme {
     const NAME: &'static str = "lowercase-scheme";
     const RISK: RiskClass = RiskClass::Lossless;
+    const EXAMPLE: Example = Example {
+        parser: "document",
+        before: "HTTPS://a.example/x",
+        after: "https://a.example/x",
+    };
 
     #[inline(always)]
     fn may_apply(&self, _p: &Parts<'_>) -> bool {

@@ -4,7 +4,7 @@
 //!
 //! A rule lives in one file, `policy/rules/<name>.rs`: its type (the payload of its
 //! [`Rule`] arm, whose serde form is its policy-file form), its docs, and its `Step`
-//! (`step.rs`: name, risk class, needs, `may_apply`, `apply`). Adding one is that file,
+//! (`step.rs`: name, risk class, an example pair, needs, `may_apply`, `apply`). Adding one is that file,
 //! its `mod` line and its arm in [`Rule`] below, and its row in docs/policies.md: the
 //! catalogue macro writes every `match` over the arms, and [`Rule::names`] reads the names
 //! from serde, so no list of rule names is kept anywhere else.
@@ -41,7 +41,7 @@ mod tests;
 pub use drop_default_document::DEFAULT_DOCUMENTS;
 pub use remove_trailing_slash::TrailingSlash;
 pub use sort_query::SortOrder;
-pub use step::RiskClass;
+pub use step::{Example, RiskClass};
 
 pub(super) use drop_default_document::is_default_document;
 pub(super) use lowercase_path::lowercase_whole_path;
@@ -131,6 +131,11 @@ macro_rules! catalogue {
                 match self {
                     $( Rule::$variant(rule) => rule.needs(), )*
                 }
+            }
+
+            /// Each rule's name and its [`Example`], in catalogue order.
+            pub fn examples() -> Vec<(&'static str, Example)> {
+                vec![ $( (<$step as Step>::NAME, <$step as Step>::EXAMPLE), )* ]
             }
 
             /// The risk class of the rule named `name`, None for a name not in the

@@ -11,7 +11,7 @@ use crate::policy::parts::{Log, Parts};
 use crate::psl::PublicSuffixList;
 
 use super::edit::replace;
-use super::step::{RiskClass, Step};
+use super::step::{Example, RiskClass, Step};
 
 /// The `normalize-port` rule (no parameters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
@@ -20,6 +20,11 @@ pub struct NormalizePort;
 impl Step for NormalizePort {
     const NAME: &'static str = "normalize-port";
     const RISK: RiskClass = RiskClass::Lossless;
+    const EXAMPLE: Example = Example {
+        parser: "document",
+        before: "https://a.example:443/x",
+        after: "https://a.example/x",
+    };
 
     #[inline(always)]
     fn may_apply(&self, p: &Parts<'_>) -> bool {

@@ -8,7 +8,7 @@ use crate::psl::PublicSuffixList;
 use crate::web::HostKind;
 
 use super::edit::{cut, replace_host};
-use super::step::{RiskClass, Step};
+use super::step::{Example, RiskClass, Step};
 
 /// The `registrable-domain` rule (no parameters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
@@ -17,6 +17,11 @@ pub struct RegistrableDomain;
 impl Step for RegistrableDomain {
     const NAME: &'static str = "registrable-domain";
     const RISK: RiskClass = RiskClass::Risky;
+    const EXAMPLE: Example = Example {
+        parser: "whatwg",
+        before: "https://news.example.com/x",
+        after: "https://example.com/x",
+    };
 
     #[inline(always)]
     fn may_apply(&self, p: &Parts<'_>) -> bool {

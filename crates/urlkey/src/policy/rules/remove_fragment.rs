@@ -7,7 +7,7 @@ use crate::policy::parts::{Log, Parts};
 use crate::psl::PublicSuffixList;
 
 use super::need;
-use super::step::{RiskClass, Step};
+use super::step::{Example, RiskClass, Step};
 
 /// The `remove-fragment` rule; a policy file writes `keep_routes = true` to keep routes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
@@ -21,6 +21,11 @@ pub struct RemoveFragment {
 impl Step for RemoveFragment {
     const NAME: &'static str = "remove-fragment";
     const RISK: RiskClass = RiskClass::Documented;
+    const EXAMPLE: Example = Example {
+        parser: "whatwg",
+        before: "https://a.example/x#f",
+        after: "https://a.example/x",
+    };
     const CANONICAL: bool = true;
 
     fn needs(&self) -> u16 {

@@ -13,7 +13,7 @@ use crate::tracking::{Place, TrackingSet};
 
 use super::edit::replace_query;
 use super::need;
-use super::step::{RiskClass, Step};
+use super::step::{Example, RiskClass, Step};
 
 /// The `remove-tracking-parameters` rule: the set it removes. A policy file names a list
 /// (`list`, `registry@1` by default) and may add names and prefixes and keep names.
@@ -23,6 +23,11 @@ pub struct RemoveTrackingParameters(pub TrackingSet);
 impl Step for RemoveTrackingParameters {
     const NAME: &'static str = "remove-tracking-parameters";
     const RISK: RiskClass = RiskClass::Documented;
+    const EXAMPLE: Example = Example {
+        parser: "whatwg",
+        before: "https://a.example/x?utm_source=1",
+        after: "https://a.example/x",
+    };
     const CANONICAL: bool = true;
 
     fn needs(&self) -> u16 {

@@ -8,7 +8,7 @@ use crate::psl::PublicSuffixList;
 
 use super::edit::{cut, replace};
 use super::need;
-use super::step::{RiskClass, Step};
+use super::step::{Example, RiskClass, Step};
 
 /// How `remove-trailing-slash` treats the root path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
@@ -38,6 +38,11 @@ impl RemoveTrailingSlash {
 impl Step for RemoveTrailingSlash {
     const NAME: &'static str = "remove-trailing-slash";
     const RISK: RiskClass = RiskClass::Risky;
+    const EXAMPLE: Example = Example {
+        parser: "whatwg",
+        before: "https://a.example/x/",
+        after: "https://a.example/x",
+    };
 
     fn needs(&self) -> u16 {
         match self.mode {

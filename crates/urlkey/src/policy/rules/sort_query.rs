@@ -11,7 +11,7 @@ use crate::scratch;
 
 use super::edit::replace_query;
 use super::need;
-use super::step::{RiskClass, Step};
+use super::step::{Example, RiskClass, Step};
 
 /// How `sort-query` orders parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
@@ -42,6 +42,11 @@ impl SortQuery {
 impl Step for SortQuery {
     const NAME: &'static str = "sort-query";
     const RISK: RiskClass = RiskClass::Risky;
+    const EXAMPLE: Example = Example {
+        parser: "whatwg",
+        before: "https://a.example/x?b=1&a=2",
+        after: "https://a.example/x?a=2&b=1",
+    };
 
     fn needs(&self) -> u16 {
         need::QUERY

@@ -39,6 +39,20 @@ impl RiskClass {
     }
 }
 
+/// Two inputs that only the rule makes meet: under a policy file of this parser with the
+/// rule alone, `before` gets the key of `after` (which the rule leaves as it is), and under
+/// the parser with no rule they keep two keys. The command line's tests run every rule's
+/// example through `urlkey explain`, and docs/policies.md's catalogue can show it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Example {
+    /// The policy file's `parser` (`whatwg` or `document`).
+    pub parser: &'static str,
+    /// An input the rule changes.
+    pub before: &'static str,
+    /// An input with the key the rule gives `before`, which the rule does not change.
+    pub after: &'static str,
+}
+
 /// One rule of the catalogue. Each rule's file (`policy/rules/<name>.rs`) implements it for
 /// the rule's type, which is the payload of its [`super::Rule`] arm; the enum's methods
 /// reach it through the one `match` the catalogue macro writes for each.
@@ -51,6 +65,8 @@ pub(crate) trait Step {
     /// True for rules that shape the canonical form (removals a reader of the URL would
     /// expect gone); the others shape only the key.
     const CANONICAL: bool = false;
+    /// Two inputs only this rule makes meet ([`Example`]).
+    const EXAMPLE: Example;
 
     /// A necessary condition for [`Step::apply`] to change the parts or the log, as
     /// [`need`] bits: when [`need::present`] has none of them, the rule does nothing (its

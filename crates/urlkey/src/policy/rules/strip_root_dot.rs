@@ -7,7 +7,7 @@ use crate::psl::PublicSuffixList;
 use crate::web::HostKind;
 
 use super::edit::{cut, replace_host};
-use super::step::{RiskClass, Step};
+use super::step::{Example, RiskClass, Step};
 
 /// The `strip-root-dot` rule (no parameters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
@@ -16,6 +16,11 @@ pub struct StripRootDot;
 impl Step for StripRootDot {
     const NAME: &'static str = "strip-root-dot";
     const RISK: RiskClass = RiskClass::Risky;
+    const EXAMPLE: Example = Example {
+        parser: "whatwg",
+        before: "https://a.example./x",
+        after: "https://a.example/x",
+    };
 
     #[inline(always)]
     fn may_apply(&self, p: &Parts<'_>) -> bool {

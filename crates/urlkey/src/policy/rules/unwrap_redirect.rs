@@ -12,7 +12,7 @@ use crate::unwrap::{target_of, Found, MAX_DEPTH};
 use crate::web::WebUrl;
 
 use super::need;
-use super::step::{RiskClass, Step};
+use super::step::{Example, RiskClass, Step};
 
 /// The `unwrap-redirect` rule (no parameters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
@@ -21,6 +21,11 @@ pub struct UnwrapRedirect;
 impl Step for UnwrapRedirect {
     const NAME: &'static str = "unwrap-redirect";
     const RISK: RiskClass = RiskClass::Risky;
+    const EXAMPLE: Example = Example {
+        parser: "whatwg",
+        before: "https://l.facebook.com/l.php?u=https%3A%2F%2Fa.example%2Fx",
+        after: "https://a.example/x",
+    };
     const CANONICAL: bool = true;
 
     fn needs(&self) -> u16 {
