@@ -71,6 +71,9 @@ tb=$(date +%s)
 # for CI's short runs (docs/security.md gives both build times); a long run may set 1.
 (cd fuzz && nice -n "$nice" cargo +nightly fuzz build -s none -a --features serve --codegen-units "$cgu")
 echo "fuzz: build took $(( $(date +%s) - tb )) s"
+# URLKEY_BUILD_ONLY=1: stop once the targets are built (.ci/run builds them in the
+# background, under nice, while the other layers run).
+[ "${URLKEY_BUILD_ONLY:-}" = 1 ] && exit 0
 bin="${CARGO_TARGET_DIR:-$root/fuzz/target}"
 bin="$bin/$(rustc +nightly -vV | sed -n 's/^host: //p')/release"
 
