@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The Python layer: builds and installs the `urlkey` Python package from this repository
-# (crates/urlkey-py, PyO3 + maturin) into a virtual environment, builds the release CLI, and
+# (crates/urlkey-py, PyO3 + maturin) into a virtual environment, builds the release CLI
+# (or takes URLKEY_BIN), and
 # runs the pytest suite (Python API vs golden fixtures and the CLI, Parquet output, PySpark
 # local[2] vs `urlkey key` and `urlkey map`).
 #
@@ -66,8 +67,14 @@ fi
 
 [ "${URLKEY_INSTALL_ONLY:-}" = 1 ] && { echo "== python: requirements installed"; exit 0; }
 
-echo "== python: building the release CLI (target/release/urlkey)"
-cargo build --release --quiet -p urlkey-cli || fail "cargo build --release -p urlkey-cli failed"
+if [ -n "${URLKEY_BIN:-}" ]; then
+  [ -x "$URLKEY_BIN" ] || fail "URLKEY_BIN=$URLKEY_BIN is not an executable"
+  echo "== python: the CLI the tests compare with: $URLKEY_BIN"
+else
+  echo "== python: building the release CLI (target/release/urlkey)"
+  cargo build --release --quiet -p urlkey-cli || fail "cargo build --release -p urlkey-cli failed"
+  URLKEY_BIN="${CARGO_TARGET_DIR:-$ROOT/target}/release/urlkey"
+fi
 
 echo "== python: building and installing the package from crates/urlkey-py"
 # The README's command, with the venv's maturin as build backend (no download).
@@ -78,7 +85,7 @@ echo "== python: building and installing the package from crates/urlkey-py"
   || fail "the installed package does not import"
 
 echo "== python: pytest"
-export URLKEY_BIN="${CARGO_TARGET_DIR:-$ROOT/target}/release/urlkey"
+export URLKEY_BIN
 export PYSPARK_PYTHON="$VPY"
 export PYSPARK_DRIVER_PYTHON="$VPY"
 set +e
