@@ -2,7 +2,8 @@
 # Runs every fuzz target (or the ones named) for SECONDS each and fails on any finding.
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]      (default: 60 seconds, every target)
-#   FUZZ_JOBS (2), FUZZ_NICE (19), FUZZ_CODEGEN_UNITS (16), SHARED (../shared)
+#   FUZZ_JOBS (2), FUZZ_NICE (19), FUZZ_CODEGEN_UNITS (16), FUZZ_SEED (1; 0: random),
+#   SHARED (../shared)
 #
 # Installs cargo-fuzz when `cargo +nightly fuzz` is missing, builds all targets once
 # (`-s none -a`: see docs/security.md "Fuzzing"), seeds the corpora with fuzz/seed.sh, then
@@ -31,6 +32,10 @@ for t in "${targets[@]}"; do
     echo "fuzz.sh: no target '$t' (known: ${all[*]})" >&2; exit 2; }
 done
 jobs=${FUZZ_JOBS:-2}
+# A fixed seed (FUZZ_SEED, default 1) makes a run from the same seeds and build explore the
+# same inputs first: a CI run repeats what a longer run with that seed already passed, and
+# a finding reproduces. 0 asks libFuzzer for a random seed (long exploratory runs).
+seed=${FUZZ_SEED:-1}
 nice=${FUZZ_NICE:-19}
 cargo_fuzz_version=0.13.2
 t0=$(date +%s)
@@ -96,6 +101,7 @@ run_one() {
   # -timeout covers one input): the run's time, plus room for loading the corpus.
   (cd fuzz && timeout -k 10 $(( secs * 2 + 300 )) nice -n "$nice" "$bin/$t" \
     -artifact_prefix="artifacts/$t/" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+    -seed="$seed" \
     -print_final_stats=1 "corpus/$t" "${extra[@]/#fuzz\//}") >> "$log" 2>&1
   rc=$?
   local runs took cov ft files bytes
