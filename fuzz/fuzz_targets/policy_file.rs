@@ -187,9 +187,13 @@ fuzz_target!(|data: &[u8]| {
         if std::env::var_os("URLKEY_FUZZ_SHOW").is_some() {
             eprintln!("{text}");
         }
-        let ids = set
-            .load_policy_file(&text, "gen.toml")
-            .unwrap_or_else(|e| panic!("a well-formed generated file was refused: {e}\n{text}"));
+        let ids = match set.load_policy_file(&text, "gen.toml") {
+            Ok(ids) => ids,
+            // The one order of tracking rules a file may not have (docs/policies.md): a
+            // later rule that removes what registry 2 keeps a parameter beside.
+            Err(e) if e.to_string().contains("which registry 2 in the rule at line") => return,
+            Err(e) => panic!("a well-formed generated file was refused: {e}\n{text}"),
+        };
         assert_eq!(ids, ["gen@1"]);
         let inputs: Vec<&str> = g.inputs.iter().map(String::as_str).collect();
         run(&set, &ids, &inputs);

@@ -398,6 +398,17 @@ pub fn verdicts(name: &str, place: &Place<'_>) -> Vec<(&'static ScopedRule, Verd
         .collect()
 }
 
+/// The parameters whose presence keeps another (`Exception::WithParameter`), in `rules`.
+pub fn exception_parameters(rules: &[ScopedRule]) -> impl Iterator<Item = &'static str> + '_ {
+    rules
+        .iter()
+        .flat_map(|r| r.exceptions)
+        .filter_map(|e| match e {
+            Exception::WithParameter(name) => Some(*name),
+            _ => None,
+        })
+}
+
 /// True when some entry removes `name` at `place`.
 pub fn removes(rules: &[ScopedRule], name: &str, place: &Place<'_>) -> bool {
     removes_beside(rules, name, place, &|_| false)

@@ -137,6 +137,12 @@ impl TrackingSet {
                 .any(|p| b.len() >= p.len() && p.as_bytes().eq_ignore_ascii_case(&b[..p.len()]))
     }
 
+    /// True when this set may remove `name` somewhere (a name or prefix of it, or a scoped
+    /// entry naming it, whatever its scope and exceptions), unless it is kept.
+    pub fn may_remove(&self, name: &str) -> bool {
+        !self.keeps(name) && (self.matches(name) || self.scoped.iter().any(|r| r.names(name)))
+    }
+
     /// The scoped entries (registry 2's), empty for the other lists.
     pub fn scoped(&self) -> &'static [ScopedRule] {
         self.scoped
