@@ -33,9 +33,9 @@ for t in "${targets[@]}"; do
     echo "fuzz.sh: no target '$t' (known: ${all[*]})" >&2; exit 2; }
 done
 jobs=${FUZZ_JOBS:-2}
-# A fixed seed (FUZZ_SEED, default 1) makes a run from the same seeds and build explore the
-# same inputs first: a CI run repeats what a longer run with that seed already passed, and
-# a finding reproduces. 0 asks libFuzzer for a random seed (long exploratory runs).
+# A fixed seed (FUZZ_SEED, default 1) fixes libFuzzer's random choices; what a run reaches
+# still depends on timing (two CI runs with the same seed found different inputs). 0 asks
+# libFuzzer for a random seed (long exploratory runs).
 seed=${FUZZ_SEED:-1}
 nice=${FUZZ_NICE:-19}
 cargo_fuzz_version=0.13.2

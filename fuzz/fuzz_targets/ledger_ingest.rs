@@ -17,9 +17,11 @@ fn count(conn: &rusqlite::Connection, table: &str) -> i64 {
 
 fn csv_rows(body: &[u8], delimiter: u8) -> Option<usize> {
     let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
+    // Flexible, as the ledger's reader: a row may have fewer or more cells than the header.
     let mut r = csv::ReaderBuilder::new()
         .delimiter(delimiter)
         .has_headers(true)
+        .flexible(true)
         .from_reader(body);
     let mut rec = csv::StringRecord::new();
     let mut n = 0;
