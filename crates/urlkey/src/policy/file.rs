@@ -127,7 +127,8 @@ pub fn parse(text: &str, origin: &str) -> Result<Vec<(PolicyDef, usize)>, Policy
         let mut rules = Vec::with_capacity(spec.rules.len());
         // The line of the first tracking rule with registry 2's entries, whose exceptions
         // keep a parameter beside another (`mkt_tok` beside `mkt_unsubscribe`).
-        let mut kept_beside: Option<usize> = None;
+        let mut kept_beside: Option<(usize, &'static [crate::tracking::registry2::ScopedRule])> =
+            None;
         for table in spec.rules {
             let rule_line = line_at(text, table.span().start);
             let rule = <Rule as Deserialize>::deserialize(toml::Value::Table(table.into_inner()))
@@ -142,17 +143,15 @@ pub fn parse(text: &str, origin: &str) -> Result<Vec<(PolicyDef, usize)>, Policy
             // target and change the key (keys must be idempotent, docs/policies.md).
             if matches!(rule, Rule::UnwrapRedirect(_)) && !rules.is_empty() {
                 return Err(at(format!(
-                    "rule at line {rule_line}: unwrap-redirect must be the first rule (the rules before it would act on the wrapper, not on its target)"
+                    "rule at line {rule_line}: unwrap-redirect must be the first rule (the rules before it would act on the wrapper, not on its target): move it to the top of `rules`"
                 )));
             }
             if let Rule::RemoveTrackingParameters(RemoveTrackingParameters(set)) = &rule {
                 // A later rule that removes the parameter an exception needs would leave the
                 // kept parameter in the canonical form, and keying that again removes it.
-                if let Some(first) = kept_beside {
-                    let needed = crate::tracking::registry2::exception_parameters(
-                        crate::tracking::registry2::REGISTRY_2,
-                    )
-                    .find(|p| set.may_remove(p));
+                if let Some((first, scoped)) = kept_beside {
+                    let needed = crate::tracking::registry2::exception_parameters(scoped)
+                        .find(|p| set.may_remove(p));
                     if let Some(p) = needed {
                         return Err(at(format!(
                             "rule at line {rule_line}: it removes {p}, which registry 2 in the rule at line {first} keeps other parameters beside; keying a key would remove those too: remove them in one rule (add_names, add_prefixes) or keep {p} (keep_names)"
@@ -160,7 +159,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Vec<(PolicyDef, usize)>, Policy
                     }
                 }
                 if !set.scoped().is_empty() {
-                    kept_beside.get_or_insert(rule_line);
+                    kept_beside.get_or_insert((rule_line, set.scoped()));
                 }
             }
             rules.push(rule);
