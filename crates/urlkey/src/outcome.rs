@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use crate::error::KeyError;
+use crate::psl::PublicSuffixList;
 
 /// A part of a URL that a transformation changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
@@ -156,6 +157,26 @@ impl Outcome {
         }
     }
 
+    /// The registrable domain of the key's host under `psl` (the publisher a key belongs
+    /// to, after any unwrap): `None` when there is no key or no host, when the host is an
+    /// IP address, and when the host is a public suffix itself. A final `.` of the host is
+    /// not part of it. The Polars plugin's and the DuckDB extension's `registrable_domain`.
+    ///
+    /// ```
+    /// let set = urlkey::PolicySet::builtin();
+    /// let o = set.get("citation@1").unwrap().key("https://www.bbc.co.uk/news/?utm_source=x");
+    /// assert_eq!(o.registrable_domain(set.psl()), Some("bbc.co.uk"));
+    /// let ip = set.get("citation@1").unwrap().key("http://127.0.0.1/x");
+    /// assert_eq!(ip.registrable_domain(set.psl()), None);
+    /// ```
+    pub fn registrable_domain<'a>(&'a self, psl: &PublicSuffixList) -> Option<&'a str> {
+        let host = self.host.as_deref()?.trim_end_matches('.');
+        if host.starts_with('[') || host.parse::<std::net::Ipv4Addr>().is_ok() {
+            return None;
+        }
+        psl.registrable_domain(host)
+    }
+
     /// The names of the rules that changed something, in order, without repeats.
     pub fn rule_names(&self) -> Vec<&'static str> {
         let mut out: Vec<&'static str> = Vec::new();
@@ -165,5 +186,32 @@ impl Outcome {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod registrable_tests {
+    use crate::PolicySet;
+
+    #[test]
+    fn registrable_domain_of_the_key_host() {
+        let set = PolicySet::builtin();
+        let citation = set.get("citation@1").unwrap();
+        let of = |url: &str| {
+            let o = citation.key(url);
+            o.registrable_domain(set.psl()).map(str::to_string)
+        };
+        assert_eq!(
+            of("https://a.b.example.com./x").as_deref(),
+            Some("example.com")
+        );
+        assert_eq!(of("https://[::1]/x"), None);
+        assert_eq!(of("https://192.168.0.1/x"), None);
+        assert_eq!(of("https://co.uk/x"), None);
+        assert_eq!(of("javascript:alert(1)"), None);
+        // After the unwrap: the destination's publisher, not the wrapper's.
+        let clean = set.get("clean@1").unwrap();
+        let o = clean.key("https://www.google.com/url?q=https://news.example.org/a&sa=D");
+        assert_eq!(o.registrable_domain(set.psl()), Some("example.org"));
     }
 }
