@@ -3,7 +3,9 @@
 # (crates/urlkey-py, PyO3 + maturin) into a virtual environment, builds the release CLI
 # (or takes URLKEY_BIN), and
 # runs the pytest suite (Python API vs golden fixtures and the CLI, Parquet output, PySpark
-# local[2] vs `urlkey key` and `urlkey map`).
+# local[2] vs `urlkey key` and `urlkey map`, the Polars plugin, and the cross-engine test).
+# It also builds and installs the Polars plugin (crates/urlkey-polars, its own cargo
+# workspace) in the `quick` profile (URLKEY_POLARS_PROFILE to change it).
 #
 # Installs what it needs when missing: a venv under target/py-venv with maturin, pytest,
 # pyarrow, pandas (PySpark's mapInArrow imports it) and pyspark (Java 17 must be on PATH).
@@ -25,6 +27,8 @@ REQUIREMENTS=(
   "pyarrow>=14"
   "pandas>=2.2,<3"
   "pyspark>=3.5"
+  # The plugin interface pyo3-polars 0.28 (crates/urlkey-polars) is built for.
+  "polars==2.1.0"
 )
 
 fail() {
@@ -83,6 +87,9 @@ echo "== python: building and installing the package from crates/urlkey-py"
   || fail "pip install ./crates/urlkey-py failed"
 (cd /tmp && "$VPY" -c "import urlkey, urlkey.spark; print('urlkey', urlkey.__version__, 'from', urlkey.__file__)") \
   || fail "the installed package does not import"
+
+echo "== python: building and installing the Polars plugin (crates/urlkey-polars)"
+URLKEY_PY_VENV="$VENV" bash scripts/build-polars-plugin.sh || fail "the Polars plugin could not be built"
 
 echo "== python: pytest"
 export URLKEY_BIN

@@ -1,0 +1,342 @@
+//! The plugin's expressions. Polars calls each once per chunk of a column, on its own
+//! threads and without the GIL (`is_elementwise=True` on the Python side lets it split the
+//! column and stream it). Every expression maps null to null; an invalid URL is never
+//! `""`: `key` gives null, `outcome` says `status = "invalid"` with the error code.
+
+// `#[polars_expr]` writes the `extern "C"` entry points Polars calls (`#[no_mangle]`,
+// raw pointers): the one place the crate needs unsafe code, all of it generated.
+// They are public and undocumented by construction (Polars finds them by name).
+#![allow(unsafe_code, missing_docs)]
+
+use polars::chunked_array::builder::get_list_builder;
+use polars::prelude::*;
+use pyo3_polars::derive::polars_expr;
+use urlkey::explain::explain as explain_inputs;
+
+use crate::outcome::{self, OutcomeColumns};
+use crate::policies::{resolve, PolicyArgs, Resolved};
+
+fn policy(args: &PolicyArgs) -> PolarsResult<Resolved> {
+    resolve(args).map_err(|e| polars_err!(ComputeError: "{}", e))
+}
+
+/// The input as strings: a String column, or an all-null column of no type.
+fn strings(s: &Series, what: &str) -> PolarsResult<StringChunked> {
+    match s.dtype() {
+        DataType::String => Ok(s.str()?.clone()),
+        DataType::Null => Ok(StringChunked::full_null(s.name().clone(), s.len())),
+        other => Err(polars_err!(
+            SchemaMismatch: "urlkey.{}: the column {:?} is {}, not String; cast it first (pl.col(...).cast(pl.String))",
+            what, s.name(), other
+        )),
+    }
+}
+
+/// The key of every URL under the policy; null for null and for an invalid URL.
+pub fn keys(values: &StringChunked, r: &Resolved) -> StringChunked {
+    let mut out = StringChunkedBuilder::new(values.name().clone(), values.len());
+    let mut key = String::new();
+    for v in values.iter() {
+        match v {
+            Some(v) if r.policy.key_into(v, &mut key).is_ok() => out.append_value(&key),
+            _ => out.append_null(),
+        }
+    }
+    out.finish()
+}
+
+#[polars_expr(output_type=String)]
+fn key(inputs: &[Series], kwargs: PolicyArgs) -> PolarsResult<Series> {
+    let r = policy(&kwargs)?;
+    let values = strings(&inputs[0], "key")?;
+    Ok(keys(&values, &r).into_series())
+}
+
+#[polars_expr(output_type=String)]
+fn clean(inputs: &[Series]) -> PolarsResult<Series> {
+    let r = policy(&PolicyArgs::builtin("clean@1"))?;
+    let values = strings(&inputs[0], "clean")?;
+    Ok(keys(&values, &r).into_series())
+}
+
+/// The outcome structs of a column.
+pub fn outcomes(values: &StringChunked, r: &Resolved) -> PolarsResult<Series> {
+    let mut out = OutcomeColumns::with_capacity(values.len());
+    for v in values.iter() {
+        match v {
+            Some(v) => out.push(r, &r.policy.key(v)),
+            None => out.push_null(),
+        }
+    }
+    out.finish(values.name().clone())
+}
+
+fn outcome_type(input_fields: &[Field]) -> PolarsResult<Field> {
+    Ok(Field::new(input_fields[0].name().clone(), outcome::dtype()))
+}
+
+#[polars_expr(output_type_func=outcome_type)]
+fn outcome(inputs: &[Series], kwargs: PolicyArgs) -> PolarsResult<Series> {
+    let r = policy(&kwargs)?;
+    let values = strings(&inputs[0], "outcome")?;
+    outcomes(&values, &r)
+}
+
+#[polars_expr(output_type=String)]
+fn registrable_domain(inputs: &[Series], kwargs: PolicyArgs) -> PolarsResult<Series> {
+    let r = policy(&kwargs)?;
+    let values = strings(&inputs[0], "registrable_domain")?;
+    let mut out = StringChunkedBuilder::new(values.name().clone(), values.len());
+    for v in values.iter() {
+        let o = v.map(|v| r.policy.key(v));
+        out.append_option(o.as_ref().and_then(|o| o.registrable_domain(r.set.psl())));
+    }
+    Ok(out.finish().into_series())
+}
+
+fn pair_dtype() -> DataType {
+    DataType::Struct(vec![
+        Field::new("name".into(), DataType::String),
+        Field::new("value".into(), DataType::String),
+    ])
+}
+
+fn query_pairs_type(input_fields: &[Field]) -> PolarsResult<Field> {
+    Ok(Field::new(
+        input_fields[0].name().clone(),
+        DataType::List(Box::new(pair_dtype())),
+    ))
+}
+
+/// `urlkey::query_pairs` of every URL as a list of `{name, value}`; null for null and for
+/// text that is not an absolute URL (`outcome` says why).
+#[polars_expr(output_type_func=query_pairs_type)]
+fn query_pairs(inputs: &[Series]) -> PolarsResult<Series> {
+    let values = strings(&inputs[0], "query_pairs")?;
+    let mut out = get_list_builder(
+        &pair_dtype(),
+        values.len(),
+        values.len(),
+        values.name().clone(),
+    );
+    for v in values.iter() {
+        match v.map(urlkey::query_pairs) {
+            Some(Ok(pairs)) => {
+                let names: StringChunked = pairs.iter().map(|(n, _)| Some(n.as_str())).collect();
+                let vals: StringChunked = pairs.iter().map(|(_, v)| Some(v.as_str())).collect();
+                let fields = [
+                    names.with_name("name".into()).into_series(),
+                    vals.with_name("value".into()).into_series(),
+                ];
+                let row = StructChunked::from_series("".into(), pairs.len(), fields.iter())?;
+                out.append_series(&row.into_series())?;
+            }
+            _ => out.append_null(),
+        }
+    }
+    Ok(out.finish().into_series())
+}
+
+/// What `inspect` gives per row: the scalar facts as fields, and the whole inspection
+/// (offsets, profile, the key under every builtin) as the JSON `urlkey inspect --format
+/// json` prints.
+const INSPECT_FIELDS: [(&str, bool); 10] = [
+    ("valid", true),
+    ("error_code", false),
+    ("href", false),
+    ("canonical", false),
+    ("is_website", true),
+    ("looks_like_web_address", true),
+    ("registrable_domain", false),
+    ("public_suffix", false),
+    ("key", false),
+    ("json", false),
+];
+
+fn inspect_dtype() -> DataType {
+    let mut fields: Vec<Field> = INSPECT_FIELDS
+        .iter()
+        .map(|(n, boolean)| {
+            let dt = if *boolean {
+                DataType::Boolean
+            } else {
+                DataType::String
+            };
+            Field::new((*n).into(), dt)
+        })
+        .collect();
+    fields.insert(
+        6,
+        Field::new("facts".into(), DataType::List(Box::new(DataType::String))),
+    );
+    DataType::Struct(fields)
+}
+
+fn inspect_type(input_fields: &[Field]) -> PolarsResult<Field> {
+    Ok(Field::new(input_fields[0].name().clone(), inspect_dtype()))
+}
+
+#[polars_expr(output_type_func=inspect_type)]
+fn inspect(inputs: &[Series], kwargs: PolicyArgs) -> PolarsResult<Series> {
+    let r = policy(&kwargs)?;
+    let values = strings(&inputs[0], "inspect")?;
+    let n = values.len();
+    let mut valid = BooleanChunkedBuilder::new("valid".into(), n);
+    let mut is_website = BooleanChunkedBuilder::new("is_website".into(), n);
+    let mut looks = BooleanChunkedBuilder::new("looks_like_web_address".into(), n);
+    let mut facts = ListStringChunkedBuilder::new("facts".into(), n, n);
+    let names = [
+        "error_code",
+        "href",
+        "canonical",
+        "registrable_domain",
+        "public_suffix",
+        "key",
+        "json",
+    ];
+    let mut text: Vec<StringChunkedBuilder> = names
+        .iter()
+        .map(|name| StringChunkedBuilder::new((*name).into(), n))
+        .collect();
+    let mut validity = Vec::with_capacity(n);
+    for v in values.iter() {
+        validity.push(v.is_some());
+        let Some(v) = v else {
+            valid.append_null();
+            is_website.append_null();
+            looks.append_null();
+            facts.append_null();
+            text.iter_mut().for_each(|b| b.append_null());
+            continue;
+        };
+        let i = urlkey::inspect(v, &r.set, &r.policy);
+        valid.append_value(i.valid);
+        is_website.append_value(i.is_website);
+        looks.append_value(i.looks_like_web_address);
+        facts.append_values_iter(i.facts.iter().map(|f| f.as_str()));
+        let json =
+            serde_json::to_string(&i).map_err(|e| polars_err!(ComputeError: "inspect: {}", e))?;
+        let cells = [
+            i.error.as_ref().map(|e| e.code.as_str()),
+            i.href.as_deref(),
+            i.canonical.as_deref(),
+            i.registrable_domain.as_deref(),
+            i.public_suffix.as_deref(),
+            i.key.as_deref(),
+            Some(json.as_str()),
+        ];
+        for (b, c) in text.iter_mut().zip(cells) {
+            b.append_option(c);
+        }
+    }
+    let mut text = text.into_iter().map(|b| b.finish().into_series());
+    let mut next = || text.next().unwrap_or_default();
+    let (error_code, href, canonical) = (next(), next(), next());
+    let (registrable, suffix, key, json) = (next(), next(), next(), next());
+    let columns = [
+        valid.finish().into_series(),
+        error_code,
+        href,
+        canonical,
+        is_website.finish().into_series(),
+        looks.finish().into_series(),
+        facts.finish().into_series(),
+        registrable,
+        suffix,
+        key,
+        json,
+    ];
+    let ca = StructChunked::from_series(values.name().clone(), n, columns.iter())?;
+    Ok(ca
+        .with_outer_validity(Some(validity.into_iter().collect()))
+        .into_series())
+}
+
+fn explain_dtype() -> DataType {
+    let strings = || DataType::List(Box::new(DataType::String));
+    DataType::Struct(vec![
+        Field::new("policy".into(), DataType::String),
+        Field::new("same_key".into(), DataType::Boolean),
+        Field::new("key_a".into(), DataType::String),
+        Field::new("key_b".into(), DataType::String),
+        Field::new("rules".into(), strings()),
+        Field::new("differs_in".into(), DataType::String),
+        Field::new("value_a".into(), DataType::String),
+        Field::new("value_b".into(), DataType::String),
+        Field::new("same_key_under".into(), strings()),
+    ])
+}
+
+fn explain_type(input_fields: &[Field]) -> PolarsResult<Field> {
+    Ok(Field::new(input_fields[0].name().clone(), explain_dtype()))
+}
+
+/// `urlkey explain A B` for every row of two columns: whether the two URLs share a key
+/// under the policy, the rules that made them meet, or the first component where their
+/// keys differ and the builtins under which they would meet. Null when either is null.
+#[polars_expr(output_type_func=explain_type)]
+fn explain(inputs: &[Series], kwargs: PolicyArgs) -> PolarsResult<Series> {
+    let r = policy(&kwargs)?;
+    let a = strings(&inputs[0], "explain")?;
+    let b = strings(&inputs[1], "explain")?;
+    let (a, b) = match (a.len(), b.len()) {
+        (x, y) if x == y => (a, b),
+        (1, y) => (a.new_from_index(0, y), b),
+        (x, 1) => (a.clone(), b.new_from_index(0, x)),
+        (x, y) => return Err(polars_err!(ShapeMismatch: "explain: {} and {} rows", x, y)),
+    };
+    let n = a.len();
+    let sb = |name: &str| StringChunkedBuilder::new(name.into(), n);
+    let lb = |name: &str| ListStringChunkedBuilder::new(name.into(), n, n);
+    let (mut policy_id, mut key_a, mut key_b) = (sb("policy"), sb("key_a"), sb("key_b"));
+    let (mut differs, mut value_a, mut value_b) = (sb("differs_in"), sb("value_a"), sb("value_b"));
+    let (mut rules, mut under) = (lb("rules"), lb("same_key_under"));
+    let mut same = BooleanChunkedBuilder::new("same_key".into(), n);
+    let mut validity = Vec::with_capacity(n);
+    for (x, y) in a.iter().zip(b.iter()) {
+        let (Some(x), Some(y)) = (x, y) else {
+            validity.push(false);
+            for s in [
+                &mut policy_id,
+                &mut key_a,
+                &mut key_b,
+                &mut differs,
+                &mut value_a,
+                &mut value_b,
+            ] {
+                s.append_null();
+            }
+            rules.append_null();
+            under.append_null();
+            same.append_null();
+            continue;
+        };
+        validity.push(true);
+        let e = explain_inputs(&[x.to_string(), y.to_string()], &r.set, &r.policy);
+        policy_id.append_value(&e.policy);
+        same.append_value(e.same_key);
+        key_a.append_option(e.keys.first().and_then(|k| k.as_deref()));
+        key_b.append_option(e.keys.get(1).and_then(|k| k.as_deref()));
+        rules.append_values_iter(e.rules.iter().copied());
+        differs.append_option(e.differs_in);
+        let values = e.differing_values.as_deref().unwrap_or(&[]);
+        value_a.append_option(values.first().and_then(|v| v.as_deref()));
+        value_b.append_option(values.get(1).and_then(|v| v.as_deref()));
+        under.append_values_iter(e.same_key_under.iter().map(String::as_str));
+    }
+    let columns = [
+        policy_id.finish().into_series(),
+        same.finish().into_series(),
+        key_a.finish().into_series(),
+        key_b.finish().into_series(),
+        rules.finish().into_series(),
+        differs.finish().into_series(),
+        value_a.finish().into_series(),
+        value_b.finish().into_series(),
+        under.finish().into_series(),
+    ];
+    let ca = StructChunked::from_series(a.name().clone(), n, columns.iter())?;
+    Ok(ca
+        .with_outer_validity(Some(validity.into_iter().collect()))
+        .into_series())
+}

@@ -1,0 +1,224 @@
+"""One test of every engine against the command line: `urlkey key` (the reference), the
+Python package (`urlkey.keys`, Arrow), PySpark (`urlkey.spark.with_keys`, local[2]), the
+Polars plugin (`urlkey_polars`) and the DuckDB extension (`urlkey.duckdb_extension`), for
+every builtin policy, on every input of the WPT URL test data and the 200,000-line corpus
+built from ../shared/datasets.
+
+Equal, byte for byte, on every row: the key, the status, the canonical form, the error
+code, the removed parameters, the facts and the rules that ran (each engine that carries
+them). The engines that carry each transformation in full (the CLI, Polars, DuckDB) agree
+on every one of its fields; those that carry the host, the grouping signature and the
+registrable domain agree on them; and the Public Suffix List version is the CLI's
+wherever the CLI states one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Dict, List, Optional
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import corpus
+import urlkey
+import urlkey.spark as uks
+import urlkey_polars  # noqa: F401  (registers the .urlkey namespace)
+from conftest import read_jsonl, run_cli
+
+POLICIES = corpus.BUILTIN_POLICIES
+WPT = corpus.REPO.parent / "shared" / "wpt" / "urltestdata.json"
+
+
+def wpt_inputs() -> List[str]:
+    """Every distinct `input` of the WPT URL test data, in file order."""
+    if not WPT.is_file():
+        raise FileNotFoundError(f"the WPT data is not at {WPT} (../shared/wpt beside the repository)")
+    seen, out = set(), []
+    for case in json.loads(WPT.read_text(encoding="utf-8")):
+        if isinstance(case, dict) and isinstance(case.get("input"), str) and case["input"] not in seen:
+            seen.add(case["input"])
+            out.append(case["input"])
+    return out
+
+
+def duckdb_extension() -> Path:
+    env = os.environ.get("URLKEY_DUCKDB_EXTENSION")
+    path = Path(env) if env else corpus.REPO / "target" / "duckdb" / "urlkey.duckdb_extension"
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"the DuckDB extension is not at {path}: run scripts/build-duckdb-extension.sh "
+            "(or set URLKEY_DUCKDB_EXTENSION)"
+        )
+    return path
+
+
+@pytest.fixture(scope="module")
+def inputs(corpus_records, tmp_path_factory):
+    """(texts, CLI records per policy): the WPT inputs, then the corpus records."""
+    wpt = wpt_inputs()
+    d = tmp_path_factory.mktemp("cross-engine")
+    wpt_file = d / "wpt.jsonl"
+    # JSON lines carry every input exactly (tabs, new lines, spaces at either end).
+    wpt_file.write_text("".join(json.dumps({"url": t}) + "\n" for t in wpt), encoding="utf-8")
+    texts = wpt + [t for _, t in corpus_records]
+    return {"texts": texts, "wpt": wpt, "wpt_file": wpt_file}
+
+
+_cli: Dict[str, List[dict]] = {}
+
+
+def cli_records(policy: str, inputs, cli_key_records) -> List[dict]:
+    if policy not in _cli:
+        res = run_cli("key", "--policy", policy, "--field", "url", "--quiet", str(inputs["wpt_file"]))
+        wpt = read_jsonl(res.stdout)
+        assert len(wpt) == len(inputs["wpt"])
+        _cli[policy] = wpt + cli_key_records(policy)
+    return _cli[policy]
+
+
+@pytest.fixture(scope="module")
+def spark_table(spark, inputs, tmp_path_factory) -> pa.Table:
+    """Every policy's key columns from one Spark job (prefix `p<i>_`), sorted by row."""
+    d = tmp_path_factory.mktemp("cross-engine-spark")
+    texts = inputs["texts"]
+    parts = 4
+    size = (len(texts) + parts - 1) // parts
+    for p in range(parts):
+        rows = range(p * size, min((p + 1) * size, len(texts)))
+        pq.write_table(
+            pa.table({"row": pa.array(list(rows), pa.int64()), "url": pa.array([texts[i] for i in rows], pa.string())}),
+            d / f"in-{p}.parquet",
+        )
+    df = spark.read.parquet(str(d / "in-*.parquet"))
+    for i, policy in enumerate(POLICIES):
+        df = uks.with_keys(df, "url", policy=policy, prefix=f"p{i}_")
+    df.drop("url").write.parquet(str(d / "out"))
+    return pq.read_table(d / "out").sort_by("row")
+
+
+@pytest.fixture(scope="module")
+def polars_frame(inputs) -> pl.DataFrame:
+    urls = pl.DataFrame({"url": inputs["texts"]}, schema={"url": pl.String})
+    return urls.lazy().select(
+        [pl.col("url").urlkey.outcome(policy=p).alias(p) for p in POLICIES]
+    ).collect(engine="streaming")
+
+
+@pytest.fixture(scope="module")
+def duckdb_table(inputs) -> pa.Table:
+    import duckdb
+
+    con = duckdb.connect(config={"allow_unsigned_extensions": "true"})
+    con.execute(f"LOAD '{duckdb_extension()}'")
+    urls = pa.table({"row": pa.array(range(len(inputs["texts"])), pa.int64()), "url": inputs["texts"]})
+    con.register("urls", urls)
+    cols = ", ".join(f"urlkey_outcome(url, '{p}') AS \"{p}\"" for p in POLICIES)
+    return con.execute(f"SELECT row, {cols} FROM urls ORDER BY row").fetch_arrow_table()
+
+
+def _struct_field(table: pa.Table, column: str, field: str) -> list:
+    return table.column(column).combine_chunks().field(field).to_pylist()
+
+
+def _full(ts: Optional[list]) -> Optional[list]:
+    """A transformation list as the CLI writes it (`wrapper` only on an unwrap)."""
+    if ts is None:
+        return None
+    return [{k: v for k, v in t.items() if not (k == "wrapper" and v is None)} for t in ts]
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_every_engine_gives_the_cli_outcome(
+    policy, inputs, cli_key_records, spark_table, polars_frame, duckdb_table
+):
+    texts = inputs["texts"]
+    n = len(texts)
+    assert n >= 100_000 + len(inputs["wpt"])
+    cli = cli_records(policy, inputs, cli_key_records)
+    assert len(cli) == n
+
+    reference = {
+        "observed": [r["observed"] for r in cli],
+        "key": [r["key"] for r in cli],
+        "status": [r["status"] for r in cli],
+        "canonical": [r["canonical"] for r in cli],
+        "error_code": [(r["error"] or {}).get("code") for r in cli],
+        "removed_params": [r["removed_params"] for r in cli],
+        "facts": [r["facts"] for r in cli],
+        "rules": [[t["rule"] for t in r["transformations"]] for r in cli],
+        "transformations": [r["transformations"] for r in cli],
+    }
+    assert reference["observed"] == texts
+
+    py = urlkey.keys(texts, policy=policy)
+    python = {c: py.column(c).to_pylist() for c in urlkey.KEY_COLUMNS}
+    python["rules"] = python["transformations"]
+
+    i = POLICIES.index(policy)
+    spark = {c: spark_table.column(f"p{i}_{c}").to_pylist() for c in uks.KEY_OUTPUTS}
+    spark["rules"] = spark["transformations"]
+
+    pol = polars_frame[policy].struct
+    polars = {f: pol.field(f).to_list() for f in urlkey_polars.OUTCOME_FIELDS}
+    polars["transformations"] = [_full(t) for t in polars["transformations"]]
+    polars["rules"] = [[t["rule"] for t in ts] for ts in polars["transformations"]]
+
+    duck = {f: _struct_field(duckdb_table, policy, f) for f in urlkey_polars.OUTCOME_FIELDS}
+    duck["transformations"] = [_full(t) for t in duck["transformations"]]
+    duck["rules"] = [[t["rule"] for t in ts] for ts in duck["transformations"]]
+
+    engines = {"python": python, "spark": spark, "polars": polars, "duckdb": duck}
+    problems = []
+    for field in ["key", "status", "canonical", "error_code", "removed_params", "facts", "rules"]:
+        want = reference[field]
+        for name, got in engines.items():
+            if got[field] != want:
+                row = next(r for r in range(n) if got[field][r] != want[r])
+                problems.append(f"{name}.{field} row {row} {texts[row]!r}: {got[field][row]!r} != {want[row]!r}")
+    for name in ["polars", "duckdb"]:
+        if engines[name]["transformations"] != reference["transformations"]:
+            row = next(r for r in range(n) if engines[name]["transformations"][r] != reference["transformations"][r])
+            problems.append(f"{name}.transformations row {row} {texts[row]!r}")
+        if engines[name]["policy"] != [policy] * n:
+            problems.append(f"{name}.policy is not {policy} on every row")
+    for field in ["host", "signature"]:
+        for name in ["spark", "polars", "duckdb"]:
+            if engines[name][field] != python[field]:
+                row = next(r for r in range(n) if engines[name][field][r] != python[field][r])
+                problems.append(f"{name}.{field} row {row} {texts[row]!r}")
+    if duck["registrable_domain"] != polars["registrable_domain"]:
+        row = next(r for r in range(n) if duck["registrable_domain"][r] != polars["registrable_domain"][r])
+        problems.append(f"duckdb.registrable_domain row {row} {texts[row]!r}")
+    psl = urlkey.psl_version()
+    stated = {r["psl"] for r in cli if r.get("psl")}
+    assert stated <= {psl}, stated
+    for name in ["polars", "duckdb"]:
+        if set(engines[name]["psl_version"]) != {psl}:
+            problems.append(f"{name}.psl_version is not {psl} on every row")
+    assert not problems, f"{len(problems)} differences:\n" + "\n".join(problems[:30])
+    # The comparison saw both kinds of row.
+    assert 0 < reference["status"].count("invalid") < n
+
+
+def test_registrable_domains_are_those_of_the_keys(polars_frame):
+    """The registrable domain both engines agree on is the key's host's, as `inspect`
+    finds it (a sample of every policy whose keys are URLs)."""
+    for policy in ["citation@1", "clean@1", "webkey@1"]:
+        o = polars_frame[policy].struct
+        keys = o.field("key").to_list()
+        domains = o.field("registrable_domain").to_list()
+        checked = 0
+        for k, d in list(zip(keys, domains))[::211]:
+            if k is None:
+                assert d is None
+                continue
+            i = urlkey.inspect(k)
+            if i["valid"]:
+                assert d == i["registrable_domain"], (policy, k)
+                checked += 1
+        assert checked > 500, checked

@@ -1,0 +1,211 @@
+"""urlkey_polars, the Polars expression plugin: every expression against the Python package
+(the same core) and the command line, null and invalid input, the namespace, lazy and
+streaming queries, chunked frames and policy files."""
+
+from __future__ import annotations
+
+import json
+
+import polars as pl
+import pytest
+
+import corpus
+import urlkey
+import urlkey_polars as ukp
+from conftest import run_cli
+
+SAMPLE = [
+    "https://Example.com/a/?utm_source=x&b=2&a=1#top",
+    "HTTP://www.Example.co.uk:80/x//y?gclid=1",
+    "https://www.google.com/url?q=https://news.example.org/a%3Futm_source%3Dx&sa=D",
+    "mailto:someone@example.net",
+    "javascript:alert(1)",
+    "not a url",
+    "",
+    "/relative/path?b=1&a=2",
+    "https://[::1]:8080/x",
+    "https://192.168.0.1/?fbclid=abc",
+    "https://xn--nxasmq6b.com/α?q=β",
+    None,
+]
+
+
+def frame() -> pl.DataFrame:
+    return pl.DataFrame({"url": SAMPLE}, schema={"url": pl.String})
+
+
+def record_fields(rec: dict) -> dict:
+    """The fields a Python `urlkey.key()` record shares with the outcome struct."""
+    err = rec["error"] or {}
+    return {
+        "policy": rec["policy"],
+        "status": rec["status"],
+        "key": rec["key"],
+        "canonical": rec["canonical"],
+        "error_code": err.get("code"),
+        "error_message": err.get("message"),
+        "removed_params": rec["removed_params"],
+        "transformations": [
+            {
+                "rule": t["rule"],
+                "component": t["component"],
+                "before": t["before"],
+                "after": t["after"],
+                "wrapper": t.get("wrapper"),
+            }
+            for t in rec["transformations"]
+        ],
+        "facts": rec["facts"],
+    }
+
+
+@pytest.mark.parametrize("policy", corpus.BUILTIN_POLICIES)
+def test_outcome_equals_the_python_record_for_every_builtin(policy):
+    out = frame().select(o=pl.col("url").urlkey.outcome(policy=policy))["o"].to_list()
+    assert list(ukp.OUTCOME_FIELDS) == list(out[0].keys())
+    for url, got in zip(SAMPLE, out):
+        if url is None:
+            assert got is None
+            continue
+        want = record_fields(urlkey.key(url, policy=policy))
+        assert {k: got[k] for k in want} == want, url
+        assert got["psl_version"] == urlkey.psl_version()
+        assert got["status"] in ("ok", "invalid")
+        if got["status"] == "invalid":
+            assert got["key"] is None and got["error_code"], url
+
+
+def test_null_in_null_out_and_invalid_is_never_an_empty_string():
+    df = frame().with_columns(
+        key=pl.col("url").urlkey.key(),
+        clean=pl.col("url").urlkey.clean(),
+        rd=pl.col("url").urlkey.registrable_domain(),
+        qp=pl.col("url").urlkey.query_pairs(),
+        o=pl.col("url").urlkey.outcome(),
+        i=pl.col("url").urlkey.inspect(),
+    )
+    last = df.row(len(SAMPLE) - 1, named=True)
+    assert all(last[c] is None for c in ["key", "clean", "rd", "qp", "o", "i"])
+    keys = df["key"].to_list()
+    assert "" not in keys
+    invalid = df.filter(pl.col("o").struct.field("status") == "invalid")
+    assert invalid.height >= 4
+    assert invalid["key"].null_count() == invalid.height
+    codes = invalid["o"].struct.field("error_code").to_list()
+    assert all(c and "." in c for c in codes), codes
+    assert "citation.unsupported-scheme" in codes
+
+
+def test_key_clean_and_registrable_domain_values():
+    df = frame().with_columns(
+        key=ukp.key("url", "citation@1"),
+        clean=ukp.clean(pl.col("url")),
+        rd=ukp.registrable_domain("url", "clean@1"),
+    )
+    for url, k, c, rd in zip(SAMPLE, df["key"], df["clean"], df["rd"]):
+        if url is None:
+            continue
+        assert k == urlkey.key(url, policy="citation@1")["key"]
+        assert c == urlkey.key(url, policy="clean@1")["key"]
+        if c is not None and urlkey.inspect(c)["valid"]:
+            assert rd == urlkey.inspect(c)["registrable_domain"], url
+    by_url = dict(zip(SAMPLE, df["rd"]))
+    assert by_url[SAMPLE[1]] == "example.co.uk"
+    assert by_url[SAMPLE[2]] == "example.org"  # the wrapper's target, after the unwrap
+    assert by_url[SAMPLE[8]] is None  # an IP host
+
+
+def test_query_pairs_and_inspect_equal_the_python_package():
+    df = frame().with_columns(qp=pl.col("url").urlkey.query_pairs(), i=pl.col("url").urlkey.inspect())
+    for url, qp, i in zip(SAMPLE, df["qp"], df["i"]):
+        if url is None:
+            continue
+        try:
+            want = urlkey.query_pairs(url)
+        except urlkey.InvalidUrlError:
+            assert qp is None, url
+        else:
+            assert [(p["name"], p["value"]) for p in qp] == want, url
+        want_i = urlkey.inspect(url, policy=ukp.DEFAULT_POLICIES["inspect"])
+        assert json.loads(i["json"]) == want_i, url
+        assert i["valid"] == want_i["valid"]
+        assert i["key"] == want_i["key"]
+        assert i["facts"] == want_i["facts"]
+        assert i["registrable_domain"] == want_i["registrable_domain"]
+
+
+def test_explain_equals_the_command():
+    pairs = [
+        ("https://example.com/a?utm_source=x", "https://Example.com/a"),
+        ("https://example.com/a", "https://example.com/b"),
+        ("https://example.com/a?x=1", "mailto:x@y.z"),
+    ]
+    df = pl.DataFrame({"a": [p[0] for p in pairs], "b": [p[1] for p in pairs]})
+    out = df.select(e=pl.col("a").urlkey.explain(pl.col("b"), policy="citation@1"))["e"].to_list()
+    for (a, b), got in zip(pairs, out):
+        res = run_cli("explain", "--policy", "citation@1", "--format", "json", a, b, check=False)
+        want = json.loads(res.stdout)
+        assert got["same_key"] == want["same_key"]
+        assert [got["key_a"], got["key_b"]] == want["keys"]
+        assert got["rules"] == want["rules"]
+        assert got["differs_in"] == want["differs_in"]
+        assert [got["value_a"], got["value_b"]] == (want["differing_values"] or [None, None])
+        assert got["same_key_under"] == want["same_key_under"]
+    assert out[0]["same_key"] is True and "remove-tracking-parameters" in out[0]["rules"]
+    assert out[1]["differs_in"] == "path"
+
+
+def test_lazy_streaming_and_chunked_frames_give_the_eager_result():
+    urls = [u for u in SAMPLE if u is not None] * 500
+    eager = pl.DataFrame({"url": urls}).with_columns(k=pl.col("url").urlkey.key(), o=pl.col("url").urlkey.outcome())
+    lazy = pl.LazyFrame({"url": urls}).with_columns(k=pl.col("url").urlkey.key(), o=pl.col("url").urlkey.outcome())
+    assert lazy.collect().equals(eager)
+    assert lazy.collect(engine="streaming").equals(eager)
+    # Many chunks: Polars hands the plugin one chunk at a time, in parallel.
+    chunked = pl.concat([pl.DataFrame({"url": urls[i : i + 97]}) for i in range(0, len(urls), 97)], rechunk=False)
+    assert chunked["url"].n_chunks() > 1
+    got = chunked.with_columns(k=pl.col("url").urlkey.key(), o=pl.col("url").urlkey.outcome())
+    assert got.equals(eager)
+    # A filter and a group_by over the key, as analysts use it.
+    groups = lazy.group_by("k").agg(pl.len()).collect(engine="streaming")
+    assert groups["len"].sum() == len(urls)
+
+
+def test_a_column_of_nulls_and_other_types():
+    nulls = pl.DataFrame({"url": [None, None]})
+    assert nulls.select(pl.col("url").urlkey.key())["url"].to_list() == [None, None]
+    with pytest.raises(pl.exceptions.PolarsError, match="cast it first"):
+        pl.DataFrame({"url": [1, 2]}).select(pl.col("url").urlkey.key())
+
+
+def test_unknown_policy_and_bad_policy_file_fail_when_the_expression_is_built(tmp_path):
+    with pytest.raises(ukp.PolicyError) as e:
+        pl.col("url").urlkey.key(policy="citation@9")
+    assert e.value.code == "policy.unknown"
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[policy]]\nid = "x@1"\nparser = "whatwg"\nkey = "url"\nrules = [{ rule = "nope" }]\n')
+    with pytest.raises(ukp.PolicyError) as e:
+        pl.col("url").urlkey.key(policy="x@1", policy_file=bad)
+    assert e.value.code == "policy.file"
+    assert str(bad) in str(e.value)
+
+
+def test_a_policy_file_keys_as_the_command_does(tmp_path, corpus_records):
+    pf = tmp_path / "mine.toml"
+    pf.write_text(
+        '[[policy]]\nid = "mine@1"\ndescription = "sorted query, no fragment"\nparser = "whatwg"\n'
+        'key = "url"\nrules = [{ rule = "sort-query" }, { rule = "remove-fragment" }]\n'
+    )
+    texts = [t for _, t in corpus_records[:5000]]
+    got = pl.DataFrame({"url": texts}).select(k=pl.col("url").urlkey.key("mine@1", policy_file=pf))["k"].to_list()
+    inp = tmp_path / "in.jsonl"
+    inp.write_text("".join(json.dumps({"url": t}) + "\n" for t in texts), encoding="utf-8")
+    res = run_cli(
+        "key", "--policy-file", str(pf), "--policy", "mine@1", "--field", "url", "--quiet", str(inp)
+    )
+    want = [json.loads(line)["key"] for line in res.stdout.decode().splitlines()]
+    assert got == want
+    info = ukp.policy_info("mine@1", policy_file=pf)
+    assert info["id"] == "mine@1" and info["builtin"] is False
+    assert info["psl_version"] == urlkey.psl_version()
+    assert ukp.policy_info("citation@1")["builtin"] is True
