@@ -209,3 +209,36 @@ def test_a_policy_file_keys_as_the_command_does(tmp_path, corpus_records):
     assert info["id"] == "mine@1" and info["builtin"] is False
     assert info["psl_version"] == urlkey.psl_version()
     assert ukp.policy_info("citation@1")["builtin"] is True
+
+
+def test_the_docs_example_prints_what_the_docs_say():
+    """docs/scale.md shows crates/urlkey-polars/examples/citations.py with its output as
+    comments: run it and compare each printed line with the comment under its print."""
+    import subprocess
+    import sys
+
+    example = corpus.REPO / "crates" / "urlkey-polars" / "examples" / "citations.py"
+    text = example.read_text(encoding="utf-8")
+    assert text.split('"""', 2)[2].lstrip("\n") in (corpus.REPO / "docs" / "scale.md").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    expected = [lines[i + 1].removeprefix("# ") for i, l in enumerate(lines) if l.startswith("print(")]
+    res = subprocess.run([sys.executable, str(example)], capture_output=True, text=True, cwd="/tmp")
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.splitlines() == expected
+
+
+def test_the_readme_one_liner_runs_and_keys_as_the_command():
+    import re
+    import subprocess
+    import sys
+
+    readme = (corpus.REPO / "README.md").read_text(encoding="utf-8")
+    m = re.search(r"^python -c '(import polars as pl, urlkey_polars; .*)'$", readme, re.M)
+    assert m, "README shows the Polars one-liner"
+    res = subprocess.run([sys.executable, "-c", m.group(1)], capture_output=True, text=True, cwd=corpus.REPO)
+    assert res.returncode == 0, res.stderr
+    assert "example.org/about" in res.stdout
+    frame = pl.read_csv(corpus.REPO / "examples" / "site-after.csv")
+    got = frame.select(pl.col("Address").urlkey.key(policy="webkey@1"))["Address"].to_list()
+    want = [urlkey.key(u, policy="webkey@1")["key"] for u in frame["Address"]]
+    assert got == want
