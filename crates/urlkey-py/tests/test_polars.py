@@ -242,3 +242,31 @@ def test_the_readme_one_liner_runs_and_keys_as_the_command():
     got = frame.select(pl.col("Address").urlkey.key(policy="webkey@1"))["Address"].to_list()
     want = [urlkey.key(u, policy="webkey@1")["key"] for u in frame["Address"]]
     assert got == want
+
+
+def test_python_threads_run_while_the_plugin_keys(corpus_records):
+    """The plugin runs without the GIL: a Python thread keeps running while a query keys
+    the corpus (if the expression held the GIL, the counter could not move meanwhile)."""
+    import threading
+    import time
+
+    urls = pl.DataFrame({"url": [t for _, t in corpus_records]})
+    done = threading.Event()
+    ticks = []
+
+    def count():
+        while not done.is_set():
+            ticks.append(time.perf_counter())
+
+    t = threading.Thread(target=count)
+    t.start()
+    try:
+        start = time.perf_counter()
+        out = urls.select(pl.col("url").urlkey.outcome(policy="clean@1"))
+        end = time.perf_counter()
+    finally:
+        done.set()
+        t.join()
+    assert out.height == urls.height
+    during = [x for x in ticks if start < x < end]
+    assert len(during) > 100, (len(during), end - start)
