@@ -90,7 +90,7 @@ for round in $(seq "$runs"); do
       if [ "$threads" = 1 ]; then env_threads=(env POLARS_MAX_THREADS=1); else env_threads=(env); fi
       r="$("${env_threads[@]}" "$python" "$root/bench/polars_bench.py" "$w" "$tmp/in.txt" 1)"
       times["$w/$threads"]+=" $(echo "$r" | "$python" -c 'import json,sys; print(json.load(sys.stdin)["seconds"][0])')"
-      rss["$w/$threads"]="$(echo "$r" | "$python" -c 'import json,sys; d=json.load(sys.stdin); print(f"{d[\"peak_rss_mib\"]:.0f} (frame alone {d[\"rss_with_frame_mib\"]:.0f})")')"
+      rss["$w/$threads"]="$(echo "$r" | "$python" -c 'import json,sys; d=json.load(sys.stdin); print("%.0f (frame alone %.0f)" % (d["peak_rss_mib"], d["rss_with_frame_mib"]))')"
     done
   done
   echo "round $round done" >&2
