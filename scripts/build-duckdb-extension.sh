@@ -14,7 +14,12 @@
 # entrypoint asks for (v1.2.0, crates/urlkey-duckdb/src/entry.rs), extension version =
 # the crate's version. An unsigned extension loads only with allow_unsigned_extensions.
 #
-# Environment: URLKEY_DUCKDB_PROFILE (release, the default, or dev); CARGO_TARGET_DIR.
+# A release build is stripped (`strip --strip-unneeded`, binutils) before the footer goes on:
+# the workspace's release profile keeps line tables (debug = "line-tables-only"), which
+# made the extension 73 MB instead of 2 MB. The entrypoint is a dynamic symbol and stays.
+#
+# Environment: URLKEY_DUCKDB_PROFILE (release, the default, or dev); URLKEY_DUCKDB_STRIP
+# (1 by default for release, 0 for dev: 0 keeps the debug information); CARGO_TARGET_DIR.
 # Prints the path of the extension on its last line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,8 +32,8 @@ fail() {
 
 PROFILE="${URLKEY_DUCKDB_PROFILE:-release}"
 case "$PROFILE" in
-  release) DIR=release ;;
-  dev) DIR=debug ;;
+  release) DIR=release STRIP="${URLKEY_DUCKDB_STRIP:-1}" ;;
+  dev) DIR=debug STRIP="${URLKEY_DUCKDB_STRIP:-0}" ;;
   *) fail "URLKEY_DUCKDB_PROFILE=$PROFILE: use release or dev" ;;
 esac
 case "$(uname -s)-$(uname -m)" in
@@ -50,6 +55,11 @@ LIB="$TARGET/$DIR/liburlkey_duckdb.so"
 OUT_DIR="$TARGET/duckdb"
 mkdir -p "$OUT_DIR"
 OUT="$OUT_DIR/urlkey.duckdb_extension"
+if [ "$STRIP" = 1 ]; then
+  command -v strip >/dev/null || fail "no strip on PATH (binutils); URLKEY_DUCKDB_STRIP=0 keeps the debug information"
+  strip --strip-unneeded -o "$OUT_DIR/liburlkey_duckdb.stripped.so" "$LIB" || fail "strip $LIB failed"
+  LIB="$OUT_DIR/liburlkey_duckdb.stripped.so"
+fi
 python3 - "$LIB" "$OUT" "$PLATFORM" "$CAPI_VERSION" "$VERSION" <<'PY' || fail "cannot write $OUT"
 import os
 import sys
