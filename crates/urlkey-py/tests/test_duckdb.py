@@ -372,3 +372,34 @@ def test_the_map_recipe_numbers_lines_as_the_command(con, tmp_path, cli):
     ]
     assert rows == want
     assert [r[0] for r in rows] == [1, 5, 6, 8]
+
+
+def test_any_vector_shape_and_a_policy_per_row(con, tmp_path):
+    # A Parquet scan hands over dictionary vectors, a cross join repeats the policy
+    # column, a literal is a constant vector: the extension reads each row as written.
+    p = tmp_path / "dict.parquet"
+    con.execute(
+        "COPY (SELECT i, CASE WHEN i % 3 = 0 THEN 'https://a.example/x/?utm_source=1' "
+        "WHEN i % 3 = 1 THEN 'HTTPS://B.example/y#f' END AS url FROM range(10000) t(i)) "
+        f"TO '{p}'"
+    ).fetchall()
+    policies = ["citation@1", "webkey@1", "clean@1"]
+    got = con.execute(
+        f"SELECT i, p, urlkey_key(url, p), (urlkey_outcome(url, p)).policy FROM '{p}', "
+        "(SELECT unnest(?) AS p) ORDER BY i, p",
+        [policies],
+    ).fetchall()
+    assert len(got) == 10000 * len(policies)
+    urls = {0: "https://a.example/x/?utm_source=1", 1: "HTTPS://B.example/y#f", 2: None}
+    for i, policy, key, resolved in got:
+        url = urls[i % 3]
+        if url is None:
+            assert (key, resolved) == (None, None), (i, policy)
+        else:
+            assert (key, resolved) == (urlkey.key(url, policy)["key"], policy), (i, policy)
+    mixed = con.execute(
+        "SELECT urlkey_key('https://a.example/x/', p) FROM (SELECT unnest(?) AS p, "
+        "generate_subscripts(?, 1) AS n) ORDER BY n",
+        [policies, policies],
+    ).fetchall()
+    assert mixed == [(urlkey.key("https://a.example/x/", p)["key"],) for p in policies]
