@@ -103,4 +103,5 @@ print(
     file=sys.stderr,
 )
 PY
+[ "$STRIP" = 1 ] && rm -f "$OUT_DIR/liburlkey_duckdb.stripped.so"
 echo "$OUT"
