@@ -39,9 +39,14 @@ impl std::error::Error for PolicyFailure {}
 /// The policy named `name`, from the cache or resolved (and then cached). Failures are
 /// not cached: they end the query.
 pub fn resolve(name: &str) -> Result<Policy, PolicyFailure> {
+    lookup(name).map(|(p, _)| p)
+}
+
+/// [`resolve`], saying whether the cache had the policy already.
+fn lookup(name: &str) -> Result<(Policy, bool), PolicyFailure> {
     // A poisoned lock only means a panic elsewhere while holding it; the map is still whole.
     if let Some(p) = cache().read().unwrap_or_else(|e| e.into_inner()).get(name) {
-        return Ok(p.clone());
+        return Ok((p.clone(), true));
     }
     let p = policy_set()
         .get(name)
@@ -51,12 +56,15 @@ pub fn resolve(name: &str) -> Result<Policy, PolicyFailure> {
         .unwrap_or_else(|e| e.into_inner())
         .entry(name.into())
         .or_insert_with(|| p.clone());
-    Ok(p)
+    Ok((p, false))
 }
 
-/// How many names the cache holds.
-pub fn cached() -> usize {
-    cache().read().unwrap_or_else(|e| e.into_inner()).len()
+/// Whether the cache holds a policy by this name.
+pub fn is_cached(name: &str) -> bool {
+    cache()
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .contains_key(name)
 }
 
 /// The last policy resolved by one call of a function, by name.
@@ -84,16 +92,21 @@ impl Resolver {
 mod tests {
     use super::*;
 
+    // The cache is the process's: the tests run in parallel, so each checks its own names.
+
     #[test]
     fn a_policy_is_resolved_once_and_kept() {
-        let a = resolve("webkey@1").unwrap();
-        let n = cached();
-        assert!(n >= 1);
-        let b = resolve("webkey@1").unwrap();
-        assert_eq!(cached(), n, "a second lookup adds nothing");
+        let (a, _) = lookup("webkey@1").unwrap();
+        assert!(is_cached("webkey@1"));
+        let (b, hit) = lookup("webkey@1").unwrap();
+        assert!(hit, "the second lookup is answered by the cache");
         assert_eq!(a.id(), b.id());
         let url = "https://Example.com/a/?utm_source=x";
         assert_eq!(a.key(url), b.key(url));
+        // Options are part of the name.
+        let (c, _) = lookup("citation@1+keep-trailing-slash").unwrap();
+        assert_eq!(c.id(), "citation@1+keep-trailing-slash");
+        assert!(lookup("citation@1+keep-trailing-slash").unwrap().1);
     }
 
     #[test]
@@ -103,9 +116,10 @@ mod tests {
         for id in urlkey::policy::BUILTIN_IDS.iter() {
             assert!(e.0.contains(id), "{id} in {e}");
         }
-        let before = cached();
         assert!(resolve("nope@9").is_err());
-        assert_eq!(cached(), before, "failures are not cached");
+        assert!(!is_cached("nope@9"), "failures are not cached");
+        let e = resolve("citation@1+nope").unwrap_err();
+        assert!(e.0.starts_with("policy.unknown-option: "), "{e}");
     }
 
     #[test]
