@@ -3,12 +3,16 @@
 # (crates/urlkey-py, PyO3 + maturin) into a virtual environment, builds the release CLI
 # (or takes URLKEY_BIN), and
 # runs the pytest suite (Python API vs golden fixtures and the CLI, Parquet output, PySpark
-# local[2] vs `urlkey key` and `urlkey map`, the Polars plugin, and the cross-engine test).
+# local[2] vs `urlkey key` and `urlkey map`, the Polars plugin, the DuckDB extension, and the
+# cross-engine test of all of them).
 # It also builds and installs the Polars plugin (crates/urlkey-polars, its own cargo
-# workspace) in the `quick` profile (URLKEY_POLARS_PROFILE to change it).
+# workspace) in the `quick` profile (URLKEY_POLARS_PROFILE to change it), and builds the
+# DuckDB extension (scripts/build-duckdb-extension.sh, a debug build unless
+# URLKEY_DUCKDB_PROFILE says otherwise), or takes URLKEY_DUCKDB_EXTENSION.
 #
 # Installs what it needs when missing: a venv under target/py-venv with maturin, pytest,
-# pyarrow, pandas (PySpark's mapInArrow imports it) and pyspark (Java 17 must be on PATH).
+# pyarrow, pandas (PySpark's mapInArrow imports it), pyspark (Java 17 must be on PATH),
+# polars and the duckdb wheel.
 # Anything that cannot be installed or built fails the script; nothing is skipped.
 # pytest's exit 5 (no tests collected) is a failure too.
 #
@@ -29,6 +33,9 @@ REQUIREMENTS=(
   "pyspark>=3.5"
   # The plugin interface pyo3-polars 0.28 (crates/urlkey-polars) is built for.
   "polars==2.1.0"
+  # The DuckDB engine the extension (crates/urlkey-duckdb, duckdb-rs 1.20000.x, C API
+  # v1.2.0) is tested in: tests/test_duckdb.py.
+  "duckdb==2.0.1"
 )
 
 fail() {
@@ -80,6 +87,18 @@ else
   URLKEY_BIN="${CARGO_TARGET_DIR:-$ROOT/target}/release/urlkey"
 fi
 
+if [ -n "${URLKEY_DUCKDB_EXTENSION:-}" ]; then
+  [ -f "$URLKEY_DUCKDB_EXTENSION" ] || fail "URLKEY_DUCKDB_EXTENSION=$URLKEY_DUCKDB_EXTENSION is not a file"
+  echo "== python: the DuckDB extension the tests load: $URLKEY_DUCKDB_EXTENSION"
+else
+  # A debug build (URLKEY_DUCKDB_PROFILE=dev): the tests compare results, not speed, and
+  # the release build of the extension's dependencies costs more than the tests.
+  echo "== python: building the DuckDB extension (scripts/build-duckdb-extension.sh)"
+  URLKEY_DUCKDB_EXTENSION="$(URLKEY_DUCKDB_PROFILE="${URLKEY_DUCKDB_PROFILE:-dev}" bash scripts/build-duckdb-extension.sh | tail -n 1)" \
+    || fail "scripts/build-duckdb-extension.sh failed: the DuckDB tests need the extension"
+  [ -f "$URLKEY_DUCKDB_EXTENSION" ] || fail "scripts/build-duckdb-extension.sh left no extension at $URLKEY_DUCKDB_EXTENSION"
+fi
+
 echo "== python: building and installing the package from crates/urlkey-py"
 # The README's command, with the venv's maturin as build backend (no download).
 "$VPY" -m pip install --quiet --disable-pip-version-check --no-cache-dir --no-build-isolation \
@@ -93,6 +112,7 @@ URLKEY_PY_VENV="$VENV" bash scripts/build-polars-plugin.sh || fail "the Polars p
 
 echo "== python: pytest"
 export URLKEY_BIN
+export URLKEY_DUCKDB_EXTENSION
 export PYSPARK_PYTHON="$VPY"
 export PYSPARK_DRIVER_PYTHON="$VPY"
 set +e
