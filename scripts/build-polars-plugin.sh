@@ -10,6 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
 VENV="${URLKEY_PY_VENV:-$ROOT/target/py-venv}"
+case "$VENV" in /*) ;; *) VENV="$ROOT/$VENV" ;; esac
 PROFILE="${URLKEY_POLARS_PROFILE:-quick}"
 fail() {
   echo "build-polars-plugin: $*" >&2

@@ -15,8 +15,6 @@ wherever the CLI states one.
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 from typing import Dict, List, Optional
 
 import polars as pl
@@ -29,6 +27,7 @@ import urlkey
 import urlkey.spark as uks
 import urlkey_polars  # noqa: F401  (registers the .urlkey namespace)
 from conftest import read_jsonl, run_cli
+from test_duckdb import connect, extension_path
 
 POLICIES = corpus.BUILTIN_POLICIES
 WPT = corpus.REPO.parent / "shared" / "wpt" / "urltestdata.json"
@@ -44,17 +43,6 @@ def wpt_inputs() -> List[str]:
             seen.add(case["input"])
             out.append(case["input"])
     return out
-
-
-def duckdb_extension() -> Path:
-    env = os.environ.get("URLKEY_DUCKDB_EXTENSION")
-    path = Path(env) if env else corpus.REPO / "target" / "duckdb" / "urlkey.duckdb_extension"
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"the DuckDB extension is not at {path}: run scripts/build-duckdb-extension.sh "
-            "(or set URLKEY_DUCKDB_EXTENSION)"
-        )
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -111,14 +99,12 @@ def polars_frame(inputs) -> pl.DataFrame:
 
 @pytest.fixture(scope="module")
 def duckdb_table(inputs) -> pa.Table:
-    import duckdb
-
-    con = duckdb.connect(config={"allow_unsigned_extensions": "true"})
-    con.execute(f"LOAD '{duckdb_extension()}'")
+    con = connect()
+    con.execute(f"LOAD '{extension_path()}'").fetchall()
     urls = pa.table({"row": pa.array(range(len(inputs["texts"])), pa.int64()), "url": inputs["texts"]})
     con.register("urls", urls)
     cols = ", ".join(f"urlkey_outcome(url, '{p}') AS \"{p}\"" for p in POLICIES)
-    return con.execute(f"SELECT row, {cols} FROM urls ORDER BY row").fetch_arrow_table()
+    return con.sql(f"SELECT row, {cols} FROM urls ORDER BY row").to_arrow_table()
 
 
 def _struct_field(table: pa.Table, column: str, field: str) -> list:

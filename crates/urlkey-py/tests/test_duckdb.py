@@ -403,3 +403,35 @@ def test_any_vector_shape_and_a_policy_per_row(con, tmp_path):
         [policies, policies],
     ).fetchall()
     assert mixed == [(urlkey.key("https://a.example/x/", p)["key"],) for p in policies]
+
+
+def test_the_docs_worked_example(con, tmp_path):
+    """docs/scale.md's DuckDB example: its queries, on its four URLs, give what it says."""
+    doc = (corpus.REPO / "docs" / "scale.md").read_text(encoding="utf-8")
+    queries = [
+        "SELECT urlkey_key(url) AS key, count(*) AS n, min(url) AS example\nFROM cites GROUP BY key ORDER BY n DESC;",
+        "SELECT o.status, o.error_code, count(*) AS n\nFROM (SELECT urlkey_outcome(url) AS o FROM cites)\nGROUP BY ALL ORDER BY n DESC;",
+        "SELECT urlkey_registrable_domain(url) AS publisher, count(DISTINCT urlkey_key(url)) AS pages\nFROM cites GROUP BY publisher ORDER BY pages DESC;",
+    ]
+    for q in queries:
+        assert q in doc, q
+    csv = tmp_path / "citations.csv"
+    csv.write_text(
+        "url\nhttps://www.bbc.co.uk/news/?utm_source=x\nhttps://www.bbc.co.uk/news\nmailto:a@b.c\nhttps://example.com/a/#top\n"
+    )
+    c = connect()
+    c.execute(f"LOAD '{extension_path()}'").fetchall()
+    c.execute(f"CREATE TABLE cites AS SELECT * FROM read_csv('{csv}')").fetchall()
+    keys = {row[0]: (row[1], row[2]) for row in c.execute(queries[0]).fetchall()}
+    assert keys == {
+        "https://www.bbc.co.uk/news": (2, "https://www.bbc.co.uk/news"),
+        None: (1, "mailto:a@b.c"),
+        "https://example.com/a": (1, "https://example.com/a/#top"),
+    }
+    assert sorted(c.execute(queries[1]).fetchall(), key=str) == sorted(
+        [("ok", None, 3), ("invalid", "citation.unsupported-scheme", 1)], key=str
+    )
+    assert sorted(c.execute(queries[2]).fetchall(), key=str) == sorted(
+        [("bbc.co.uk", 1), ("example.com", 1), (None, 0)], key=str
+    )
+    c.close()

@@ -158,9 +158,12 @@ impl Outcome {
     }
 
     /// The registrable domain of the key's host under `psl` (the publisher a key belongs
-    /// to, after any unwrap): `None` when there is no key or no host, when the host is an
-    /// IP address, and when the host is a public suffix itself. A final `.` of the host is
-    /// not part of it. The Polars plugin's and the DuckDB extension's `registrable_domain`.
+    /// to, after any unwrap): `None` when there is no key or no host, when the host is not
+    /// a domain (an IP address, or the opaque host of a URL whose scheme is not special,
+    /// <https://url.spec.whatwg.org/#special-scheme>: `foo://EXAMPLE.com/`), and when the
+    /// host is a public suffix itself. A final `.` of the host is not part of it. The same
+    /// answer as [`crate::inspect`]'s `registrable_domain` of the key; the Polars plugin's
+    /// and the DuckDB extension's `registrable_domain`.
     ///
     /// ```
     /// let set = urlkey::PolicySet::builtin();
@@ -171,6 +174,12 @@ impl Outcome {
     /// ```
     pub fn registrable_domain<'a>(&'a self, psl: &PublicSuffixList) -> Option<&'a str> {
         let host = self.host.as_deref()?.trim_end_matches('.');
+        // Only a special scheme's host is a domain; the canonical form starts with it.
+        let scheme = self.canonical.as_deref()?.split(':').next()?;
+        let special = ["http", "https", "ws", "wss", "ftp", "file"];
+        if !special.iter().any(|s| s.eq_ignore_ascii_case(scheme)) {
+            return None;
+        }
         if host.starts_with('[') || host.parse::<std::net::Ipv4Addr>().is_ok() {
             return None;
         }
@@ -209,6 +218,12 @@ mod registrable_tests {
         assert_eq!(of("https://192.168.0.1/x"), None);
         assert_eq!(of("https://co.uk/x"), None);
         assert_eq!(of("javascript:alert(1)"), None);
+        let whatwg = set.get("whatwg@1").unwrap();
+        let opaque = whatwg.key("foo://www.example.com/x");
+        assert_eq!(opaque.host.as_deref(), Some("www.example.com"));
+        assert_eq!(opaque.registrable_domain(set.psl()), None);
+        let file = whatwg.key("file://host.example.com/x");
+        assert_eq!(file.registrable_domain(set.psl()), Some("example.com"));
         // After the unwrap: the destination's publisher, not the wrapper's.
         let clean = set.get("clean@1").unwrap();
         let o = clean.key("https://www.google.com/url?q=https://news.example.org/a&sa=D");
