@@ -154,6 +154,10 @@ def test_every_engine_gives_the_cli_outcome(
     polars["transformations"] = [_full(t) for t in polars["transformations"]]
     polars["rules"] = [[t["rule"] for t in ts] for ts in polars["transformations"]]
 
+    # One field list, in one order, in both engines.
+    duck_type = duckdb_table.schema.field(policy).type
+    assert [duck_type.field(k).name for k in range(duck_type.num_fields)] == list(urlkey_polars.OUTCOME_FIELDS)
+    assert [f.name for f in polars_frame.schema[policy].fields] == list(urlkey_polars.OUTCOME_FIELDS)
     duck = {f: _struct_field(duckdb_table, policy, f) for f in urlkey_polars.OUTCOME_FIELDS}
     duck["transformations"] = [_full(t) for t in duck["transformations"]]
     duck["rules"] = [[t["rule"] for t in ts] for ts in duck["transformations"]]
