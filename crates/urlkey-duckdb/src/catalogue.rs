@@ -14,8 +14,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use duckdb::core::{DataChunkHandle, Inserter, LogicalTypeHandle, LogicalTypeId};
 use duckdb::vtab::{BindInfo, InitInfo, TableFunctionInfo, VTab};
 
-/// `(name, signature, description)` of every function the extension registers.
-pub const FUNCTIONS: [(&str, &str, &str); 6] = [
+/// `(name, signature, description)` of every function the extension registers; a name
+/// registered both as a table and as a scalar function (`urlkey_query_pairs`) has a row
+/// for each.
+pub const FUNCTIONS: [(&str, &str, &str); 7] = [
     (
         "urlkey_key",
         "urlkey_key(url VARCHAR [, policy VARCHAR]) -> VARCHAR",
@@ -39,7 +41,12 @@ pub const FUNCTIONS: [(&str, &str, &str); 6] = [
     (
         "urlkey_query_pairs",
         "urlkey_query_pairs(url VARCHAR) -> TABLE(position BIGINT, name VARCHAR, value VARCHAR)",
-        "The query of url as ordered, form-decoded (name, value) pairs, repeats and blanks kept; an error with the stable code for text that is not an absolute URL.",
+        "The query of url as ordered, form-decoded (name, value) pairs, repeats and blanks kept; an error with the stable code for text that is not an absolute URL. url must be a constant: for a column, use the scalar form.",
+    ),
+    (
+        "urlkey_query_pairs",
+        "urlkey_query_pairs(url VARCHAR) -> STRUCT(name VARCHAR, value VARCHAR)[]",
+        "The scalar form, for a column: the query of url as a list of ordered, form-decoded (name, value) pairs, repeats and blanks kept; NULL for NULL or text that is not an absolute URL.",
     ),
     (
         "urlkey_functions",
@@ -97,11 +104,11 @@ mod tests {
     use super::FUNCTIONS;
 
     #[test]
-    fn each_function_is_listed_once_with_a_description() {
-        let mut names: Vec<&str> = FUNCTIONS.iter().map(|f| f.0).collect();
-        names.sort_unstable();
-        names.dedup();
-        assert_eq!(names.len(), FUNCTIONS.len());
+    fn each_signature_is_listed_once_with_a_description() {
+        let mut signatures: Vec<&str> = FUNCTIONS.iter().map(|f| f.1).collect();
+        signatures.sort_unstable();
+        signatures.dedup();
+        assert_eq!(signatures.len(), FUNCTIONS.len());
         for (name, signature, description) in FUNCTIONS {
             assert!(name.starts_with("urlkey_"), "{name}");
             assert!(signature.starts_with(&format!("{name}(")), "{signature}");

@@ -6,7 +6,9 @@
 //!   `urlkey_registrable_domain(url [, policy])`, `urlkey_outcome(url [, policy])`:
 //!   scalar functions over whole vectors ([`scalars`]); the outcome's fields are
 //!   [`record::FIELDS`].
-//! - `urlkey_query_pairs(url)`: a table function ([`query_pairs`]).
+//! - `urlkey_query_pairs(url)`: a table function over a constant and, under the same
+//!   name, a scalar function giving a list of `(name, value)` structs for a column
+//!   ([`query_pairs`]).
 //! - `urlkey_functions()`: the functions and their descriptions ([`catalogue`]).
 //!
 //! Policies are resolved once per process and name ([`policies`]). The build and the
@@ -38,6 +40,7 @@ pub fn register(con: &Connection) -> Result<(), Box<dyn Error>> {
     con.register_scalar_function::<scalars::Clean>("urlkey_clean")?;
     con.register_scalar_function::<scalars::RegistrableDomain>("urlkey_registrable_domain")?;
     con.register_table_function::<query_pairs::QueryPairs>("urlkey_query_pairs")?;
+    con.register_scalar_function::<query_pairs::QueryPairList>("urlkey_query_pairs")?;
     con.register_table_function::<catalogue::Functions>("urlkey_functions")?;
     Ok(())
 }

@@ -1,18 +1,31 @@
-//! The table function `urlkey_query_pairs(url)`: one row `(position, name, value)` per
-//! pair of the URL's query, from [`urlkey::query_pairs`] (form-decoded: `+` is a space,
-//! `%2B` a plus; order kept, repeats and blank values kept). `position` counts from 1.
+//! `urlkey_query_pairs(url)`, twice under one name: a table function and a scalar
+//! function. Both give the pairs of the URL's query from [`urlkey::query_pairs`]
+//! (form-decoded: `+` is a space, `%2B` a plus; order kept, repeats and blank values
+//! kept).
 //!
-//! The argument is a constant (DuckDB's C API has no lateral table functions): a NULL
-//! URL gives no rows, and text that is not an absolute URL is an error whose message
-//! starts with its stable code (`web.invalid-url: ...`), as Python's `query_pairs`
-//! raises `InvalidUrlError`. Zero rows would not tell an invalid URL from a URL without
-//! a query.
+//! - The table function ([`QueryPairs`]): one row `(position, name, value)` per pair,
+//!   `position` from 1. Its argument is a constant (DuckDB's C API has no lateral table
+//!   functions): a NULL URL gives no rows, and text that is not an absolute URL is an
+//!   error whose message starts with its stable code (`web.invalid-url: ...`), as
+//!   Python's `query_pairs` raises `InvalidUrlError`. Zero rows would not tell an invalid
+//!   URL from a URL without a query.
+//! - The scalar function ([`QueryPairList`]): `STRUCT(name, value)[]` per row, for a
+//!   column (`SELECT unnest(urlkey_query_pairs(url), recursive := true) FROM t`). NULL
+//!   for a NULL URL and for text that is not an absolute URL: over a column an error
+//!   would end the whole query, and NULL still differs from `[]`, a URL without a query.
 
 use std::error::Error;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use duckdb::core::{DataChunkHandle, Inserter, LogicalTypeHandle, LogicalTypeId};
+use duckdb::vscalar::{ScalarFunctionSignature, VScalar};
+use duckdb::vtab::arrow::WritableVector;
 use duckdb::vtab::{BindInfo, InitInfo, TableFunctionInfo, VTab};
+
+use crate::vector::Strings;
+
+/// The fields of the scalar function's structs, in order.
+pub const PAIR_FIELDS: [&str; 2] = ["name", "value"];
 
 /// The pairs of one URL, found at bind time.
 pub struct Pairs {
@@ -87,9 +100,77 @@ impl VTab for QueryPairs {
     }
 }
 
+/// The pairs of one row of the scalar function: `None` (NULL) for a NULL URL and for
+/// text that is not an absolute URL.
+pub fn pair_list(url: Option<&str>) -> Option<Vec<(String, String)>> {
+    url.and_then(|u| urlkey::query_pairs(u).ok())
+}
+
+/// The SQL type of the scalar function's result: `STRUCT(name VARCHAR, value VARCHAR)[]`.
+pub fn pair_list_type() -> LogicalTypeHandle {
+    let fields: Vec<(&str, LogicalTypeHandle)> = PAIR_FIELDS
+        .iter()
+        .map(|f| (*f, LogicalTypeHandle::from(LogicalTypeId::Varchar)))
+        .collect();
+    LogicalTypeHandle::list(&LogicalTypeHandle::struct_type(&fields))
+}
+
+/// `urlkey_query_pairs(url)`, the scalar function: a list of `(name, value)` structs
+/// per row, a whole chunk per call.
+pub struct QueryPairList;
+
+impl VScalar for QueryPairList {
+    type State = ();
+
+    fn invoke(
+        _: &(),
+        input: &mut DataChunkHandle,
+        output: &mut dyn WritableVector,
+    ) -> Result<(), Box<dyn Error>> {
+        let urls = Strings::of(input, 0);
+        let rows: Vec<Option<Vec<(String, String)>>> = (0..urls.len())
+            .map(|row| pair_list(urls.get(row).as_deref()))
+            .collect();
+        write_pair_lists(&rows, output);
+        Ok(())
+    }
+
+    fn signatures() -> Vec<ScalarFunctionSignature> {
+        vec![ScalarFunctionSignature::exact(
+            vec![LogicalTypeHandle::from(LogicalTypeId::Varchar)],
+            pair_list_type(),
+        )]
+    }
+}
+
+/// Writes one list per row: the rows' pairs one after another in the list's struct
+/// child, each row's entry its offset and length; a `None` row is NULL.
+fn write_pair_lists(rows: &[Option<Vec<(String, String)>>], output: &mut dyn WritableVector) {
+    let total: usize = rows.iter().flatten().map(Vec::len).sum();
+    let mut list = output.list_vector();
+    let items = list.struct_child(total.max(1));
+    let names = items.child(0, total.max(1));
+    let values = items.child(1, total.max(1));
+    let mut offset = 0;
+    for (row, pairs) in rows.iter().enumerate() {
+        let Some(pairs) = pairs else {
+            list.set_entry(row, offset, 0);
+            list.set_null(row);
+            continue;
+        };
+        for (i, (name, value)) in pairs.iter().enumerate() {
+            names.insert(offset + i, name.as_str());
+            values.insert(offset + i, value.as_str());
+        }
+        list.set_entry(row, offset, pairs.len());
+        offset += pairs.len();
+    }
+    list.set_len(total);
+}
+
 #[cfg(test)]
 mod tests {
-    use super::pairs_of;
+    use super::{pair_list, pairs_of};
 
     #[test]
     fn pairs_keep_order_repeats_and_blanks() {
@@ -107,5 +188,20 @@ mod tests {
         let e = pairs_of("not a url").unwrap_err();
         assert!(e.starts_with("web."), "{e}");
         assert!(e.contains(": "), "{e}");
+    }
+
+    #[test]
+    fn the_scalar_gives_the_same_pairs_and_null_for_null_or_no_url() {
+        for url in [
+            "https://e.com/?a=1&b=&a=2&c+d=x%2By",
+            "https://e.com/",
+            "https://e.com/?&&x",
+        ] {
+            assert_eq!(pair_list(Some(url)), Some(pairs_of(url).unwrap()), "{url}");
+        }
+        assert_eq!(pair_list(Some("https://e.com/")), Some(Vec::new()));
+        assert_eq!(pair_list(None), None);
+        assert_eq!(pair_list(Some("not a url")), None);
+        assert_eq!(pair_list(Some("")), None);
     }
 }
