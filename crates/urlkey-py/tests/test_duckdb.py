@@ -267,6 +267,91 @@ def test_query_pairs(con):
     assert re.search(r"(^|Error: )" + re.escape(py.value.code) + ": ", error_text(e)), error_text(e)
 
 
+def py_pair_list(url):
+    """What the scalar `urlkey_query_pairs` gives for `url`: Python's pairs as structs,
+    None for None and for text that is not an absolute URL."""
+    if url is None:
+        return None
+    try:
+        pairs = urlkey.query_pairs(url)
+    except urlkey.InvalidUrlError:
+        return None
+    return [{"name": n, "value": v} for n, v in pairs]
+
+
+PAIR_URLS = [
+    "https://e.example/?a=1&b=&a=2&c+d=x%2By",
+    None,
+    "not a url",
+    "https://e.example/p",
+    "https://e.example/?&&x",
+    "https://e.example/?q=a+b%2Bc&q=&q=a+b%2Bc#frag",
+    "https://e.example/?q=caf%C3%A9&=v&n=",
+    "mailto:someone@example.net",
+]
+
+
+def test_query_pairs_over_a_column(con):
+    """The scalar form: a list per row, equal to Python's `query_pairs` row by row; NULL
+    for NULL and for text that is not an absolute URL (where the table function and
+    Python raise), [] for a URL without a query."""
+    urls_table(con, "pair_urls", PAIR_URLS)
+    rows = con.execute(
+        "SELECT i, urlkey_query_pairs(url) FROM pair_urls ORDER BY i"
+    ).fetchall()
+    assert [r[1] for r in rows] == [py_pair_list(u) for u in PAIR_URLS]
+    assert rows[3][1] == [] and rows[1][1] is None and rows[2][1] is None
+    # unnest(..., recursive := true): one row per pair, in the table's order (DuckDB's
+    # preserve_insertion_order) and each URL's pair order; no row for NULL, an invalid
+    # URL or a URL without a query.
+    res = con.execute(
+        "SELECT url, unnest(urlkey_query_pairs(url), recursive := true) FROM pair_urls"
+    )
+    assert [d[0] for d in res.description] == ["url", "name", "value"]
+    want = [(u, p["name"], p["value"]) for u in PAIR_URLS for p in py_pair_list(u) or []]
+    assert res.fetchall() == want
+    # The table function still takes only a constant (no lateral table functions in
+    # DuckDB's C API): the reason for the scalar form.
+    with pytest.raises(duckdb.BinderException) as e:
+        con.execute("SELECT * FROM pair_urls, urlkey_query_pairs(pair_urls.url)").fetchall()
+    assert "only supports literals as parameters" in error_text(e), error_text(e)
+    ty = con.execute("SELECT typeof(urlkey_query_pairs('https://e.example/'))").fetchall()
+    assert ty == [('STRUCT("name" VARCHAR, "value" VARCHAR)[]',)]
+    assert con.execute("SELECT urlkey_query_pairs(NULL)").fetchall() == [(None,)]
+    # The same name is both functions (as DuckDB's own `range`).
+    kinds = con.execute(
+        "SELECT function_type FROM duckdb_functions() "
+        "WHERE function_name = 'urlkey_query_pairs' ORDER BY function_type"
+    ).fetchall()
+    assert kinds == [("scalar",), ("table",)]
+
+
+def test_query_pairs_over_more_than_one_chunk(con):
+    """More rows than one DuckDB vector (2,048), and one URL of 5,000 pairs (more list
+    items than a vector holds)."""
+    many = "https://e.example/?" + "&".join(f"k{i}=v+{i}" for i in range(5000))
+    urls = [
+        PAIR_URLS[i % len(PAIR_URLS)] if i % len(PAIR_URLS) in (1, 2)
+        else f"https://e.example/{i}?row={i}&x=%2B{i}&x=&r+{i}=" + "y" * (i % 20)
+        for i in range(5000)
+    ]
+    urls[3000] = many
+    urls_table(con, "many_pair_urls", urls)
+    rows = con.execute(
+        "SELECT urlkey_query_pairs(url) FROM many_pair_urls ORDER BY i"
+    ).fetchall()
+    assert len(rows) == len(urls)
+    for u, (got,) in zip(urls, rows):
+        assert got == py_pair_list(u), u
+    assert len(rows[3000][0]) == 5000
+    got = con.execute(
+        "SELECT url, unnest(urlkey_query_pairs(url), recursive := true) FROM many_pair_urls"
+    ).fetchall()
+    want = [(u, p["name"], p["value"]) for u in urls for p in py_pair_list(u) or []]
+    assert len(want) > 5000 + 2 * 2048
+    assert got == want
+
+
 def test_an_unknown_policy_is_an_error_with_its_code(con):
     for sql in [
         "SELECT urlkey_key('https://example.com/', 'nope@1')",
@@ -293,6 +378,8 @@ def test_descriptions(con):
     }
     assert {n for n, _ in listed} == registered
     assert set(SCALARS) | {"urlkey_query_pairs", "urlkey_functions"} == registered
+    # urlkey_query_pairs is a table and a scalar function: a row for each.
+    assert [n for n, _ in listed].count("urlkey_query_pairs") == 2
     for name, description in listed:
         assert description and len(description) > 20, name
     # The C extension API cannot set duckdb_functions().description (README): should a
