@@ -324,6 +324,11 @@ def test_query_pairs_over_a_column(con):
         "WHERE function_name = 'urlkey_query_pairs' ORDER BY function_type"
     ).fetchall()
     assert kinds == [("scalar",), ("table",)]
+    same_as_range = con.execute(
+        "SELECT DISTINCT function_type FROM duckdb_functions() "
+        "WHERE function_name = 'range' ORDER BY function_type"
+    ).fetchall()
+    assert same_as_range == kinds
 
 
 def test_query_pairs_over_more_than_one_chunk(con):
@@ -499,6 +504,7 @@ def test_the_docs_worked_example(con, tmp_path):
         "SELECT urlkey_key(url) AS key, count(*) AS n, min(url) AS example\nFROM cites GROUP BY key ORDER BY n DESC;",
         "SELECT o.status, o.error_code, count(*) AS n\nFROM (SELECT urlkey_outcome(url) AS o FROM cites)\nGROUP BY ALL ORDER BY n DESC;",
         "SELECT urlkey_registrable_domain(url) AS publisher, count(DISTINCT urlkey_key(url)) AS pages\nFROM cites GROUP BY publisher ORDER BY pages DESC;",
+        "SELECT url, unnest(urlkey_query_pairs(url), recursive := true)\nFROM cites;",
     ]
     for q in queries:
         assert q in doc, q
@@ -521,4 +527,7 @@ def test_the_docs_worked_example(con, tmp_path):
     assert sorted(c.execute(queries[2]).fetchall(), key=str) == sorted(
         [("bbc.co.uk", 1), ("example.com", 1), (None, 0)], key=str
     )
+    assert c.execute(queries[3]).fetchall() == [
+        ("https://www.bbc.co.uk/news/?utm_source=x", "utm_source", "x")
+    ]
     c.close()
