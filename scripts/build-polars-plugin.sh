@@ -4,8 +4,11 @@
 #
 # Environment: URLKEY_PY_VENV (default target/py-venv; scripts/test-python.sh makes it),
 # URLKEY_POLARS_PROFILE (default `quick`: Polars unoptimized, urlkey optimized, the fastest
-# build for tests; `release` for the build users get). Builds go to target/polars. Two runs
-# at once (CI starts one early in the background) take turns on a lock.
+# build for tests; `release` for the build users get), URLKEY_POLARS_LINT=1 to build the
+# plugin crate through clippy-driver (RUSTC_WORKSPACE_WRAPPER): its [lints] (warnings and
+# clippy's defaults denied) then fail the build itself, so that CI lints it without a second
+# compilation of Polars for `cargo clippy`. Builds go to target/polars. Two runs at once (CI
+# starts one early in the background) take turns on a lock.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -17,6 +20,10 @@ fail() {
   exit 1
 }
 [ -x "$VENV/bin/maturin" ] || fail "no maturin in $VENV: run scripts/test-python.sh (or URLKEY_INSTALL_ONLY=1 scripts/test-python.sh) first"
+if [ "${URLKEY_POLARS_LINT:-}" = 1 ]; then
+  driver="$(command -v clippy-driver)" || fail "URLKEY_POLARS_LINT=1 needs clippy-driver (rustup component add clippy)"
+  export RUSTC_WORKSPACE_WRAPPER="$driver"
+fi
 mkdir -p "$ROOT/target"
 exec 9>"$ROOT/target/polars-build.lock"
 flock 9
@@ -31,4 +38,4 @@ CARGO_TARGET_DIR="$ROOT/target/polars" "$VENV/bin/maturin" build --quiet \
   || fail "pip install of the urlkey_polars wheel failed"
 (cd /tmp && "$VENV/bin/python" -c "import urlkey_polars; print('urlkey_polars', urlkey_polars.__version__, 'from', urlkey_polars.__file__)") \
   || fail "the installed urlkey_polars does not import"
-echo "build-polars-plugin: built and installed in $(( $(date +%s) - t0 )) s (profile $PROFILE)"
+echo "build-polars-plugin: built and installed in $(( $(date +%s) - t0 )) s (profile $PROFILE${RUSTC_WORKSPACE_WRAPPER:+, linted by clippy-driver})"

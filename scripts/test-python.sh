@@ -7,7 +7,7 @@
 # cross-engine test of all of them).
 # It also builds and installs the Polars plugin (crates/urlkey-polars, its own cargo
 # workspace) in the `quick` profile (URLKEY_POLARS_PROFILE to change it), and builds the
-# DuckDB extension (scripts/build-duckdb-extension.sh, a debug build unless
+# DuckDB extension (scripts/build-duckdb-extension.sh, in cargo test's profile unless
 # URLKEY_DUCKDB_PROFILE says otherwise), or takes URLKEY_DUCKDB_EXTENSION.
 #
 # Installs what it needs when missing: a venv under target/py-venv with maturin, pytest,
@@ -17,7 +17,8 @@
 # pytest's exit 5 (no tests collected) is a failure too.
 #
 # Environment: PYTHON (default python3) to create the venv; URLKEY_PY_VENV to use another
-# venv directory; extra arguments are passed to pytest (e.g. -k spark).
+# venv directory; URLKEY_PY_PROFILE=release to install the package as the README does
+# (`pip install ./crates/urlkey-py`, a release build; default: a debug build of it); extra arguments are passed to pytest (e.g. -k spark).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -91,19 +92,34 @@ if [ -n "${URLKEY_DUCKDB_EXTENSION:-}" ]; then
   [ -f "$URLKEY_DUCKDB_EXTENSION" ] || fail "URLKEY_DUCKDB_EXTENSION=$URLKEY_DUCKDB_EXTENSION is not a file"
   echo "== python: the DuckDB extension the tests load: $URLKEY_DUCKDB_EXTENSION"
 else
-  # A debug build (URLKEY_DUCKDB_PROFILE=dev): the tests compare results, not speed, and
-  # the release build of the extension's dependencies costs more than the tests.
+  # A build in cargo test's profile (URLKEY_DUCKDB_PROFILE=test): the tests compare results,
+  # not speed, and after `cargo test --workspace` (layer 1) only the library is left to
+  # link; the release build of the extension's dependencies costs more than the tests.
   echo "== python: building the DuckDB extension (scripts/build-duckdb-extension.sh)"
-  URLKEY_DUCKDB_EXTENSION="$(URLKEY_DUCKDB_PROFILE="${URLKEY_DUCKDB_PROFILE:-dev}" bash scripts/build-duckdb-extension.sh | tail -n 1)" \
+  URLKEY_DUCKDB_EXTENSION="$(URLKEY_DUCKDB_PROFILE="${URLKEY_DUCKDB_PROFILE:-test}" bash scripts/build-duckdb-extension.sh | tail -n 1)" \
     || fail "scripts/build-duckdb-extension.sh failed: the DuckDB tests need the extension"
   [ -f "$URLKEY_DUCKDB_EXTENSION" ] || fail "scripts/build-duckdb-extension.sh left no extension at $URLKEY_DUCKDB_EXTENSION"
 fi
 
-echo "== python: building and installing the package from crates/urlkey-py"
-# The README's command, with the venv's maturin as build backend (no download).
-"$VPY" -m pip install --quiet --disable-pip-version-check --no-cache-dir --no-build-isolation \
-  --force-reinstall --no-deps ./crates/urlkey-py \
-  || fail "pip install ./crates/urlkey-py failed"
+PY_PROFILE="${URLKEY_PY_PROFILE:-dev}"
+echo "== python: building and installing the package from crates/urlkey-py (profile $PY_PROFILE)"
+if [ "$PY_PROFILE" = release ]; then
+  # The README's command, with the venv's maturin as build backend (no download).
+  "$VPY" -m pip install --quiet --disable-pip-version-check --no-cache-dir --no-build-isolation \
+    --force-reinstall --no-deps ./crates/urlkey-py \
+    || fail "pip install ./crates/urlkey-py failed"
+else
+  # The same package built in the debug profile (the default): after `cargo test
+  # --workspace` (layer 1) its dependencies and the library (optimized in both profiles)
+  # are built, where the release build took a minute and a half of CI.
+  rm -rf "$ROOT/target/py-wheels"
+  "$VENV/bin/maturin" build --quiet --manifest-path crates/urlkey-py/Cargo.toml --profile "$PY_PROFILE" \
+    --interpreter "$VPY" --out "$ROOT/target/py-wheels" \
+    || fail "maturin build of crates/urlkey-py failed"
+  "$VPY" -m pip install --quiet --disable-pip-version-check --no-cache-dir --force-reinstall --no-deps \
+    "$ROOT"/target/py-wheels/urlkey-*.whl \
+    || fail "pip install of the urlkey wheel failed"
+fi
 (cd /tmp && "$VPY" -c "import urlkey, urlkey.spark; print('urlkey', urlkey.__version__, 'from', urlkey.__file__)") \
   || fail "the installed package does not import"
 
