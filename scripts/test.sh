@@ -11,7 +11,7 @@ cargo test --workspace
 echo "== layer 2: browser end-to-end (headless Chromium) $(since)"
 bash crates/urlkey-serve/e2e/run.sh
 
-echo "== layer 3: Python package, PySpark local[2], Parquet hand-off $(since)"
+echo "== layer 3: Python package, PySpark local[2], Parquet hand-off, Polars plugin, DuckDB extension, cross-engine test $(since)"
 bash scripts/test-python.sh
 
 echo "== layer 4: fuzzing (every fuzz target for FUZZ_SECONDS, default 60; a finding fails) $(since)"
