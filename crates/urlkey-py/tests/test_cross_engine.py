@@ -94,6 +94,8 @@ def polars_frame(inputs) -> pl.DataFrame:
     urls = pl.DataFrame({"url": inputs["texts"]}, schema={"url": pl.String})
     return urls.lazy().select(
         [pl.col("url").urlkey.outcome(policy=p).alias(p) for p in POLICIES]
+        # `key` takes the lean key path (the CLI's `--format key`), apart from the outcome's.
+        + [pl.col("url").urlkey.key(policy=p).alias(p + " key") for p in POLICIES]
     ).collect(engine="streaming")
 
 
@@ -103,7 +105,9 @@ def duckdb_table(inputs) -> pa.Table:
     con.execute(f"LOAD '{extension_path()}'").fetchall()
     urls = pa.table({"row": pa.array(range(len(inputs["texts"])), pa.int64()), "url": inputs["texts"]})
     con.register("urls", urls)
-    cols = ", ".join(f"urlkey_outcome(url, '{p}') AS \"{p}\"" for p in POLICIES)
+    cols = ", ".join(
+        f"urlkey_outcome(url, '{p}') AS \"{p}\", urlkey_key(url, '{p}') AS \"{p} key\"" for p in POLICIES
+    )
     return con.sql(f"SELECT row, {cols} FROM urls ORDER BY row").to_arrow_table()
 
 
@@ -161,6 +165,10 @@ def test_every_engine_gives_the_cli_outcome(
     duck = {f: _struct_field(duckdb_table, policy, f) for f in urlkey_polars.OUTCOME_FIELDS}
     duck["transformations"] = [_full(t) for t in duck["transformations"]]
     duck["rules"] = [[t["rule"] for t in ts] for ts in duck["transformations"]]
+
+    # The lean key path of each engine (`key`, `urlkey_key`).
+    assert polars_frame[policy + " key"].to_list() == reference["key"], "polars key"
+    assert duckdb_table.column(policy + " key").to_pylist() == reference["key"], "duckdb urlkey_key"
 
     engines = {"python": python, "spark": spark, "polars": polars, "duckdb": duck}
     problems = []
