@@ -175,9 +175,8 @@ impl Outcome {
     pub fn registrable_domain<'a>(&'a self, psl: &PublicSuffixList) -> Option<&'a str> {
         let host = self.host.as_deref()?.trim_end_matches('.');
         // Only a special scheme's host is a domain; the canonical form starts with it.
-        let scheme = self.canonical.as_deref()?.split(':').next()?;
-        let special = ["http", "https", "ws", "wss", "ftp", "file"];
-        if !special.iter().any(|s| s.eq_ignore_ascii_case(scheme)) {
+        let scheme = crate::text::leading_scheme(self.canonical.as_deref()?)?;
+        if !crate::text::is_special_scheme(scheme) {
             return None;
         }
         if host.starts_with('[') || host.parse::<std::net::Ipv4Addr>().is_ok() {
