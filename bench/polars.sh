@@ -39,11 +39,7 @@ if [ -z "$python" ]; then
   venv="$root/target/bench-venv"
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "maturin>=1.5,<2" "polars==2.1.0" >&2
-  rm -rf "$root/target/polars-bench-wheels"
-  CARGO_TARGET_DIR="$root/target/polars" "$venv/bin/maturin" build --release --quiet \
-    --manifest-path "$root/crates/urlkey-polars/Cargo.toml" --interpreter "$venv/bin/python" \
-    --out "$root/target/polars-bench-wheels" >&2
-  "$venv/bin/python" -m pip install --quiet --force-reinstall --no-deps "$root"/target/polars-bench-wheels/*.whl >&2
+  URLKEY_PY_VENV="$venv" URLKEY_POLARS_PROFILE=release bash "$root/scripts/build-polars-plugin.sh" >&2
   python="$venv/bin/python"
 fi
 

@@ -137,39 +137,45 @@ fn query_pairs(inputs: &[Series]) -> PolarsResult<Series> {
     Ok(out.finish().into_series())
 }
 
-/// What `inspect` gives per row: the scalar facts as fields, and the whole inspection
-/// (offsets, profile, the key under every builtin) as the JSON `urlkey inspect --format
-/// json` prints.
-const INSPECT_FIELDS: [(&str, bool); 10] = [
-    ("valid", true),
-    ("error_code", false),
-    ("href", false),
-    ("canonical", false),
-    ("is_website", true),
-    ("looks_like_web_address", true),
-    ("registrable_domain", false),
-    ("public_suffix", false),
-    ("key", false),
-    ("json", false),
+/// What `inspect` gives per row, in the struct's order: the scalar facts as fields, and the
+/// whole inspection (offsets, profile, the key under every builtin) as the JSON `urlkey
+/// inspect --format json` prints.
+const INSPECT_FIELDS: [&str; 11] = [
+    "valid",
+    "error_code",
+    "href",
+    "canonical",
+    "is_website",
+    "looks_like_web_address",
+    "facts",
+    "registrable_domain",
+    "public_suffix",
+    "key",
+    "json",
+];
+const INSPECT_FLAGS: [&str; 3] = ["valid", "is_website", "looks_like_web_address"];
+const INSPECT_TEXTS: [&str; 7] = [
+    "error_code",
+    "href",
+    "canonical",
+    "registrable_domain",
+    "public_suffix",
+    "key",
+    "json",
 ];
 
 fn inspect_dtype() -> DataType {
-    let mut fields: Vec<Field> = INSPECT_FIELDS
-        .iter()
-        .map(|(n, boolean)| {
-            let dt = if *boolean {
-                DataType::Boolean
-            } else {
-                DataType::String
-            };
-            Field::new((*n).into(), dt)
-        })
-        .collect();
-    fields.insert(
-        6,
-        Field::new("facts".into(), DataType::List(Box::new(DataType::String))),
-    );
-    DataType::Struct(fields)
+    let field = |name: &str| {
+        let dt = if INSPECT_FLAGS.contains(&name) {
+            DataType::Boolean
+        } else if name == "facts" {
+            DataType::List(Box::new(DataType::String))
+        } else {
+            DataType::String
+        };
+        Field::new(name.into(), dt)
+    };
+    DataType::Struct(INSPECT_FIELDS.iter().map(|n| field(n)).collect())
 }
 
 fn inspect_type(input_fields: &[Field]) -> PolarsResult<Field> {
@@ -181,38 +187,25 @@ fn inspect(inputs: &[Series], kwargs: PolicyArgs) -> PolarsResult<Series> {
     let r = policy(&kwargs)?;
     let values = strings(&inputs[0], "inspect")?;
     let n = values.len();
-    let mut valid = BooleanChunkedBuilder::new("valid".into(), n);
-    let mut is_website = BooleanChunkedBuilder::new("is_website".into(), n);
-    let mut looks = BooleanChunkedBuilder::new("looks_like_web_address".into(), n);
+    let mut flags = INSPECT_FLAGS.map(|name| BooleanChunkedBuilder::new(name.into(), n));
+    let mut texts = INSPECT_TEXTS.map(|name| StringChunkedBuilder::new(name.into(), n));
     let mut facts = ListStringChunkedBuilder::new("facts".into(), n, n);
-    let names = [
-        "error_code",
-        "href",
-        "canonical",
-        "registrable_domain",
-        "public_suffix",
-        "key",
-        "json",
-    ];
-    let mut text: Vec<StringChunkedBuilder> = names
-        .iter()
-        .map(|name| StringChunkedBuilder::new((*name).into(), n))
-        .collect();
     let mut validity = Vec::with_capacity(n);
     for v in values.iter() {
         validity.push(v.is_some());
         let Some(v) = v else {
-            valid.append_null();
-            is_website.append_null();
-            looks.append_null();
+            flags.iter_mut().for_each(|b| b.append_null());
+            texts.iter_mut().for_each(|b| b.append_null());
             facts.append_null();
-            text.iter_mut().for_each(|b| b.append_null());
             continue;
         };
         let i = urlkey::inspect(v, &r.set, &r.policy);
-        valid.append_value(i.valid);
-        is_website.append_value(i.is_website);
-        looks.append_value(i.looks_like_web_address);
+        for (b, f) in flags
+            .iter_mut()
+            .zip([i.valid, i.is_website, i.looks_like_web_address])
+        {
+            b.append_value(f);
+        }
         facts.append_values_iter(i.facts.iter().map(|f| f.as_str()));
         let json =
             serde_json::to_string(&i).map_err(|e| polars_err!(ComputeError: "inspect: {}", e))?;
@@ -225,27 +218,27 @@ fn inspect(inputs: &[Series], kwargs: PolicyArgs) -> PolarsResult<Series> {
             i.key.as_deref(),
             Some(json.as_str()),
         ];
-        for (b, c) in text.iter_mut().zip(cells) {
+        for (b, c) in texts.iter_mut().zip(cells) {
             b.append_option(c);
         }
     }
-    let mut text = text.into_iter().map(|b| b.finish().into_series());
-    let mut next = || text.next().unwrap_or_default();
-    let (error_code, href, canonical) = (next(), next(), next());
-    let (registrable, suffix, key, json) = (next(), next(), next(), next());
-    let columns = [
-        valid.finish().into_series(),
-        error_code,
-        href,
-        canonical,
-        is_website.finish().into_series(),
-        looks.finish().into_series(),
-        facts.finish().into_series(),
-        registrable,
-        suffix,
-        key,
-        json,
-    ];
+    let mut built: Vec<Series> = flags
+        .into_iter()
+        .map(|b| b.finish().into_series())
+        .chain(texts.into_iter().map(|b| b.finish().into_series()))
+        .collect();
+    built.push(facts.finish().into_series());
+    // In INSPECT_FIELDS' order, the one list `inspect_dtype` reads too.
+    let columns = INSPECT_FIELDS
+        .iter()
+        .map(|name| {
+            built
+                .iter()
+                .find(|s| s.name().as_str() == *name)
+                .cloned()
+                .ok_or_else(|| polars_err!(ComputeError: "inspect: no column {}", name))
+        })
+        .collect::<PolarsResult<Vec<Series>>>()?;
     let ca = StructChunked::from_series(values.name().clone(), n, columns.iter())?;
     Ok(ca
         .with_outer_validity(Some(validity.into_iter().collect()))

@@ -60,7 +60,6 @@ pub fn dtype() -> DataType {
 /// Builds the struct column row by row: `push` for a value, `push_null` for a null input
 /// (the whole struct is null: null in, null out).
 pub struct OutcomeColumns {
-    len: usize,
     valid: Vec<bool>,
     policy: StringChunkedBuilder,
     status: StringChunkedBuilder,
@@ -93,7 +92,6 @@ impl OutcomeColumns {
         let mut t_offsets = Vec::with_capacity(capacity + 1);
         t_offsets.push(0);
         OutcomeColumns {
-            len: 0,
             valid: Vec::with_capacity(capacity),
             policy: s("policy", capacity),
             status: s("status", capacity),
@@ -118,7 +116,6 @@ impl OutcomeColumns {
 
     /// One row for an outcome of `resolved`'s policy.
     pub fn push(&mut self, resolved: &Resolved, o: &Outcome) {
-        self.len += 1;
         self.valid.push(true);
         self.policy.append_value(resolved.policy.id());
         self.status
@@ -151,7 +148,6 @@ impl OutcomeColumns {
 
     /// A null row.
     pub fn push_null(&mut self) {
-        self.len += 1;
         self.valid.push(false);
         for b in [
             &mut self.policy,
@@ -217,7 +213,7 @@ impl OutcomeColumns {
             take(&mut self.registrable_domain, "registrable_domain"),
             take(&mut self.psl_version, "psl_version"),
         ];
-        let ca = StructChunked::from_series(name, self.len, columns.iter())?;
+        let ca = StructChunked::from_series(name, self.valid.len(), columns.iter())?;
         let validity = self.valid.iter().copied().collect();
         Ok(ca.with_outer_validity(Some(validity)).into_series())
     }
