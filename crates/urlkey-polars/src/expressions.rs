@@ -276,7 +276,11 @@ fn explain(inputs: &[Series], kwargs: PolicyArgs) -> PolarsResult<Series> {
         (x, y) if x == y => (a, b),
         (1, y) => (a.new_from_index(0, y), b),
         (x, 1) => (a.clone(), b.new_from_index(0, x)),
-        (x, y) => return Err(polars_err!(ShapeMismatch: "explain: {} and {} rows", x, y)),
+        (x, y) => {
+            return Err(
+                polars_err!(ShapeMismatch: "explain: the two columns have {} and {} rows; give two of one length, or a single value (pl.lit) for one of them", x, y),
+            )
+        }
     };
     let n = a.len();
     let sb = |name: &str| StringChunkedBuilder::new(name.into(), n);
