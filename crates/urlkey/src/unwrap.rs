@@ -47,6 +47,10 @@ pub struct Wrapper {
     pub source: &'static str,
     /// When the page was read.
     pub read: &'static str,
+    /// The wrapper-list version that added it: `unwrap-redirect` of the released policies
+    /// reads [`WRAPPERS_VERSION`] and never sees a wrapper added later (docs/policies.md,
+    /// "Pinned lists").
+    pub since: u8,
     /// What to know about it.
     pub note: &'static str,
 }
@@ -85,6 +89,17 @@ impl Wrapper {
 
 const FACEBOOK_LINK_SHIM: &str = "https://www.facebook.com/notes/facebook-security/link-shim-protecting-the-people-who-use-facebook-from-malicious-urls/10150492832835766";
 
+/// The wrapper-list version `unwrap-redirect` reads. A released policy's keys never
+/// change, so a wrapper added to [`WRAPPERS`] carries a higher `since` and reaches only the
+/// policy versions that ask for it (a test pins every builtin's list:
+/// `tests/pinned.rs`).
+pub const WRAPPERS_VERSION: u8 = 1;
+
+/// The wrappers of list version `version`: every entry with `since <= version`, in order.
+pub fn wrappers(version: u8) -> impl Iterator<Item = &'static Wrapper> {
+    WRAPPERS.iter().filter(move |w| w.since <= version)
+}
+
 /// Every wrapper `unwrap-redirect` knows, in the order it tries them.
 pub const WRAPPERS: &[Wrapper] = &[
     Wrapper {
@@ -95,6 +110,7 @@ pub const WRAPPERS: &[Wrapper] = &[
         params: &["q", "url"],
         source: "",
         read: READ,
+        since: 1,
         note: "Search and Gmail link redirect; no Google page documents it (direct use shows a redirect notice)",
     },
     Wrapper {
@@ -105,6 +121,7 @@ pub const WRAPPERS: &[Wrapper] = &[
         params: &["u"],
         source: FACEBOOK_LINK_SHIM,
         read: READ,
+        since: 1,
         note: "the link shim every outbound Facebook link goes through",
     },
     Wrapper {
@@ -115,6 +132,7 @@ pub const WRAPPERS: &[Wrapper] = &[
         params: &["u"],
         source: FACEBOOK_LINK_SHIM,
         read: READ,
+        since: 1,
         note: "Meta's link shim on Instagram; the page describes Facebook's, Instagram's has the same u= form",
     },
     Wrapper {
@@ -125,6 +143,7 @@ pub const WRAPPERS: &[Wrapper] = &[
         params: &["url"],
         source: "https://learn.microsoft.com/en-us/microsoft-365/security/office-365-security/safe-links-about",
         read: READ,
+        since: 1,
         note: "Safe Links URL rewriting (nam02.safelinks.protection.outlook.com/?url=...)",
     },
     Wrapper {
@@ -135,6 +154,7 @@ pub const WRAPPERS: &[Wrapper] = &[
         params: &["q"],
         source: "",
         read: READ,
+        since: 1,
         note: "links in descriptions and comments; no YouTube page documents the form",
     },
     Wrapper {
@@ -145,6 +165,7 @@ pub const WRAPPERS: &[Wrapper] = &[
         params: &["url"],
         source: "https://slack.com/help/articles/204399413-Manage-referrer-information",
         read: READ,
+        since: 1,
         note: "the redirect that hides the workspace URL from the target's logs",
     },
     Wrapper {
@@ -155,6 +176,7 @@ pub const WRAPPERS: &[Wrapper] = &[
         params: &["url", "u"],
         source: "https://help.steampowered.com/en/faqs/view/628C-E332-BD8C-4D36",
         read: READ,
+        since: 1,
         note: "the link filter of Steam Community; the page describes the filtering, not the URL form",
     },
     Wrapper {
@@ -165,6 +187,7 @@ pub const WRAPPERS: &[Wrapper] = &[
         params: &["to"],
         source: "",
         read: READ,
+        since: 1,
         note: "VK's outbound-link page; no VK page documents the form",
     },
     Wrapper {
@@ -175,6 +198,7 @@ pub const WRAPPERS: &[Wrapper] = &[
         params: &["url"],
         source: "",
         read: READ,
+        since: 1,
         note: "Reddit's outbound-click redirect; no Reddit page documents the form",
     },
     Wrapper {
@@ -185,6 +209,7 @@ pub const WRAPPERS: &[Wrapper] = &[
         params: &["url"],
         source: "",
         read: READ,
+        since: 1,
         note: "LinkedIn's external-link page; no LinkedIn page documents the form",
     },
 ];
@@ -202,7 +227,7 @@ pub enum Found {
 /// The wrapper at `host` and `path` and what its `query` holds, if the URL is a wrapper
 /// with a target.
 pub fn target_of(host: &str, path: &str, query: &str) -> Option<(&'static Wrapper, Found)> {
-    let w = WRAPPERS.iter().find(|w| w.wraps(host, path))?;
+    let w = wrappers(WRAPPERS_VERSION).find(|w| w.wraps(host, path))?;
     let t = w.target(query)?;
     let found = match crate::web::WebUrl::parse(&t, None) {
         Ok(u) if u.is_web() => Found::Web(t),

@@ -6,11 +6,10 @@
 //! - [`registry2`]: `registry@2` (`clean@1`), entries with a scope, exceptions and sources;
 //! - [`TrackingSet`]: one pinned list of those, plus a policy file's additions.
 //!
-//! A builtin takes every entry of its registry: an entry added changes the keys of the
-//! builtins that use it (registry 1: `mapper@1`, `citation@1`, `webkey@1`; registry 2:
-//! `clean@1`). Until the first tagged release such a change lists every changed key in
-//! CHANGELOG.md; after it, a changed registry is a new registry version and new policy
-//! versions.
+//! A builtin is pinned to the entries it shipped with: registry 1 is frozen whole, and each
+//! entry of registry 2 carries `since`, the registry version that added it, so that
+//! `registry@2` (`clean@1`) never takes an entry added later. `tests/pinned.rs` fails when
+//! a released policy's entries change (docs/policies.md, "Pinned lists").
 
 pub mod matching;
 pub mod registry1;

@@ -62,6 +62,10 @@ pub struct ScopedRule {
     pub documented: bool,
     /// Why it is on the list, and anything a reader of the source should know.
     pub note: &'static str,
+    /// The registry version that added it (`2` for `registry@2`): the list `registry@N`
+    /// is every entry with `since <= N`, so an entry added later never reaches a released
+    /// policy (docs/policies.md, "Pinned lists").
+    pub since: u8,
 }
 
 /// One citation of an entry, with the date it was read.
@@ -253,6 +257,7 @@ macro_rules! global {
             sources: &[$($src),+],
             documented: has_page(&[$($src),+]),
             note: $note,
+            since: FIRST_VERSION,
         }
     };
 }
@@ -269,6 +274,7 @@ macro_rules! scoped {
             sources: &[$($src),+],
             documented: has_page(&[$($src),+]),
             note: $note,
+            since: FIRST_VERSION,
         }
     };
 }
@@ -277,6 +283,33 @@ const YOUTUBE: &[&str] = &["youtube.com", "youtu.be"];
 const INSTAGRAM: &[&str] = &["instagram.com"];
 const SPOTIFY: &[&str] = &["open.spotify.com"];
 const X_SITES: &[&str] = &["twitter.com", "x.com"];
+
+/// The first version of this table: `registry@2`, the list `clean@1` shipped with.
+pub const FIRST_VERSION: u8 = 2;
+
+/// The newest version of this table. An entry added after a policy's release carries
+/// `since: LATEST_VERSION + 1`, and this constant moves with it: `registry@2` and the
+/// policies pinned to it keep their keys (docs/policies.md, "Pinned lists").
+pub const LATEST_VERSION: u8 = 2;
+
+/// The entries of `registry@{version}`: every entry of [`REGISTRY_2`] with
+/// `since <= version`, in table order. `None` for a version this table does not have.
+pub fn entries_of(version: u8) -> Option<&'static [ScopedRule]> {
+    use std::sync::LazyLock;
+    static VERSIONS: LazyLock<Vec<Vec<ScopedRule>>> = LazyLock::new(|| {
+        (FIRST_VERSION..=LATEST_VERSION)
+            .map(|v| {
+                REGISTRY_2
+                    .iter()
+                    .filter(|r| r.since <= v)
+                    .copied()
+                    .collect()
+            })
+            .collect()
+    });
+    let i = version.checked_sub(FIRST_VERSION)?;
+    VERSIONS.get(usize::from(i)).map(Vec::as_slice)
+}
 
 /// Registry 2: every entry, in the order `urlkey rules --registry 2` prints them. Each
 /// names at least one source: the platform's page or an entry of a list in [`LISTS`].
@@ -330,6 +363,7 @@ pub const REGISTRY_2: &[ScopedRule] = &[
         sources: &[MARKETO, cite("ClearURLs:globalRules:(?:%3F)?mkt_tok")],
         documented: true,
         note: "recipient token; kept on unsubscribe links, which need it (the page: ?mkt_unsubscribe=1&mkt_tok=...)",
+        since: FIRST_VERSION,
     },
     global!("_kx", Exact, "Klaviyo", [cite("Brave:kSimpleQueryStringTrackers:_kx"), cite("AdGuard:general_url:_kx")], "e-mail to website tracking id; no Klaviyo page found names it"),
     global!("vero_id", Exact, "Vero", [VERO_ID, cite("ClearURLs:globalRules:(?:%3F)?vero_id"), cite("Brave:kSimpleQueryStringTrackers:vero_id")], "recipient id"),
@@ -374,6 +408,7 @@ pub const OPT_IN: &[ScopedRule] = &[
         platform: "Pinterest",
         sources: &[],
         documented: false,
+        since: FIRST_VERSION,
         note: "click id of Pinterest ads; Pinterest's tag page (help.pinterest.com, add-event-codes) does not name it, and neither do ClearURLs, Brave's query filter nor AdGuard's URL tracking filter",
     },
     ScopedRule {
@@ -384,6 +419,7 @@ pub const OPT_IN: &[ScopedRule] = &[
         platform: "HubSpot",
         sources: &[],
         documented: false,
+        since: FIRST_VERSION,
         note: "e-mail message id of HubSpot links; no HubSpot page found names it, ClearURLs lists it only for deeplearning.ai, Brave's filter, which lists _hsenc, leaves it out (its issue brave/brave-browser#9019 calls it low-entropy)",
     },
 ];

@@ -4,7 +4,14 @@
 
 use super::matching::{MatchKind, Place};
 use super::registry1::{TrackingRule, REGISTRY};
-use super::registry2::{self, ScopedRule, REGISTRY_2};
+use super::registry2::{self, ScopedRule};
+
+/// The policy-file names of registry 2's versions, from `registry2::FIRST_VERSION` on: a
+/// version added to the table adds its name here and to [`TrackingSet::NAMES`].
+const REGISTRY_2_NAMES: [&str; 1] = ["registry@2"];
+const _: () = assert!(
+    REGISTRY_2_NAMES.len() == (registry2::LATEST_VERSION - registry2::FIRST_VERSION + 1) as usize
+);
 
 /// A set of names and prefixes that a policy removes. Matching is ASCII
 /// case-insensitive, on the name as written (never percent-decoded).
@@ -18,6 +25,8 @@ pub struct TrackingSet {
     prefixes: Vec<Box<str>>,
     keep: Vec<Box<str>>,
     scoped: &'static [ScopedRule],
+    /// The list the scoped entries come from (`registry@2`), empty without them.
+    scoped_list: &'static str,
 }
 
 impl TrackingSet {
@@ -41,17 +50,33 @@ impl TrackingSet {
     }
 
     /// Registry 2 (`registry@2`, used by `clean@1`): scoped entries with exceptions,
-    /// each citing its sources ([`REGISTRY_2`]).
+    /// each citing its sources ([`registry2::REGISTRY_2`]). Pinned: the entries of version 2 only,
+    /// whatever is added to the table later ([`registry2::entries_of`]).
     pub fn registry_v2() -> Self {
-        Self {
-            scoped: REGISTRY_2,
+        Self::registry_2_at(registry2::FIRST_VERSION).unwrap_or_default()
+    }
+
+    /// `registry@{version}`: registry 2's table as it was at that version, or `None` for a
+    /// version the table does not have.
+    pub fn registry_2_at(version: u8) -> Option<Self> {
+        let name =
+            REGISTRY_2_NAMES.get(usize::from(version.checked_sub(registry2::FIRST_VERSION)?))?;
+        Some(Self {
+            scoped: registry2::entries_of(version)?,
+            scoped_list: name,
             ..Self::default()
-        }
+        })
     }
 
     /// An empty set.
     pub fn none() -> Self {
         Self::default()
+    }
+
+    /// The list the scoped entries come from (`registry@2`), or `None` for a set without
+    /// them: how a policy file names it.
+    pub fn scoped_list(&self) -> Option<&'static str> {
+        (!self.scoped_list.is_empty()).then_some(self.scoped_list)
     }
 
     /// The names [`TrackingSet::named`] knows, in the order messages list them.

@@ -103,11 +103,7 @@ fn write_tracking_parameters<S: serde::Serializer>(
     use serde::ser::SerializeStruct;
     let mut st = s.serialize_struct("TrackingParameters", 4)?;
     // Registry 2's scoped entries are not names: the set is written as its list.
-    let list = if set.scoped().is_empty() {
-        "none"
-    } else {
-        "registry@2"
-    };
+    let list = set.scoped_list().unwrap_or("none");
     st.serialize_field("list", list)?;
     st.serialize_field("add_names", set.exact_names())?;
     st.serialize_field("add_prefixes", set.prefixes())?;
