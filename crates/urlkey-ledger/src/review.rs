@@ -721,37 +721,39 @@ pub fn merges(conn: &Connection) -> Result<Vec<Merge>> {
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?
         .into_iter()
-        .map(|((policy, key, urls, obs), trans, check, decision, observed, compared)| {
-            let names = rule_names(&trans);
-            let risky_rules: Vec<String> = names
-                .iter()
-                .filter(|n| urlkey::risk::risk_of(n) == Some(urlkey::risk::RiskClass::Risky))
-                .cloned()
-                .collect();
-            let risky = !risky_rules.is_empty();
-            let rules = names
-                .iter()
-                .map(|n| {
-                    let class = urlkey::risk::risk_of(n).map_or("unknown", |c| c.as_str());
-                    format!("{n} ({class})")
-                })
-                .collect();
-            let to_review = risky && check.as_deref() != Some("same") && decision.is_none();
-            Merge {
-                policy,
-                key,
-                observed_urls: usize::try_from(urls).unwrap_or(0),
-                observations: usize::try_from(obs).unwrap_or(0),
-                rules,
-                risky_rules,
-                risky,
-                content_check: check,
-                merge_decision: decision,
-                to_review,
-                spellings: spelling_count(&observed),
-                spellings_compared: compared.and_then(|c| usize::try_from(c).ok()),
-            }
-        })
+        .map(
+            |((policy, key, urls, obs), trans, check, decision, observed, compared)| {
+                let names = rule_names(&trans);
+                let risky_rules: Vec<String> = names
+                    .iter()
+                    .filter(|n| urlkey::risk::risk_of(n) == Some(urlkey::risk::RiskClass::Risky))
+                    .cloned()
+                    .collect();
+                let risky = !risky_rules.is_empty();
+                let rules = names
+                    .iter()
+                    .map(|n| {
+                        let class = urlkey::risk::risk_of(n).map_or("unknown", |c| c.as_str());
+                        format!("{n} ({class})")
+                    })
+                    .collect();
+                let to_review = risky && check.as_deref() != Some("same") && decision.is_none();
+                Merge {
+                    policy,
+                    key,
+                    observed_urls: usize::try_from(urls).unwrap_or(0),
+                    observations: usize::try_from(obs).unwrap_or(0),
+                    rules,
+                    risky_rules,
+                    risky,
+                    content_check: check,
+                    merge_decision: decision,
+                    to_review,
+                    spellings: spelling_count(&observed),
+                    spellings_compared: compared.and_then(|c| usize::try_from(c).ok()),
+                }
+            },
+        )
         .collect();
     out.sort_by_key(|m| !m.to_review);
     Ok(out)

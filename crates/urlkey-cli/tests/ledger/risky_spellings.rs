@@ -28,13 +28,16 @@ fn row_of(db: &Path, obs: &str) -> (String, String, i64, i64, i64) {
 
 /// `merges --format json`, by key suffix.
 fn merge_json(db: &Path, key_ends: &str) -> Value {
-    let all: Value =
-        serde_json::from_str(&ledger(db, &["merges", "--format", "json"]).ok().stdout)
-            .expect("json");
+    let all: Value = serde_json::from_str(&ledger(db, &["merges", "--format", "json"]).ok().stdout)
+        .expect("json");
     all.as_array()
         .expect("array")
         .iter()
-        .find(|m| m["normalized_key"].as_str().is_some_and(|k| k.ends_with(key_ends)))
+        .find(|m| {
+            m["normalized_key"]
+                .as_str()
+                .is_some_and(|k| k.ends_with(key_ends))
+        })
         .cloned()
         .unwrap_or_else(|| panic!("no merge {key_ends}: {all}"))
 }
@@ -49,7 +52,11 @@ fn with(extra: &[&'static str]) -> Vec<&'static str> {
 fn line_of<'a>(stdout: &'a str, key_ends: &str) -> &'a str {
     stdout
         .lines()
-        .find(|l| l.split_whitespace().nth(2).is_some_and(|k| k.ends_with(key_ends)))
+        .find(|l| {
+            l.split_whitespace()
+                .nth(2)
+                .is_some_and(|k| k.ends_with(key_ends))
+        })
         .unwrap_or_else(|| panic!("no line for {key_ends}:\n{stdout}"))
 }
 
@@ -69,7 +76,11 @@ fn the_issues_seven_spellings_compare_the_trailing_slash_one() {
 
     let r = ledger(&db, FAST).ok();
     // Defaults (--max-variants 5): the first observation's, the slash one, three more.
-    assert_eq!(s.requests_for("/seven/").len(), 1, "the risky spelling is fetched");
+    assert_eq!(
+        s.requests_for("/seven/").len(),
+        1,
+        "the risky spelling is fetched"
+    );
     for i in 1..=4 {
         assert_eq!(s.requests_for(&format!("/seven?gclid=g{i}")).len(), 1);
     }
@@ -88,7 +99,10 @@ fn the_issues_seven_spellings_compare_the_trailing_slash_one() {
     let m = merge_json(&db, "/seven");
     assert_eq!(m["content_check"], "different");
     assert_eq!(m["to_review"], true);
-    assert_eq!((m["spellings"].clone(), m["spellings_compared"].clone()), (7.into(), 5.into()));
+    assert_eq!(
+        (m["spellings"].clone(), m["spellings_compared"].clone()),
+        (7.into(), 5.into())
+    );
     let table = ledger(&db, &["merges"]).ok().stdout;
     assert!(table.contains("spellings_compared"), "{table}");
     assert!(table.contains("1 to review"), "{table}");
@@ -119,7 +133,10 @@ fn two_risky_rules_get_a_spelling_each_within_a_small_limit() {
         "{dry}"
     );
     assert!(
-        dry.contains(&format!("and variant {} (via v-005)  [sort-query]", s.url("/two?b=2&a=1"))),
+        dry.contains(&format!(
+            "and variant {} (via v-005)  [sort-query]",
+            s.url("/two?b=2&a=1")
+        )),
         "{dry}"
     );
     assert!(dry.contains("(3 of 6 spellings fetched)"), "{dry}");
@@ -151,7 +168,8 @@ fn two_risky_rules_get_a_spelling_each_within_a_small_limit() {
     assert!(detail.starts_with("variant 2's visible text"), "{detail}");
     assert_eq!((fetched, total, compared), (3, 6, 3));
     assert!(
-        line_of(&r.stdout, "/two?a=1&b=2").contains("content: different (3 of 6 spellings compared)"),
+        line_of(&r.stdout, "/two?a=1&b=2")
+            .contains("content: different (3 of 6 spellings compared)"),
         "{}",
         r.stdout
     );
@@ -191,7 +209,9 @@ fn a_risky_spelling_that_times_out_or_is_refused_is_partial_and_to_review() {
     );
     let line = line_of(&r.stdout, "/lag");
     assert!(
-        line.contains("content: partial (2 of 3 spellings compared)  not compared: remove-trailing-slash"),
+        line.contains(
+            "content: partial (2 of 3 spellings compared)  not compared: remove-trailing-slash"
+        ),
         "{line}"
     );
 
@@ -206,16 +226,23 @@ fn a_risky_spelling_that_times_out_or_is_refused_is_partial_and_to_review() {
         assert_eq!(m["to_review"], true, "{m}");
     }
     // The report lists them with the counts, in every format.
-    let j: Value =
-        serde_json::from_str(&ledger(&db, &["report", "--format", "json"]).ok().stdout)
-            .expect("json");
-    let list = j["review"]["merges_to_review_list"].as_array().expect("list");
+    let j: Value = serde_json::from_str(&ledger(&db, &["report", "--format", "json"]).ok().stdout)
+        .expect("json");
+    let list = j["review"]["merges_to_review_list"]
+        .as_array()
+        .expect("list");
     let lag = list
         .iter()
         .find(|m| m["key"].as_str().is_some_and(|k| k.ends_with("/lag")))
         .expect("lag listed");
     assert_eq!(lag["content_check"], "partial");
-    assert_eq!((lag["spellings_total"].clone(), lag["spellings_compared"].clone()), (3.into(), 2.into()));
+    assert_eq!(
+        (
+            lag["spellings_total"].clone(),
+            lag["spellings_compared"].clone()
+        ),
+        (3.into(), 2.into())
+    );
     for format in ["table", "markdown", "csv"] {
         let out = ledger(&db, &["report", "--format", format]).ok().stdout;
         assert!(
@@ -244,11 +271,20 @@ fn every_risky_spelling_compared_and_alike_is_same_and_not_to_review() {
     );
     let m = merge_json(&db, "/alike");
     assert_eq!(m["to_review"], false);
-    assert_eq!((m["spellings"].clone(), m["spellings_compared"].clone()), (6.into(), 3.into()));
+    assert_eq!(
+        (m["spellings"].clone(), m["spellings_compared"].clone()),
+        (6.into(), 3.into())
+    );
     let csv = ledger(&db, &["merges", "--format", "csv"]).ok().stdout;
     let header = csv.lines().next().expect("header");
-    assert!(header.ends_with(",to_review,spellings,spellings_compared"), "{header}");
-    assert!(csv.lines().nth(1).expect("row").ends_with(",false,6,3"), "{csv}");
+    assert!(
+        header.ends_with(",to_review,spellings,spellings_compared"),
+        "{header}"
+    );
+    assert!(
+        csv.lines().nth(1).expect("row").ends_with(",false,6,3"),
+        "{csv}"
+    );
     let jsonl = ledger(&db, &["merges", "--format", "jsonl"]).ok().stdout;
     let one: Value = serde_json::from_str(jsonl.lines().next().expect("line")).expect("json");
     assert_eq!(one["spellings_compared"], 3);
@@ -260,13 +296,21 @@ fn dry_run_with_a_limit_says_how_many_keys_are_due_in_all() {
     let (_dir, db) = ledger_for(&s, &["/ok", "/plain", "/echo", "/seven", "/seven/"]);
     let r = ledger(&db, &["verify", "--dry-run", "--limit", "1"]).ok();
     assert!(
-        r.stdout.contains("4 keys due for verification (1 listed: the limit)"),
+        r.stdout
+            .contains("4 keys due for verification (1 listed: the limit)"),
         "{}",
         r.stdout
     );
     assert_eq!(r.stdout.matches("would verify").count(), 1, "{}", r.stdout);
-    assert!(r.stdout.contains("[risky merge]"), "the risky merge is listed first");
+    assert!(
+        r.stdout.contains("[risky merge]"),
+        "the risky merge is listed first"
+    );
     let r = ledger(&db, &["verify", "--dry-run", "--limit", "9"]).ok();
-    assert!(r.stdout.ends_with("4 keys due for verification\n"), "{}", r.stdout);
+    assert!(
+        r.stdout.ends_with("4 keys due for verification\n"),
+        "{}",
+        r.stdout
+    );
     assert_eq!(s.connection_count(), 0);
 }

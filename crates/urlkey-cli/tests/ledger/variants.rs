@@ -109,12 +109,18 @@ fn the_variants_of_each_key_are_fetched_and_compared() {
 
     let (st, _, check, detail, _, _) = check_of(&db, "v-009");
     assert_eq!(st, "verified", "the first variant decides the status");
-    assert_eq!(check, "partial", "a risky spelling with no finding compares nothing");
+    assert_eq!(
+        check, "partial",
+        "a risky spelling with no finding compares nothing"
+    );
     assert!(
         detail.contains("remove-trailing-slash: variant 1") && detail.contains("http-503"),
         "{detail}"
     );
-    assert!(detail.contains("those give unresolved: variant 1 ("), "{detail}");
+    assert!(
+        detail.contains("those give unresolved: variant 1 ("),
+        "{detail}"
+    );
 
     let (st, _, check, _, _, _) = check_of(&db, "v-011");
     assert_eq!((st.as_str(), check.as_str()), ("not-found", "not-fetched"));
@@ -193,14 +199,23 @@ fn max_variants_1_fetches_the_first_observation_only() {
     let s = TestServer::start();
     let (_dir, db) = ledger_for(
         &s,
-        &["/report", "/report/", "/article", "/article?utm_source=synthetic"],
+        &[
+            "/report",
+            "/report/",
+            "/article",
+            "/article?utm_source=synthetic",
+        ],
     );
     let mut args = FAST.to_vec();
     args.extend(["--max-variants", "1"]);
     ledger(&db, &args).ok();
     // A risky merge left with one spelling compared nothing: partial, not single.
     let (_, _, check, detail, fetched, total) = check_of(&db, "v-000");
-    assert_eq!((check.as_str(), fetched, total), ("partial", 1, 2), "{detail}");
+    assert_eq!(
+        (check.as_str(), fetched, total),
+        ("partial", 1, 2),
+        "{detail}"
+    );
     assert!(
         detail.contains("remove-trailing-slash: no spelling behind it was fetched (the limit of 1"),
         "{detail}"

@@ -577,13 +577,13 @@ fn a_version_5_ledger_gets_partial_checks_and_compared_counts() {
     assert_eq!(
         got,
         [
-            "Integer(1)|Null|Null|",                         // schema 2: no variants kept
-            "Integer(2)|Text(\"single\")|Integer(0)|",       // schema 4, no variant rows
+            "Integer(1)|Null|Null|",                   // schema 2: no variants kept
+            "Integer(2)|Text(\"single\")|Integer(0)|", // schema 4, no variant rows
             "Integer(3)|Text(\"not-fetched\")|Integer(0)|",
             "Integer(4)|Text(\"not-fetched\")|Integer(0)|",
-            "Integer(5)|Text(\"partial\")|Integer(2)|",      // 2 of 3 spellings: maybe not the risky one
-            "Integer(6)|Text(\"same\")|Integer(2)|",         // every spelling compared
-            "Integer(7)|Text(\"different\")|Integer(1)|",    // a finding stays
+            "Integer(5)|Text(\"partial\")|Integer(2)|", // 2 of 3 spellings: maybe not the risky one
+            "Integer(6)|Text(\"same\")|Integer(2)|",    // every spelling compared
+            "Integer(7)|Text(\"different\")|Integer(1)|", // a finding stays
         ]
     );
     let detail: String = conn
@@ -622,7 +622,11 @@ fn a_version_5_ledger_gets_partial_checks_and_compared_counts() {
             |r| r.get(0),
         )
         .expect("view");
-    assert_eq!(check.as_deref(), Some("different"), "the latest verification");
+    assert_eq!(
+        check.as_deref(),
+        Some("different"),
+        "the latest verification"
+    );
     // The rebuilt table takes `partial`, still refuses anything else, keeps its index.
     let set = |v: &str| {
         conn.execute(

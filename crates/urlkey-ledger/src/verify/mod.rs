@@ -181,10 +181,9 @@ pub fn spellings(conn: &Connection, policy: &str, key: &str) -> Result<Vec<risky
     let mut out: Vec<(String, risky::Spelling)> = Vec::new();
     for (id, url, trans) in all {
         let fetched = fetch::as_fetched(&url);
-        let arrays = serde_json::Value::Array(vec![trans.map_or(
-            serde_json::Value::Null,
-            serde_json::Value::String,
-        )]);
+        let arrays = serde_json::Value::Array(vec![
+            trans.map_or(serde_json::Value::Null, serde_json::Value::String)
+        ]);
         let rules = crate::review::rule_names(&arrays.to_string())
             .into_iter()
             .filter(|n| urlkey::risk::risk_of(n) == Some(urlkey::risk::RiskClass::Risky));
@@ -429,7 +428,10 @@ pub fn run(
                 let behind = if rules.is_empty() {
                     String::new()
                 } else {
-                    format!("  [{}]", rules.iter().cloned().collect::<Vec<_>>().join(", "))
+                    format!(
+                        "  [{}]",
+                        rules.iter().cloned().collect::<Vec<_>>().join(", ")
+                    )
                 };
                 writeln!(out, "    and variant {url} (via {id}){behind}")?;
             }
@@ -520,10 +522,12 @@ pub fn run(
             if kc.check == variants::ContentCheck::NotFetched {
                 line.push_str(&format!(" ({})", variants::not_fetched_reason(&vs)));
             }
-            line.push_str(&format!(
-                " ({} of {} spellings compared)",
-                kc.compared, t.variants_total
-            ));
+            if t.variants_total > 1 {
+                line.push_str(&format!(
+                    " ({} of {} spellings compared)",
+                    kc.compared, t.variants_total
+                ));
+            }
             if !kc.not_compared.is_empty() {
                 line.push_str(&format!("  not compared: {}", kc.not_compared.join("; ")));
             }

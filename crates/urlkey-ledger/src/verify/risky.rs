@@ -84,7 +84,9 @@ pub fn choose(spellings: &[Spelling], rules: &[RiskyRule], max: usize) -> Vec<us
     for r in rules {
         take(&mut chosen, &|s: &Spelling| s.risky_rules.contains(&r.name));
         if r.has_other_side {
-            take(&mut chosen, &|s: &Spelling| !s.risky_rules.contains(&r.name));
+            take(&mut chosen, &|s: &Spelling| {
+                !s.risky_rules.contains(&r.name)
+            });
         }
     }
     for i in 0..spellings.len() {
