@@ -109,6 +109,22 @@ fn the_issues_seven_spellings_compare_the_trailing_slash_one() {
 }
 
 #[test]
+fn a_risky_spelling_first_in_ingest_order_is_compared_with_the_other_side() {
+    let s = TestServer::start();
+    let mut paths = vec!["/seven/".to_string()];
+    paths.extend((1..=6).map(|i| format!("/seven?gclid=g{i}")));
+    let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
+    let (_dir, db) = ledger_for(&s, &refs);
+    ledger(&db, &with(&["--max-variants", "2"])).ok();
+    assert_eq!(s.requests_for("/seven/").len(), 1);
+    assert_eq!(s.requests_for("/seven?gclid=g1").len(), 1);
+    assert!(s.requests_for("/seven?gclid=g2").is_empty());
+    let (check, detail, fetched, total, compared) = row_of(&db, "v-000");
+    assert_eq!(check, "different", "{detail}");
+    assert_eq!((fetched, total, compared), (2, 7, 2));
+}
+
+#[test]
 fn two_risky_rules_get_a_spelling_each_within_a_small_limit() {
     let s = TestServer::start();
     // Four gclid spellings first, then one behind remove-trailing-slash (the same page),

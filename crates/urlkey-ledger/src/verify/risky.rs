@@ -213,4 +213,71 @@ mod tests {
         // One spelling: no merge, no risky rule.
         assert!(risky_rules(&s[..1]).is_empty());
     }
+
+    fn fetch(url: &str, status: Status, reason: &str) -> Verification {
+        Verification {
+            requested_url: url.into(),
+            credentials_removed: false,
+            started_at: String::new(),
+            finished_at: String::new(),
+            status,
+            reason: reason.into(),
+            detail: None,
+            final_url: None,
+            final_http_status: None,
+            redirect_count: 0,
+            canonical_html: None,
+            canonical_link_header: None,
+            body_bytes_read: 0,
+            body_truncated: false,
+            hops: Vec::new(),
+            content: None,
+        }
+    }
+
+    #[test]
+    fn a_rule_is_compared_only_with_a_finding_on_each_side() {
+        let slash = || -> BTreeSet<String> { ["remove-trailing-slash".to_string()].into() };
+        let rules = vec![RiskyRule {
+            name: "remove-trailing-slash".into(),
+            has_other_side: true,
+        }];
+        let ok = |u: &str| fetch(u, Status::Verified, "ok");
+        // The risky spelling first: its other side timed out.
+        let vs = [
+            ok("http://a.test/r/"),
+            fetch("http://a.test/r", Status::Unresolved, "timeout"),
+        ];
+        let got = not_compared(&rules, &[slash(), BTreeSet::new()], &vs, 5);
+        assert_eq!(
+            got,
+            [
+                "remove-trailing-slash: variant 1 (http://a.test/r) not behind it gave no \
+              finding: timeout"
+            ]
+        );
+        // A 404 beside a 200 is a finding: compared.
+        let vs = [
+            ok("http://a.test/r/"),
+            fetch("http://a.test/r", Status::NotFound, "http-404"),
+        ];
+        assert!(not_compared(&rules, &[slash(), BTreeSet::new()], &vs, 5).is_empty());
+        assert!(vs.iter().all(compared));
+        // Left out by the limit.
+        let vs = [ok("http://a.test/r?gclid=1")];
+        let got = not_compared(&rules, &[BTreeSet::new()], &vs, 1);
+        assert_eq!(
+            got,
+            [
+                "remove-trailing-slash: no spelling behind it was fetched (the limit of 1 per \
+              key was reached)"
+            ]
+        );
+        // Every spelling behind the rule: one compared is enough.
+        let alone = vec![RiskyRule {
+            name: "remove-trailing-slash".into(),
+            has_other_side: false,
+        }];
+        assert!(not_compared(&alone, &[slash()], &[ok("http://a.test/r/")], 1).is_empty());
+    }
 }
