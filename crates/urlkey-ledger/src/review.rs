@@ -793,21 +793,6 @@ pub fn rule_names(json_arrays: &str) -> Vec<String> {
     names
 }
 
-/// True when an observation set of this key was merged by a risky rule (for verify's
-/// order: such keys first).
-pub fn key_is_risky_merge(conn: &Connection, policy: &str, key: &str) -> Result<bool> {
-    let (urls, trans): (i64, String) = conn.query_row(
-        "SELECT count(DISTINCT observed_url), json_group_array(transformations) \
-         FROM observations WHERE normalization_policy_version = ?1 AND normalized_key = ?2",
-        params![policy, key],
-        |r| Ok((r.get(0)?, r.get(1)?)),
-    )?;
-    Ok(urls > 1
-        && rule_names(&trans)
-            .iter()
-            .any(|n| urlkey::risk::risk_of(n) == Some(urlkey::risk::RiskClass::Risky)))
-}
-
 /// `ledger merges`: writes the merges; returns how many are to review.
 pub fn write_merges(conn: &Connection, format: ListFormat, out: &mut dyn Write) -> Result<usize> {
     let ms = merges(conn)?;

@@ -155,7 +155,7 @@ fn two_risky_rules_get_a_spelling_each_within_a_small_limit() {
         )),
         "{dry}"
     );
-    assert!(dry.contains("(3 of 6 spellings fetched)"), "{dry}");
+    assert!(dry.contains("(3 of 6 spellings would be fetched)"), "{dry}");
 
     // Limit 2: the first observation's and the first risky rule's; sort-query left out.
     ledger(&db, &with(&["--max-variants", "2"])).ok();

@@ -141,7 +141,7 @@ pub fn select_due(conn: &Connection, opts: &VerifyOptions) -> Result<(Vec<Target
     })?;
     let mut targets = rows.collect::<rusqlite::Result<Vec<_>>>()?;
     for t in &mut targets {
-        let spellings = spellings(conn, &t.policy, &t.key)?;
+        let (spellings, risky_merge) = spellings(conn, &t.policy, &t.key)?;
         t.variants_total = spellings.len();
         t.risky_rules = risky::risky_rules(&spellings);
         for i in risky::choose(&spellings, &t.risky_rules, max) {
@@ -150,7 +150,7 @@ pub fn select_due(conn: &Connection, opts: &VerifyOptions) -> Result<(Vec<Target
                 .push((s.observation_id.clone(), s.observed_url.clone()));
             t.variant_rules.push(s.risky_rules.clone());
         }
-        t.risky = crate::review::key_is_risky_merge(conn, &t.policy, &t.key)?;
+        t.risky = risky_merge;
     }
     // Keys merged by a risky rule first (the seed document's "Verification after
     // normalization": compare page content before merging keys of a risky transformation); ingest order otherwise.
@@ -163,8 +163,19 @@ pub fn select_due(conn: &Connection, opts: &VerifyOptions) -> Result<(Vec<Target
 }
 
 /// The spellings of a key (distinct observed URLs as fetched), in ingest order, each with
-/// its first observation and the risky rules behind it.
-pub fn spellings(conn: &Connection, policy: &str, key: &str) -> Result<Vec<risky::Spelling>> {
+/// its first observation and the risky rules behind it; and whether the key is a risky
+/// merge as `ledger merges` says ([`crate::review::merges`]: more than one distinct
+/// observed URL, and a risky rule changed one of its observations).
+pub fn spellings(
+    conn: &Connection,
+    policy: &str,
+    key: &str,
+) -> Result<(Vec<risky::Spelling>, bool)> {
+    /// Of a transformation, the rule's name only (the rest is skipped unread).
+    #[derive(serde::Deserialize)]
+    struct Applied {
+        rule: Option<String>,
+    }
     let mut st = conn.prepare_cached(
         "SELECT observation_id, observed_url, transformations FROM observations \
          WHERE normalization_policy_version = ?1 AND normalized_key = ?2 ORDER BY rowid",
@@ -179,27 +190,32 @@ pub fn spellings(conn: &Connection, policy: &str, key: &str) -> Result<Vec<risky
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     let mut out: Vec<(String, risky::Spelling)> = Vec::new();
-    for (id, url, trans) in all {
-        let fetched = fetch::as_fetched(&url);
-        let arrays = serde_json::Value::Array(vec![
-            trans.map_or(serde_json::Value::Null, serde_json::Value::String)
-        ]);
-        let rules = crate::review::rule_names(&arrays.to_string())
+    let mut observed: BTreeSet<&str> = BTreeSet::new();
+    for (id, url, trans) in &all {
+        observed.insert(url);
+        let applied: Vec<Applied> = trans
+            .as_deref()
+            .and_then(|t| serde_json::from_str(t).ok())
+            .unwrap_or_default();
+        let rules = applied
             .into_iter()
+            .filter_map(|a| a.rule)
             .filter(|n| urlkey::risk::risk_of(n) == Some(urlkey::risk::RiskClass::Risky));
+        let fetched = fetch::as_fetched(url);
         match out.iter_mut().find(|(f, _)| *f == fetched) {
             Some((_, s)) => s.risky_rules.extend(rules),
             None => out.push((
                 fetched,
                 risky::Spelling {
-                    observation_id: id,
-                    observed_url: url,
+                    observation_id: id.clone(),
+                    observed_url: url.clone(),
                     risky_rules: rules.collect(),
                 },
             )),
         }
     }
-    Ok(out.into_iter().map(|(_, s)| s).collect())
+    let risky_merge = observed.len() > 1 && out.iter().any(|(_, s)| !s.risky_rules.is_empty());
+    Ok((out.into_iter().map(|(_, s)| s).collect(), risky_merge))
 }
 
 /// The content check of a key's fetched spellings.
@@ -438,7 +454,7 @@ pub fn run(
             if t.variants.len() < t.variants_total {
                 writeln!(
                     out,
-                    "    ({} of {} spellings fetched)",
+                    "    ({} of {} spellings would be fetched)",
                     t.variants.len(),
                     t.variants_total
                 )?;
