@@ -12,8 +12,10 @@
 //!
 //! `ledger merges` lists the keys with more than one distinct observed URL, the rules
 //! that merged them with their risk class ([`urlkey::risk`]), the latest content check and
-//! decision, and whether the merge is still to review (a risky rule merged it, its content
-//! check is not `same`, and nobody decided).
+//! decision, how many spellings the key has and how many the latest verification compared,
+//! and whether the merge is still to review (a risky rule merged it, its content check is
+//! not `same`, and nobody decided; a `partial` check, some risky spelling not compared, is
+//! never `same`).
 
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -650,10 +652,16 @@ pub struct Merge {
     pub merge_decision: Option<String>,
     /// Risky, not `same`, undecided.
     pub to_review: bool,
+    /// Its spellings: distinct observed URLs as verify fetches them (no fragment, no
+    /// userinfo).
+    pub spellings: usize,
+    /// The spellings the latest verification compared (see `verify::risky`); None when
+    /// never verified, or verified before schema 4.
+    pub spellings_compared: Option<usize>,
 }
 
-/// The columns of `merges`.
-pub const MERGE_COLUMNS: [&str; 9] = [
+/// The columns of `merges` (new ones go last: a CSV reader's columns keep their places).
+pub const MERGE_COLUMNS: [&str; 11] = [
     "normalization_policy_version",
     "normalized_key",
     "observed_urls",
@@ -663,11 +671,19 @@ pub const MERGE_COLUMNS: [&str; 9] = [
     "content_check",
     "merge_decision",
     "to_review",
+    "spellings",
+    "spellings_compared",
 ];
 
 /// Every key with more than one distinct observed URL, merges to review first.
 pub fn merges(conn: &Connection) -> Result<Vec<Merge>> {
-    let mut st = conn.prepare(
+    // A ledger read read-only (`serve --ledger`) may predate the column.
+    let compared = if crate::db::user_version(conn)? >= 6 {
+        "v.variants_compared"
+    } else {
+        "NULL"
+    };
+    let mut st = conn.prepare(&format!(
         "SELECT o.normalization_policy_version, o.normalized_key, \
          count(DISTINCT o.observed_url), count(*), json_group_array(o.transformations), \
          (SELECT v.content_check FROM verifications AS v \
@@ -678,57 +694,78 @@ pub fn merges(conn: &Connection) -> Result<Vec<Merge>> {
            WHERE r.normalization_policy_version = o.normalization_policy_version \
              AND r.normalized_key = o.normalized_key AND r.merge_decision IS NOT NULL \
            ORDER BY r.review_id DESC LIMIT 1), \
-         min(o.rowid) \
+         min(o.rowid), json_group_array(o.observed_url), \
+         (SELECT {compared} FROM verifications AS v \
+           WHERE v.normalization_policy_version = o.normalization_policy_version \
+             AND v.normalized_key = o.normalized_key \
+           ORDER BY v.verification_id DESC LIMIT 1) \
          FROM observations AS o WHERE o.normalized_key IS NOT NULL \
          GROUP BY o.normalization_policy_version, o.normalized_key \
-         HAVING count(DISTINCT o.observed_url) > 1 ORDER BY min(o.rowid)",
-    )?;
+         HAVING count(DISTINCT o.observed_url) > 1 ORDER BY min(o.rowid)"
+    ))?;
     let mut out: Vec<Merge> = st
         .query_map([], |r| {
             Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, i64>(2)?,
-                r.get::<_, i64>(3)?,
+                (
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, i64>(2)?,
+                    r.get::<_, i64>(3)?,
+                ),
                 r.get::<_, String>(4)?,
                 r.get::<_, Option<String>>(5)?,
                 r.get::<_, Option<String>>(6)?,
+                r.get::<_, String>(8)?,
+                r.get::<_, Option<i64>>(9)?,
             ))
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?
         .into_iter()
-        .map(|(policy, key, urls, obs, trans, check, decision)| {
-            let names = rule_names(&trans);
-            let risky_rules: Vec<String> = names
-                .iter()
-                .filter(|n| urlkey::risk::risk_of(n) == Some(urlkey::risk::RiskClass::Risky))
-                .cloned()
-                .collect();
-            let risky = !risky_rules.is_empty();
-            let rules = names
-                .iter()
-                .map(|n| {
-                    let class = urlkey::risk::risk_of(n).map_or("unknown", |c| c.as_str());
-                    format!("{n} ({class})")
-                })
-                .collect();
-            let to_review = risky && check.as_deref() != Some("same") && decision.is_none();
-            Merge {
-                policy,
-                key,
-                observed_urls: usize::try_from(urls).unwrap_or(0),
-                observations: usize::try_from(obs).unwrap_or(0),
-                rules,
-                risky_rules,
-                risky,
-                content_check: check,
-                merge_decision: decision,
-                to_review,
-            }
-        })
+        .map(
+            |((policy, key, urls, obs), trans, check, decision, observed, compared)| {
+                let names = rule_names(&trans);
+                let risky_rules: Vec<String> = names
+                    .iter()
+                    .filter(|n| urlkey::risk::risk_of(n) == Some(urlkey::risk::RiskClass::Risky))
+                    .cloned()
+                    .collect();
+                let risky = !risky_rules.is_empty();
+                let rules = names
+                    .iter()
+                    .map(|n| {
+                        let class = urlkey::risk::risk_of(n).map_or("unknown", |c| c.as_str());
+                        format!("{n} ({class})")
+                    })
+                    .collect();
+                let to_review = risky && check.as_deref() != Some("same") && decision.is_none();
+                Merge {
+                    policy,
+                    key,
+                    observed_urls: usize::try_from(urls).unwrap_or(0),
+                    observations: usize::try_from(obs).unwrap_or(0),
+                    rules,
+                    risky_rules,
+                    risky,
+                    content_check: check,
+                    merge_decision: decision,
+                    to_review,
+                    spellings: spelling_count(&observed),
+                    spellings_compared: compared.and_then(|c| usize::try_from(c).ok()),
+                }
+            },
+        )
         .collect();
     out.sort_by_key(|m| !m.to_review);
     Ok(out)
+}
+
+/// The distinct observed URLs as verify fetches them, in a JSON array of observed URLs.
+fn spelling_count(json_urls: &str) -> usize {
+    let urls: Vec<String> = serde_json::from_str(json_urls).unwrap_or_default();
+    urls.iter()
+        .map(|u| crate::verify::fetch::as_fetched(u))
+        .collect::<BTreeSet<_>>()
+        .len()
 }
 
 /// The distinct rule names in a JSON array of transformations arrays, in order of first
@@ -756,21 +793,6 @@ pub fn rule_names(json_arrays: &str) -> Vec<String> {
     names
 }
 
-/// True when an observation set of this key was merged by a risky rule (for verify's
-/// order: such keys first).
-pub fn key_is_risky_merge(conn: &Connection, policy: &str, key: &str) -> Result<bool> {
-    let (urls, trans): (i64, String) = conn.query_row(
-        "SELECT count(DISTINCT observed_url), json_group_array(transformations) \
-         FROM observations WHERE normalization_policy_version = ?1 AND normalized_key = ?2",
-        params![policy, key],
-        |r| Ok((r.get(0)?, r.get(1)?)),
-    )?;
-    Ok(urls > 1
-        && rule_names(&trans)
-            .iter()
-            .any(|n| urlkey::risk::risk_of(n) == Some(urlkey::risk::RiskClass::Risky)))
-}
-
 /// `ledger merges`: writes the merges; returns how many are to review.
 pub fn write_merges(conn: &Connection, format: ListFormat, out: &mut dyn Write) -> Result<usize> {
     let ms = merges(conn)?;
@@ -792,6 +814,8 @@ pub fn write_merges(conn: &Connection, format: ListFormat, out: &mut dyn Write) 
                 json!(m.content_check),
                 json!(m.merge_decision),
                 json!(m.to_review),
+                json!(m.spellings),
+                json!(m.spellings_compared),
             ]
         })
         .collect();
@@ -801,7 +825,8 @@ pub fn write_merges(conn: &Connection, format: ListFormat, out: &mut dyn Write) 
         writeln!(
             out,
             "{total} merged keys (more than one distinct observed URL), {to_review} to review \
-             (merged by a risky rule, content check not same, no merge decision)"
+             (merged by a risky rule, content check not same, no merge decision; partial: a \
+             risky spelling was not compared)"
         )?;
     }
     Ok(to_review)

@@ -167,7 +167,9 @@ pub enum LedgerCommand {
         /// List the keys that would be verified; fetch nothing.
         #[arg(long)]
         dry_run: bool,
-        /// Distinct observed URLs fetched per key, at most, for the content comparison
+        /// Distinct observed URLs (spellings) fetched per key, at most, for the content
+        /// comparison: the first observation's, a spelling on each side of every risky rule
+        /// that merged the key, then the first others. A risky rule left out is `partial`
         /// (1: the first observation's only, as before schema 4).
         #[arg(long, default_value_t = ledger::verify::DEFAULT_MAX_VARIANTS, value_name = "N")]
         max_variants: usize,

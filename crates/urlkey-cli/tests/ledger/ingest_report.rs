@@ -335,17 +335,17 @@ fn report_figures_match_hand_computed_expectations() {
                                "https://docs.example.org/guide/",
                                "https://docs.example.org/guide?utm_source=a&utm_medium=b&fbclid=XYZ&_hsenc=p2&mc_cid=1"],
                  "risky_rules": ["remove-trailing-slash"], "content_check": "unverified",
-                 "observations": 5},
+                 "observations": 5, "spellings_total": 5, "spellings_compared": null},
                 {"key": "https://research.example.net/report", "variants": 2,
                  "spellings": ["https://research.example.net/report",
                                "https://research.example.net/report/?gclid=example"],
                  "risky_rules": ["remove-trailing-slash"], "content_check": "unverified",
-                 "observations": 2},
+                 "observations": 2, "spellings_total": 2, "spellings_compared": null},
                 {"key": "https://shop.example.com/item?a=1&b=2", "variants": 2,
                  "spellings": ["https://shop.example.com/item?a=1&b=2",
                                "https://shop.example.com/item?b=2&a=1"],
                  "risky_rules": ["sort-query"], "content_check": "unverified",
-                 "observations": 2}
+                 "observations": 2, "spellings_total": 2, "spellings_compared": null}
             ],
             "top_keys_with_splits": []
         },

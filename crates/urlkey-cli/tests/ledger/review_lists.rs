@@ -129,13 +129,13 @@ fn the_report_lists_each_merge_to_review_in_every_format() {
         json!([
             {"key": u("/report"), "variants": 2, "spellings": [u("/report"), u("/report/")],
              "risky_rules": ["remove-trailing-slash"], "content_check": "different",
-             "observations": 3},
+             "observations": 3, "spellings_total": 2, "spellings_compared": 2},
             {"key": u("/dated"), "variants": 2, "spellings": [u("/dated"), u("/dated/")],
              "risky_rules": ["remove-trailing-slash"], "content_check": "similar",
-             "observations": 2},
+             "observations": 2, "spellings_total": 2, "spellings_compared": 2},
             {"key": u("/u1"), "variants": 2, "spellings": [u("/u1"), u("/u1/")],
              "risky_rules": ["remove-trailing-slash"], "content_check": "unverified",
-             "observations": 2},
+             "observations": 2, "spellings_total": 2, "spellings_compared": null},
         ])
     );
 
@@ -149,14 +149,14 @@ fn the_report_lists_each_merge_to_review_in_every_format() {
         [
             format!(
                 "    {}  observations 3  variants 2 ({}, {})  risky rules remove-trailing-slash  \
-                 content check different",
+                 content check different (2 of 2 spellings compared)",
                 u("/report"),
                 u("/report"),
                 u("/report/")
             ),
             format!(
                 "    {}  observations 2  variants 2 ({}, {})  risky rules remove-trailing-slash  \
-                 content check similar",
+                 content check similar (2 of 2 spellings compared)",
                 u("/dated"),
                 u("/dated"),
                 u("/dated/")
@@ -177,8 +177,8 @@ fn the_report_lists_each_merge_to_review_in_every_format() {
     let md_rows: Vec<&str> = md
         .lines()
         .filter(|l| {
-            l.ends_with("| remove-trailing-slash | different |")
-                || l.ends_with("| remove-trailing-slash | similar |")
+            l.ends_with("| remove-trailing-slash | different (2 of 2 spellings compared) |")
+                || l.ends_with("| remove-trailing-slash | similar (2 of 2 spellings compared) |")
                 || l.ends_with("| remove-trailing-slash | unverified |")
         })
         .collect();
@@ -186,7 +186,8 @@ fn the_report_lists_each_merge_to_review_in_every_format() {
     assert_eq!(
         md_rows[0],
         format!(
-            "| `{}` | 3 | 2 | {}, {} | remove-trailing-slash | different |",
+            "| `{}` | 3 | 2 | {}, {} | remove-trailing-slash | different (2 of 2 spellings \
+             compared) |",
             u("/report"),
             u("/report"),
             u("/report/")
@@ -204,7 +205,8 @@ fn the_report_lists_each_merge_to_review_in_every_format() {
         merge_rows[0],
         format!(
             "<tr data-merge=\"{k}\"><td>{k}</td><td class=\"n\">3</td><td class=\"n\">2</td>\
-             <td>{k}, {k}/</td><td>remove-trailing-slash</td><td>different</td></tr>",
+             <td>{k}, {k}/</td><td>remove-trailing-slash</td><td>different (2 of 2 spellings \
+             compared)</td></tr>",
             k = u("/report")
         )
     );
@@ -235,8 +237,9 @@ fn the_report_lists_each_merge_to_review_in_every_format() {
     assert_eq!(
         &row[col],
         format!(
-            "{} 3 variants 2 rules remove-trailing-slash check different; \
-             {} 2 variants 2 rules remove-trailing-slash check similar; \
+            "{} 3 variants 2 rules remove-trailing-slash check different (2 of 2 spellings \
+             compared); {} 2 variants 2 rules remove-trailing-slash check similar (2 of 2 \
+             spellings compared); \
              {} 2 variants 2 rules remove-trailing-slash check unverified",
             u("/report"),
             u("/dated"),

@@ -68,7 +68,7 @@ fn the_variants_of_each_key_are_fetched_and_compared() {
         "/report/",                      // v-006
         "/plain",                        // v-007  single
         "/plain#section",                // v-008  same URL as fetched: still single
-        "/flaky",                        // v-009  unresolved (503)
+        "/flaky",                        // v-009  partial: the slash spelling got a 503
         "/flaky/",                       // v-010
         "/missing",                      // v-011  single, not-found
     ];
@@ -109,8 +109,18 @@ fn the_variants_of_each_key_are_fetched_and_compared() {
 
     let (st, _, check, detail, _, _) = check_of(&db, "v-009");
     assert_eq!(st, "verified", "the first variant decides the status");
-    assert_eq!(check, "unresolved");
-    assert!(detail.contains("http-503"), "{detail}");
+    assert_eq!(
+        check, "partial",
+        "a risky spelling with no finding compares nothing"
+    );
+    assert!(
+        detail.contains("remove-trailing-slash: variant 1") && detail.contains("http-503"),
+        "{detail}"
+    );
+    assert!(
+        detail.contains("those give unresolved: variant 1 ("),
+        "{detail}"
+    );
 
     let (st, _, check, _, _, _) = check_of(&db, "v-011");
     assert_eq!((st.as_str(), check.as_str()), ("not-found", "not-fetched"));
@@ -169,7 +179,7 @@ fn the_variants_of_each_key_are_fetched_and_compared() {
         ("v-005", "different"),
         ("v-006", "different"),
         ("v-008", "single"),
-        ("v-010", "unresolved"),
+        ("v-010", "partial"),
     ] {
         assert_eq!(check_for(id), want, "{id}");
     }
@@ -187,13 +197,34 @@ fn the_variants_of_each_key_are_fetched_and_compared() {
 #[test]
 fn max_variants_1_fetches_the_first_observation_only() {
     let s = TestServer::start();
-    let (_dir, db) = ledger_for(&s, &["/report", "/report/"]);
+    let (_dir, db) = ledger_for(
+        &s,
+        &[
+            "/report",
+            "/report/",
+            "/article",
+            "/article?utm_source=synthetic",
+        ],
+    );
     let mut args = FAST.to_vec();
     args.extend(["--max-variants", "1"]);
     ledger(&db, &args).ok();
-    let (_, _, check, _, fetched, total) = check_of(&db, "v-000");
-    assert_eq!((check.as_str(), fetched, total), ("single", 1, 2));
+    // A risky merge left with one spelling compared nothing: partial, not single.
+    let (_, _, check, detail, fetched, total) = check_of(&db, "v-000");
+    assert_eq!(
+        (check.as_str(), fetched, total),
+        ("partial", 1, 2),
+        "{detail}"
+    );
+    assert!(
+        detail.contains("remove-trailing-slash: no spelling behind it was fetched (the limit of 1"),
+        "{detail}"
+    );
     assert!(s.requests_for("/report/").is_empty());
+    // A merge by documented rules only is single, as before.
+    let (_, _, check, _, fetched, total) = check_of(&db, "v-002");
+    assert_eq!((check.as_str(), fetched, total), ("single", 1, 2));
+    assert!(s.requests_for("/article?utm_source=synthetic").is_empty());
     let mut zero = FAST.to_vec();
     zero.extend(["--max-variants", "0", "--older-than", "0s"]);
     let e = ledger(&db, &zero).err();
@@ -206,10 +237,13 @@ fn a_variant_redirected_to_a_private_address_is_refused() {
     let (_dir, db) = ledger_for(&s, &["/inside", "/inside/"]);
     ledger(&db, FAST).ok();
     let (st, _, check, _, _, _) = check_of(&db, "v-000");
-    assert_eq!((st.as_str(), check.as_str()), ("verified", "not-fetched"));
+    // The refused spelling is the risky one: nothing confirms the merge.
+    assert_eq!((st.as_str(), check.as_str()), ("verified", "partial"));
     let (_, _, _, detail, _, _) = check_of(&db, "v-000");
     assert!(
-        detail.starts_with("variant 1 ") && detail.contains("refused-private-address"),
+        detail.contains("remove-trailing-slash: variant 1 (")
+            && detail.contains("refused-private-address")
+            && detail.contains("those give not-fetched"),
         "{detail}"
     );
     let vs = variants_of(&db, "v-000");

@@ -12,7 +12,7 @@ use rusqlite::{Connection, OpenFlags};
 use crate::error::{LedgerError, Result};
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 /// How long a statement waits for a lock another connection holds (SQLite's busy
 /// timeout) before failing with "database is locked".
@@ -415,12 +415,93 @@ CREATE INDEX IF NOT EXISTS verifications_by_key
     audit_ledger_view_5!()
 );
 
+/// Migration 6: a key whose risky rules were not all compared has its own content check,
+/// and a verification says how many spellings it compared.
+///
+/// - `verifications.content_check` also takes `partial` (a risky rule that merged the key
+///   was not compared: see `verify::risky`); the table is rebuilt as in migration 5 (same
+///   ids, foreign keys checked before the commit).
+/// - `verifications.variants_compared`: the spellings whose fetch gave a finding. For an
+///   earlier row it is counted from its `verification_variants` (those not `unresolved`);
+///   NULL for a row of schema 3 or before, which kept no variants.
+/// - An earlier `same` or `similar` that fetched fewer spellings than the key had was made
+///   from the first spellings in ingest order, which may have left out every risky one: it
+///   becomes `partial`, its detail keeping the old check and detail and saying to verify
+///   again.
+const MIGRATION_6: &str = concat!(
+    r#"
+DROP VIEW IF EXISTS audit_ledger;
+CREATE TABLE verifications_v6 (
+    verification_id              INTEGER PRIMARY KEY,
+    normalization_policy_version TEXT NOT NULL,
+    normalized_key               TEXT NOT NULL,
+    observation_id               TEXT NOT NULL REFERENCES observations (observation_id),
+    requested_url                TEXT NOT NULL,  -- the observed URL as fetched: no fragment, no userinfo
+    credentials_removed          INTEGER NOT NULL CHECK (credentials_removed IN (0, 1)),
+    started_at                   TEXT NOT NULL,
+    finished_at                  TEXT NOT NULL,
+    verification_status          TEXT NOT NULL
+        CHECK (verification_status IN ('verified', 'redirected', 'not-found', 'error', 'unresolved')),
+    reason                       TEXT NOT NULL,
+    detail                       TEXT,
+    final_url                    TEXT,           -- the URL of the last response received
+    final_http_status            INTEGER,
+    redirect_count               INTEGER NOT NULL,
+    canonical_html               TEXT,           -- <link rel=canonical> in the head, resolved
+    canonical_link_header        TEXT,           -- Link: <...>; rel="canonical", resolved
+    publisher_canonical          TEXT,           -- canonical_html, else canonical_link_header
+    body_bytes_read              INTEGER NOT NULL,
+    body_truncated               INTEGER NOT NULL CHECK (body_truncated IN (0, 1)),
+    user_agent                   TEXT NOT NULL,
+    network_scope                TEXT NOT NULL,  -- public | public+loopback | any-private
+    content_check                TEXT
+        CHECK (content_check IS NULL OR content_check IN
+            ('same', 'similar', 'different', 'unresolved', 'single', 'not-fetched', 'partial')),
+    content_detail               TEXT,
+    variants_fetched             INTEGER,        -- NULL before schema 4
+    variants_total               INTEGER,        -- distinct observed URLs of the key (as fetched)
+    variants_compared            INTEGER         -- fetched spellings that gave a finding
+) STRICT;
+INSERT INTO verifications_v6 (verification_id, normalization_policy_version, normalized_key,
+    observation_id, requested_url, credentials_removed, started_at, finished_at,
+    verification_status, reason, detail, final_url, final_http_status, redirect_count,
+    canonical_html, canonical_link_header, publisher_canonical, body_bytes_read,
+    body_truncated, user_agent, network_scope, content_check, content_detail,
+    variants_fetched, variants_total, variants_compared)
+SELECT verification_id, normalization_policy_version, normalized_key, observation_id,
+    requested_url, credentials_removed, started_at, finished_at, verification_status, reason,
+    detail, final_url, final_http_status, redirect_count, canonical_html,
+    canonical_link_header, publisher_canonical, body_bytes_read, body_truncated, user_agent,
+    network_scope,
+    CASE WHEN content_check IN ('same', 'similar') AND variants_fetched < variants_total
+         THEN 'partial' ELSE content_check END,
+    CASE WHEN content_check IN ('same', 'similar') AND variants_fetched < variants_total
+         THEN 'verified before schema 6 with the first ' || variants_fetched || ' of '
+              || variants_total || ' spellings, which may leave out the risky ones: was '
+              || content_check || coalesce(' (' || content_detail || ')', '')
+              || '; verify the key again to compare every risky spelling'
+         ELSE content_detail END,
+    variants_fetched, variants_total,
+    CASE WHEN variants_fetched IS NULL THEN NULL
+         ELSE (SELECT count(*) FROM verification_variants AS w
+               WHERE w.verification_id = verifications.verification_id
+                 AND w.verification_status <> 'unresolved') END
+FROM verifications;
+DROP TABLE verifications;
+ALTER TABLE verifications_v6 RENAME TO verifications;
+CREATE INDEX IF NOT EXISTS verifications_by_key
+    ON verifications (normalization_policy_version, normalized_key, verification_id);
+"#,
+    audit_ledger_view_5!()
+);
+
 const MIGRATIONS: &[&str] = &[
     MIGRATION_1,
     MIGRATION_2,
     MIGRATION_3,
     MIGRATION_4,
     MIGRATION_5,
+    MIGRATION_6,
 ];
 
 /// Opens (and with `create`, creates) the ledger at `path`, sets WAL mode, foreign keys

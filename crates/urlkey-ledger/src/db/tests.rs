@@ -418,7 +418,7 @@ fn a_version_4_ledger_gets_utc_run_timestamps_and_not_fetched_checks() {
     drop(old);
 
     let conn = open(&path, false).expect("migrate");
-    assert_eq!(user_version(&conn).expect("v"), 5);
+    assert_eq!(user_version(&conn).expect("v"), SCHEMA_VERSION);
     let got: Vec<(String, String, String)> = conn
         .prepare(
             "SELECT observation_id, run_timestamp, run_timestamp_as_written \
@@ -471,7 +471,11 @@ fn a_version_4_ledger_gets_utc_run_timestamps_and_not_fetched_checks() {
         "Integer(4)|Text(\"not-fetched\")|Text(\"variant 0 (https://p.example/2) was not \
          fetched: http-404\")|"
     );
-    let after = rows(&conn, "SELECT * FROM verifications ORDER BY 1");
+    // (migration 6 then added variants_compared, last)
+    let after = rows(
+        &conn,
+        &format!("SELECT {V5_VERIFICATION_COLS} FROM verifications ORDER BY 1"),
+    );
     for (i, (a, b)) in after.iter().zip(&verifications_before).enumerate() {
         if i < 2 {
             assert_eq!(a, b);
@@ -505,6 +509,148 @@ fn a_version_4_ledger_gets_utc_run_timestamps_and_not_fetched_checks() {
         )
         .expect("index");
     assert_eq!(idx, 1);
+}
+
+/// The columns of `verifications` in schemas 4 and 5.
+const V5_VERIFICATION_COLS: &str = "verification_id, normalization_policy_version, \
+    normalized_key, observation_id, requested_url, credentials_removed, started_at, \
+    finished_at, verification_status, reason, detail, final_url, final_http_status, \
+    redirect_count, canonical_html, canonical_link_header, publisher_canonical, \
+    body_bytes_read, body_truncated, user_agent, network_scope, content_check, \
+    content_detail, variants_fetched, variants_total";
+
+/// A schema-5 ledger as the previous release wrote it: [`version_4_ledger`] migrated by
+/// migration 5, and three verifications of the key of m1 that fetched two spellings: a
+/// `same` of 2 of 3 spellings (the first two, in ingest order), a `same` of 2 of 2, a
+/// `different` of 2 of 3 whose second fetch was unresolved.
+fn version_5_ledger(path: &Path) {
+    version_4_ledger(path);
+    let c = Connection::open(path).expect("raw");
+    c.execute_batch(&format!(
+        "PRAGMA foreign_keys = OFF;\n{MIGRATION_5}\nPRAGMA user_version = 5;"
+    ))
+    .expect("v5 schema");
+    let mut rows = String::new();
+    for (id, check, total, second) in [
+        (5, "same", 3, "verified"),
+        (6, "same", 2, "verified"),
+        (7, "different", 3, "unresolved"),
+    ] {
+        rows.push_str(&format!(
+            "INSERT INTO verifications (verification_id, normalization_policy_version,
+               normalized_key, observation_id, requested_url, credentials_removed, started_at,
+               finished_at, verification_status, reason, redirect_count, body_bytes_read,
+               body_truncated, user_agent, network_scope, content_check, content_detail,
+               variants_fetched, variants_total)
+             VALUES ({id}, 'citation@1', 'https://docs.example.org/a', 'm1',
+               'https://docs.example.org/a', 0, 't0', 't1', 'verified', 'ok', 0, 10, 0, 'ua',
+               'public', '{check}', '2 variants with equal content', 2, {total});
+             INSERT INTO verification_variants (verification_id, variant, observation_id,
+               requested_url, started_at, finished_at, verification_status, reason,
+               redirect_count, body_bytes_read, body_truncated, hops)
+             VALUES ({id}, 0, 'm1', 'https://docs.example.org/a', 't0', 't1', 'verified', 'ok',
+               0, 10, 0, '[]'),
+               ({id}, 1, 'm1', 'https://docs.example.org/a/', 't0', 't1', '{second}', 'x', 0,
+               10, 0, '[]');\n"
+        ));
+    }
+    c.execute_batch(&rows).expect("v5 rows");
+}
+
+#[test]
+fn a_version_5_ledger_gets_partial_checks_and_compared_counts() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("v5.sqlite");
+    version_5_ledger(&path);
+    let old = Connection::open(&path).expect("raw");
+    let before = rows(&old, "SELECT * FROM verifications ORDER BY 1");
+    let variants_before = rows(&old, "SELECT * FROM verification_variants ORDER BY 1, 2");
+    drop(old);
+
+    let conn = open(&path, false).expect("migrate");
+    assert_eq!(user_version(&conn).expect("v"), 6);
+    let got = rows(
+        &conn,
+        "SELECT verification_id, content_check, variants_compared FROM verifications \
+         ORDER BY 1",
+    );
+    assert_eq!(
+        got,
+        [
+            "Integer(1)|Null|Null|",                   // schema 2: no variants kept
+            "Integer(2)|Text(\"single\")|Integer(0)|", // schema 4, no variant rows
+            "Integer(3)|Text(\"not-fetched\")|Integer(0)|",
+            "Integer(4)|Text(\"not-fetched\")|Integer(0)|",
+            "Integer(5)|Text(\"partial\")|Integer(2)|", // 2 of 3 spellings: maybe not the risky one
+            "Integer(6)|Text(\"same\")|Integer(2)|",    // every spelling compared
+            "Integer(7)|Text(\"different\")|Integer(1)|", // a finding stays
+        ]
+    );
+    let detail: String = conn
+        .query_row(
+            "SELECT content_detail FROM verifications WHERE verification_id = 5",
+            [],
+            |r| r.get(0),
+        )
+        .expect("detail");
+    assert_eq!(
+        detail,
+        "verified before schema 6 with the first 2 of 3 spellings, which may leave out the \
+         risky ones: was same (2 variants with equal content); verify the key again to \
+         compare every risky spelling"
+    );
+    // Every other value, every variant row and the view as they were.
+    let after = rows(
+        &conn,
+        &format!("SELECT {V5_VERIFICATION_COLS} FROM verifications ORDER BY 1"),
+    );
+    for (i, (a, b)) in after.iter().zip(&before).enumerate() {
+        if i == 4 {
+            assert!(a.contains("partial") && b.contains("same"), "{a}");
+        } else {
+            assert_eq!(a, b);
+        }
+    }
+    assert_eq!(
+        rows(&conn, "SELECT * FROM verification_variants ORDER BY 1, 2"),
+        variants_before
+    );
+    let check: Option<String> = conn
+        .query_row(
+            "SELECT content_check FROM audit_ledger WHERE observation_id = 'm1'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("view");
+    assert_eq!(
+        check.as_deref(),
+        Some("different"),
+        "the latest verification"
+    );
+    // The rebuilt table takes `partial`, still refuses anything else, keeps its index.
+    let set = |v: &str| {
+        conn.execute(
+            "INSERT INTO verifications (normalization_policy_version, normalized_key,
+               observation_id, requested_url, credentials_removed, started_at, finished_at,
+               verification_status, reason, redirect_count, body_bytes_read,
+               body_truncated, user_agent, network_scope, content_check, variants_compared)
+             VALUES ('citation@1', 'k', 'm1', 'u', 0, 't', 't', 'error', 'r', 0, 0, 0,
+               'ua', 'public', ?1, 1)",
+            [v],
+        )
+    };
+    set("partial").expect("partial");
+    assert!(set("maybe").is_err());
+    let idx: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_schema WHERE name = 'verifications_by_key'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("index");
+    assert_eq!(idx, 1);
+    // And `merges` reads the migrated ledger.
+    assert!(crate::review::merges(&conn).expect("merges").is_empty());
 }
 
 #[test]

@@ -260,7 +260,7 @@ fn review_list_cells(m: &Measures) -> (String, String) {
                 t.observations,
                 t.variants,
                 t.risky_rules.join(","),
-                t.content_check
+                t.check_text()
             )
         })
         .collect();

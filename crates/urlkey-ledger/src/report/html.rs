@@ -479,7 +479,7 @@ fn review_lists(h: &mut String, m: &Measures) {
                 t.variants,
                 esc(&t.spellings_text()),
                 esc(&t.risky_rules.join(", ")),
-                esc(&t.content_check),
+                esc(&t.check_text()),
                 k = esc(&t.key),
             );
         }

@@ -348,7 +348,7 @@ fn review_lists(m: &Measures, h: &str, out: &mut dyn Write) -> Result<()> {
                 t.variants,
                 md(&t.spellings_text()),
                 md(&t.risky_rules.join(", ")),
-                md(&t.content_check)
+                md(&t.check_text())
             )?;
         }
         if let Some(more) = m.review.more_line() {

@@ -105,6 +105,12 @@ pub struct MergeToReview {
     pub content_check: String,
     /// Valid observations of the sample with this key.
     pub observations: u64,
+    /// The key's spellings in the whole ledger (distinct observed URLs as verify fetches
+    /// them).
+    pub spellings_total: u64,
+    /// How many of them the latest verification compared; None when never verified (or
+    /// verified before schema 4).
+    pub spellings_compared: Option<u64>,
 }
 
 /// One entry of the top keys with splits applied.
@@ -200,6 +206,17 @@ impl ReviewFigures {
 }
 
 impl MergeToReview {
+    /// The content check with the spellings compared: `partial (1 of 7 spellings compared)`.
+    pub fn check_text(&self) -> String {
+        match self.spellings_compared {
+            Some(c) => format!(
+                "{} ({c} of {} spellings compared)",
+                self.content_check, self.spellings_total
+            ),
+            None => self.content_check.clone(),
+        }
+    }
+
     /// The spellings shown, `, ...` when there are more variants.
     pub fn spellings_text(&self) -> String {
         let mut s = self.spellings.join(", ");
@@ -272,6 +289,8 @@ pub(super) fn figures(rows: &[Row<'_>], d: &Decisions, top: usize) -> ReviewFigu
                     .clone()
                     .unwrap_or_else(|| "unverified".to_string()),
                 observations: *n,
+                spellings_total: m.spellings as u64,
+                spellings_compared: m.spellings_compared.map(|c| c as u64),
             });
         }
         if is_split(d, k) {

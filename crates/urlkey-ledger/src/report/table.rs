@@ -257,7 +257,7 @@ fn review_lists(m: &Measures, out: &mut dyn Write) -> Result<()> {
                 t.variants,
                 t.spellings_text(),
                 t.risky_rules.join(", "),
-                t.content_check
+                t.check_text()
             )?;
         }
         if let Some(more) = m.review.more_line() {

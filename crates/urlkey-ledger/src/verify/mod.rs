@@ -1,16 +1,20 @@
 //! `ledger verify`: network verification after normalization. For each key not yet
-//! verified (or verified before `--older-than`), fetch every distinct observed URL of the
-//! key (its variants, up to `--max-variants`; the first observation's first) and record
-//! the result and every hop, what each body holds, and the comparison of the variants'
-//! content ([`content`]). Keys merged by a risky rule are verified first. Nothing about
+//! verified (or verified before `--older-than`), fetch distinct observed URLs of the key
+//! (its spellings, up to `--max-variants`: the first observation's, one on each side of
+//! every risky rule that merged the key, then the first others; [`risky`]) and record the
+//! result and every hop, what each body holds, and the comparison of the spellings'
+//! content ([`content`], [`variants`]). Keys merged by a risky rule are verified first. A
+//! key whose risky rules were not all compared is `partial`, never `same`. Nothing about
 //! the observation changes: verification rows are added beside it.
 
 pub mod canonical;
 pub mod content;
 pub mod fetch;
 pub mod guard;
+pub mod risky;
 pub mod variants;
 
+use std::collections::BTreeSet;
 use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
@@ -32,14 +36,20 @@ pub struct Target {
     pub observation_id: String,
     /// Its observed URL, exactly as stored.
     pub observed_url: String,
-    /// Every distinct observed URL of the key (as fetched: no fragment, no userinfo),
-    /// first observation first, with the first observation that has it; at most
-    /// `--max-variants`. The first is `observation_id`'s.
+    /// The spellings fetched (distinct observed URLs as fetched: no fragment, no
+    /// userinfo), each with the first observation that has it, in ingest order; at most
+    /// `--max-variants`, chosen by [`risky::choose`]. The first is `observation_id`'s.
     pub variants: Vec<(String, String)>,
-    /// Distinct observed URLs of the key in all.
+    /// The risky rules behind each of `variants`.
+    pub variant_rules: Vec<BTreeSet<String>>,
+    /// Distinct observed URLs of the key (as fetched) in all.
     pub variants_total: usize,
     /// Merged by a risky rule (verified first).
     pub risky: bool,
+    /// The risky rules that merged the key's spellings.
+    pub risky_rules: Vec<risky::RiskyRule>,
+    /// The variant limit the spellings were chosen with.
+    pub max_variants: usize,
 }
 
 /// Options of a verify run.
@@ -92,13 +102,15 @@ impl VerifySummary {
     }
 }
 
-/// The keys due for verification, in the order their first observation was ingested.
+/// The keys due for verification: risky merges first, then in the order their first
+/// observation was ingested; at most `--limit` of them.
 pub fn select_targets(conn: &Connection, opts: &VerifyOptions) -> Result<Vec<Target>> {
+    Ok(select_due(conn, opts)?.0)
+}
+
+/// [`select_targets`], and how many keys are due in all (before `--limit`).
+pub fn select_due(conn: &Connection, opts: &VerifyOptions) -> Result<(Vec<Target>, usize)> {
     let cutoff = opts.older_than.map(crate::timefmt::millis_ago);
-    let limit = opts
-        .limit
-        .map(|l| i64::try_from(l).unwrap_or(i64::MAX))
-        .unwrap_or(-1);
     let mut stmt = conn.prepare(
         "SELECT o.normalization_policy_version, o.normalized_key, o.observation_id, o.observed_url \
          FROM observations AS o \
@@ -112,6 +124,7 @@ pub fn select_targets(conn: &Connection, opts: &VerifyOptions) -> Result<Vec<Tar
                              AND (?1 IS NULL OR v.finished_at > ?1)) \
          ORDER BY o.rowid",
     )?;
+    let max = opts.max_variants.max(1);
     let rows = stmt.query_map(params![cutoff], |r| {
         Ok(Target {
             policy: r.get(0)?,
@@ -119,40 +132,134 @@ pub fn select_targets(conn: &Connection, opts: &VerifyOptions) -> Result<Vec<Tar
             observation_id: r.get(2)?,
             observed_url: r.get(3)?,
             variants: Vec::new(),
+            variant_rules: Vec::new(),
             variants_total: 0,
             risky: false,
+            risky_rules: Vec::new(),
+            max_variants: max,
         })
     })?;
     let mut targets = rows.collect::<rusqlite::Result<Vec<_>>>()?;
-    let mut vstmt = conn.prepare(
-        "SELECT observation_id, observed_url FROM observations \
-         WHERE normalization_policy_version = ?1 AND normalized_key = ?2 ORDER BY rowid",
-    )?;
     for t in &mut targets {
-        let all = vstmt
-            .query_map(params![t.policy, t.key], |r| {
-                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        let mut seen: Vec<String> = Vec::new();
-        for (id, url) in all {
-            let fetched = fetch::as_fetched(&url);
-            if !seen.contains(&fetched) {
-                seen.push(fetched);
-                t.variants.push((id, url));
-            }
+        let (spellings, risky_merge) = spellings(conn, &t.policy, &t.key)?;
+        t.variants_total = spellings.len();
+        t.risky_rules = risky::risky_rules(&spellings);
+        for i in risky::choose(&spellings, &t.risky_rules, max) {
+            let s = &spellings[i];
+            t.variants
+                .push((s.observation_id.clone(), s.observed_url.clone()));
+            t.variant_rules.push(s.risky_rules.clone());
         }
-        t.variants_total = t.variants.len();
-        t.variants.truncate(opts.max_variants.max(1));
-        t.risky = crate::review::key_is_risky_merge(conn, &t.policy, &t.key)?;
+        t.risky = risky_merge;
     }
     // Keys merged by a risky rule first (the seed document's "Verification after
     // normalization": compare page content before merging keys of a risky transformation); ingest order otherwise.
     targets.sort_by_key(|t| !t.risky);
-    if limit >= 0 {
-        targets.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+    let due = targets.len();
+    if let Some(limit) = opts.limit {
+        targets.truncate(limit);
     }
-    Ok(targets)
+    Ok((targets, due))
+}
+
+/// The spellings of a key (distinct observed URLs as fetched), in ingest order, each with
+/// its first observation and the risky rules behind it; and whether the key is a risky
+/// merge as `ledger merges` says ([`crate::review::merges`]: more than one distinct
+/// observed URL, and a risky rule changed one of its observations).
+pub fn spellings(
+    conn: &Connection,
+    policy: &str,
+    key: &str,
+) -> Result<(Vec<risky::Spelling>, bool)> {
+    /// Of a transformation, the rule's name only (the rest is skipped unread).
+    #[derive(serde::Deserialize)]
+    struct Applied {
+        rule: Option<String>,
+    }
+    let mut st = conn.prepare_cached(
+        "SELECT observation_id, observed_url, transformations FROM observations \
+         WHERE normalization_policy_version = ?1 AND normalized_key = ?2 ORDER BY rowid",
+    )?;
+    let all = st
+        .query_map(params![policy, key], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, Option<String>>(2)?,
+            ))
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let mut out: Vec<(String, risky::Spelling)> = Vec::new();
+    let mut observed: BTreeSet<&str> = BTreeSet::new();
+    for (id, url, trans) in &all {
+        observed.insert(url);
+        let applied: Vec<Applied> = trans
+            .as_deref()
+            .and_then(|t| serde_json::from_str(t).ok())
+            .unwrap_or_default();
+        let rules = applied
+            .into_iter()
+            .filter_map(|a| a.rule)
+            .filter(|n| urlkey::risk::risk_of(n) == Some(urlkey::risk::RiskClass::Risky));
+        let fetched = fetch::as_fetched(url);
+        match out.iter_mut().find(|(f, _)| *f == fetched) {
+            Some((_, s)) => s.risky_rules.extend(rules),
+            None => out.push((
+                fetched,
+                risky::Spelling {
+                    observation_id: id.clone(),
+                    observed_url: url.clone(),
+                    risky_rules: rules.collect(),
+                },
+            )),
+        }
+    }
+    let risky_merge = observed.len() > 1 && out.iter().any(|(_, s)| !s.risky_rules.is_empty());
+    Ok((out.into_iter().map(|(_, s)| s).collect(), risky_merge))
+}
+
+/// The content check of a key's fetched spellings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyCheck {
+    /// The check.
+    pub check: variants::ContentCheck,
+    /// Why, in one line.
+    pub detail: String,
+    /// Spellings compared (their fetch gave a finding, [`risky::compared`]).
+    pub compared: usize,
+    /// The risky rules not compared, each with why (empty unless `partial`).
+    pub not_compared: Vec<String>,
+}
+
+/// [`variants::compare`] of a key's fetched spellings, except that a key whose risky rules
+/// were not all compared is [`variants::ContentCheck::Partial`] (never `same`), its detail
+/// naming what was not compared, then what the others gave.
+pub fn key_check(t: &Target, vs: &[Verification]) -> KeyCheck {
+    let (check, detail) = variants::compare(vs);
+    let compared = vs.iter().filter(|v| risky::compared(v)).count();
+    let missing = risky::not_compared(&t.risky_rules, &t.variant_rules, vs, t.max_variants);
+    if missing.is_empty() {
+        return KeyCheck {
+            check,
+            detail,
+            compared,
+            not_compared: missing,
+        };
+    }
+    let detail = format!(
+        "risky spellings not compared: {}. {compared} of {} spellings compared ({} fetched), \
+         those give {}: {detail}",
+        missing.join("; "),
+        t.variants_total,
+        vs.len(),
+        check.as_str()
+    );
+    KeyCheck {
+        check: variants::ContentCheck::Partial,
+        detail,
+        compared,
+        not_compared: missing,
+    }
 }
 
 /// Stores one verification and its hops in one transaction; returns its id.
@@ -165,7 +272,8 @@ pub fn store(
     let Some(v) = vs.first() else {
         return Err(LedgerError::Other("a verification without a fetch".into()));
     };
-    let (check, check_detail) = variants::compare(vs);
+    let kc = key_check(t, vs);
+    let (check, check_detail, compared) = (kc.check, kc.detail, kc.compared);
     let tx = conn
         .transaction()
         .map_err(|e| LedgerError::db("cannot start a transaction", e))?;
@@ -174,9 +282,10 @@ pub fn store(
          requested_url, credentials_removed, started_at, finished_at, verification_status, reason, \
          detail, final_url, final_http_status, redirect_count, canonical_html, \
          canonical_link_header, publisher_canonical, body_bytes_read, body_truncated, user_agent, \
-         network_scope, content_check, content_detail, variants_fetched, variants_total) \
+         network_scope, content_check, content_detail, variants_fetched, variants_total, \
+         variants_compared) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, \
-         ?19, ?20, ?21, ?22, ?23, ?24)",
+         ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
         params![
             t.policy,
             t.key,
@@ -202,6 +311,7 @@ pub fn store(
             check_detail,
             vs.len() as i64,
             t.variants_total as i64,
+            compared as i64,
         ],
     )
     .map_err(|e| LedgerError::db("cannot store a verification", e))?;
@@ -317,7 +427,7 @@ pub fn run(
     opts: &VerifyOptions,
     out: &mut dyn Write,
 ) -> Result<VerifySummary> {
-    let targets = select_targets(conn, opts)?;
+    let (targets, due) = select_due(conn, opts)?;
     let scope = opts.fetch.scope;
     if opts.dry_run {
         for t in &targets {
@@ -330,11 +440,35 @@ pub fn run(
                 t.observed_url,
                 if t.risky { "  [risky merge]" } else { "" }
             )?;
-            for (id, url) in t.variants.iter().skip(1) {
-                writeln!(out, "    and variant {url} (via {id})")?;
+            for ((id, url), rules) in t.variants.iter().zip(&t.variant_rules).skip(1) {
+                let behind = if rules.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "  [{}]",
+                        rules.iter().cloned().collect::<Vec<_>>().join(", ")
+                    )
+                };
+                writeln!(out, "    and variant {url} (via {id}){behind}")?;
+            }
+            if t.variants.len() < t.variants_total {
+                writeln!(
+                    out,
+                    "    ({} of {} spellings would be fetched)",
+                    t.variants.len(),
+                    t.variants_total
+                )?;
             }
         }
-        writeln!(out, "{} keys due for verification", targets.len())?;
+        if targets.len() < due {
+            writeln!(
+                out,
+                "{due} keys due for verification ({} listed: the limit)",
+                targets.len()
+            )?;
+        } else {
+            writeln!(out, "{due} keys due for verification")?;
+        }
         return Ok(VerifySummary::default());
     }
     if targets.is_empty() {
@@ -399,13 +533,19 @@ pub fn run(
             if v.reason != "ok" {
                 line.push_str(&format!("  [{}]", v.reason));
             }
-            let (check, _) = variants::compare(&vs);
-            line.push_str(&format!("  content: {}", check.as_str()));
-            if check == variants::ContentCheck::NotFetched {
+            let kc = key_check(&t, &vs);
+            line.push_str(&format!("  content: {}", kc.check.as_str()));
+            if kc.check == variants::ContentCheck::NotFetched {
                 line.push_str(&format!(" ({})", variants::not_fetched_reason(&vs)));
             }
-            if vs.len() > 1 {
-                line.push_str(&format!(" ({} variants)", vs.len()));
+            if t.variants_total > 1 {
+                line.push_str(&format!(
+                    " ({} of {} spellings compared)",
+                    kc.compared, t.variants_total
+                ));
+            }
+            if !kc.not_compared.is_empty() {
+                line.push_str(&format!("  not compared: {}", kc.not_compared.join("; ")));
             }
             writeln!(out, "{line}")?;
         }

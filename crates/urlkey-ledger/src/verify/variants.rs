@@ -26,6 +26,11 @@ pub enum ContentCheck {
     /// single-URL key got an HTTP error or a redirect loop, or every variant got the same
     /// HTTP error). The detail names the variant and its verification reason.
     NotFetched,
+    /// Some risky rule that merged the key was not compared (the variant limit left its
+    /// spellings out, or their fetch gave no finding: refused, timed out, unresolved), so
+    /// the merge is not confirmed whatever the other spellings gave. Set by
+    /// [`super::key_check`], never by [`compare`]; the detail names what was not compared.
+    Partial,
 }
 
 impl ContentCheck {
@@ -38,6 +43,7 @@ impl ContentCheck {
             ContentCheck::Unresolved => "unresolved",
             ContentCheck::Single => "single",
             ContentCheck::NotFetched => "not-fetched",
+            ContentCheck::Partial => "partial",
         }
     }
 }

@@ -323,6 +323,12 @@ async fn handle(
             &[("WWW-Authenticate", "Basic realm=\"synthetic\"".to_string())],
             "",
         ),
+        p if p.split('?').next() == Some("/lag/") => {
+            // The risky spelling of a key that times out (the tests give 1 s).
+            tokio::time::sleep(Duration::from_secs(4)).await;
+            response("200 OK", &[text_html], &html(""))
+        }
+        p if p.split('?').next() == Some("/lag") => response("200 OK", &[text_html], &html("")),
         "/slow" => {
             tokio::time::sleep(Duration::from_secs(5)).await;
             response("200 OK", &[text_html], &html(""))

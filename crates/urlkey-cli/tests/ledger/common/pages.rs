@@ -38,6 +38,9 @@ fn page(title: &str, first_line: &str, body: &str) -> String {
 /// The response for `path`, when it is one of these pages.
 pub fn variant_page(path: &str) -> Option<Vec<u8>> {
     let html = ("Content-Type", "text/html; charset=utf-8".to_string());
+    if let Some(p) = risky_family(path) {
+        return Some(response("200 OK", &[html], &p));
+    }
     let p = match path {
         // Same: one page under two paths (and with a tracking parameter).
         "/article" | "/article/" | "/article?utm_source=synthetic" => {
@@ -79,4 +82,23 @@ pub fn variant_page(path: &str) -> Option<Vec<u8>> {
         _ => return None,
     };
     Some(response("200 OK", &[html], &p))
+}
+
+/// Keys of the risky-spelling tests (`risky_spellings.rs`), whatever the query: the same
+/// article everywhere except one risky spelling of each family.
+fn risky_family(path: &str) -> Option<String> {
+    let (base, query) = path.split_once('?').unwrap_or((path, ""));
+    let article = || page("Synthetic article", "Updated 1 March 2026", ARTICLE);
+    let other = || page("Programme figures", "Published 2 March 2026", OTHER);
+    Some(match base {
+        // The key: the trailing-slash spelling is another page.
+        "/seven" => article(),
+        "/seven/" => other(),
+        // Two risky rules: the slash spelling is the same page, the unsorted query another.
+        "/two" if query == "b=2&a=1" => other(),
+        "/two" | "/two/" => article(),
+        // One page under every spelling.
+        "/alike" | "/alike/" => article(),
+        _ => return None,
+    })
 }
