@@ -9,6 +9,7 @@
 mod decode;
 mod lines;
 mod options;
+mod quotes;
 mod record;
 mod sheet;
 mod source;
@@ -435,5 +436,7 @@ impl RecordSource for ChainSource {
     }
 }
 
+#[cfg(test)]
+mod quote_tests;
 #[cfg(test)]
 mod tests;
