@@ -31,6 +31,7 @@ pub use record::{
     escape_invalid_utf8, InputError, InputErrorKind, InputRecord, RecordSource, Skipped,
 };
 pub use source::Source;
+pub use table::{parse_delimiter, OTHER_DELIMITER};
 pub use text::{JsonlReader, LineReader};
 
 /// An input with nothing in it.

@@ -235,6 +235,19 @@ pub(crate) fn detect_delimiter(header: &[u8]) -> u8 {
     cands[best]
 }
 
+/// The end of the notice of a detected delimiter, which a caller replaces with its own
+/// way of giving one (a flag).
+pub const OTHER_DELIMITER: &str = "choose another delimiter to override";
+
+/// The delimiter a user names: one ASCII character, or `tab` (also `\t` or a tab).
+pub fn parse_delimiter(d: &str) -> Option<u8> {
+    match d {
+        "tab" | "\\t" | "\t" => Some(b'\t'),
+        d if d.len() == 1 && d.is_ascii() => Some(d.as_bytes()[0]),
+        _ => None,
+    }
+}
+
 /// A printable name for a delimiter.
 pub(crate) fn delimiter_name(d: u8) -> String {
     match d {
@@ -286,7 +299,7 @@ impl<R: BufRead + Send> CsvReader<R> {
                 let d = detect_delimiter(&head);
                 if d != b',' {
                     notices.push(format!(
-                        "{name}: reading as {}-separated (detected from the header line; choose another delimiter to override)",
+                        "{name}: reading as {}-separated (detected from the header line; {OTHER_DELIMITER})",
                         delimiter_name(d)
                     ));
                 }
@@ -374,17 +387,21 @@ impl<R: BufRead + Send> CsvReader<R> {
 fn stray_error(name: &str, s: StrayQuote, last_line: u64) -> InputError {
     let at = format!("line {}: a quote opens cell {} and", s.line, s.field + 1);
     let what = match s.kind {
-        StrayKind::Unclosed => format!(
-            "{at} is never closed: the {} lines after it, to the end of the input, would be one cell",
-            last_line.saturating_sub(s.line)
-        ),
+        StrayKind::Unclosed => {
+            let n = last_line.saturating_sub(s.line);
+            format!(
+                "{at} is never closed: the {n} line{} after it, to the end of the input, would vanish into its cell",
+                if n == 1 { "" } else { "s" }
+            )
+        }
         StrayKind::ClosedMidCell { closed_line } => format!(
-            "{at} is closed only on line {closed_line}, inside a cell: lines {} to {closed_line} would be one cell, their rows lost",
+            "{at} is closed only on line {closed_line}, inside a cell: the rows of lines {} to {closed_line} would vanish into its cell",
             s.line + 1
         ),
         StrayKind::UrlCell { closed_line } => format!(
-            "{at} is closed on line {closed_line}: the URL's cell would hold {} line breaks, and a URL holds none",
-            closed_line - s.line
+            "{at} is closed on line {closed_line}: the URL's cell would hold {} line break{}, and a URL holds none",
+            closed_line - s.line,
+            if closed_line - s.line == 1 { "" } else { "s" }
         ),
     };
     InputError {
