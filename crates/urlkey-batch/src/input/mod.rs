@@ -221,6 +221,30 @@ fn open_reader(
     Ok(src)
 }
 
+/// Whether `src`, read as delimited text with `opts` (any delimiter, detected as always),
+/// has a header that names `opts.column`: how a command that reads two inputs with one
+/// `--column` tells a table whose name says nothing (a `.txt` saved as Excel's "Unicode
+/// text", standard input) from a list of URLs. Reads the header alone. Without a header
+/// row (`opts.headers` false) the column is a number and any input is taken as a table.
+pub fn has_named_column(src: &Source, opts: &ReadOptions) -> Result<bool, InputError> {
+    let Some(col) = opts.column.as_deref() else {
+        return Ok(false);
+    };
+    if !opts.headers {
+        return Ok(true);
+    }
+    let table = ReadOptions {
+        format: InputFormat::Csv,
+        keep: KeepColumns::None,
+        ..opts.clone()
+    };
+    match open_records(src, &table) {
+        Ok(r) => Ok(r.header().iter().any(|h| h.eq_ignore_ascii_case(col))),
+        Err(e) if e.kind == InputErrorKind::Column => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
 /// Guesses the input shape from a file name (`.csv`, `.tsv`, `.jsonl`, through `.gz`/`.zst`;
 /// `.xlsx`, `.xlsm`, `.xlsb`, `.xls`, `.ods`).
 pub fn format_from_name(path: &Path) -> Option<InputFormat> {

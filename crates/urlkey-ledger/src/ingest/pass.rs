@@ -160,6 +160,7 @@ pub fn ingest(
             None => None,
         },
         path: opts.rejects,
+        absent: rows.absent_fields(),
     };
 
     let tx = begin(conn)?;
@@ -185,6 +186,7 @@ pub fn ingest(
     summary.ignored_columns = rows.ignored().to_vec();
     summary.notices.extend(rows.take_notices());
     summary.rejected = refused.rows;
+    refused.fold_absent();
     summary.problem_count = refused.problems;
     summary.problems = std::mem::take(&mut refused.listed);
     if refused.problems > 0 && opts.rejects.is_none() {

@@ -407,6 +407,22 @@ impl<'a> RowReader<'a> {
         }
     }
 
+    /// The ledger fields a table's header has no column for (none for JSONL, whose
+    /// objects may each differ).
+    pub(super) fn absent_fields(&self) -> Vec<super::rejects::Absent> {
+        match self {
+            RowReader::Table(t) => INPUT_FIELDS
+                .iter()
+                .filter(|f| !t.columns.iter().any(|(_, g)| g == *f))
+                .map(|&field| super::rejects::Absent {
+                    field,
+                    ..Default::default()
+                })
+                .collect(),
+            RowReader::Jsonl(_) => Vec::new(),
+        }
+    }
+
     /// Columns or fields without a ledger field (JSONL: those seen so far).
     pub(super) fn ignored(&self) -> &[String] {
         match self {
