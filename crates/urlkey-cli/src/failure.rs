@@ -79,6 +79,10 @@ pub fn input_error(e: InputError) -> Failure {
              quotes its cells, read every quote as an ordinary character with --quote none",
             e.kind.code()
         )),
+        InputErrorKind::HeaderBelow { line } => Failure::Input(format!(
+            "{e}: skip the lines above the header with --skip-rows {}",
+            line - 1
+        )),
         _ => Failure::Input(e.to_string()),
     }
 }

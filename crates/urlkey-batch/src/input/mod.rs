@@ -203,8 +203,17 @@ fn open_reader(
             "{name}: this does not look like text: {why}; every line still becomes a record"
         ));
     }
-    let reader = decode::decode(reader, opts.encoding, &sniffed)
+    let mut reader = decode::decode(reader, opts.encoding, &sniffed)
         .map_err(|e| InputError::new(InputErrorKind::Read, &name, format!("cannot decode: {e}")))?;
+    if opts.format == InputFormat::Lines && opts.url_in_column {
+        let head = reader.fill_buf().map_err(read_err)?;
+        if first_line_is_tabbed(head) {
+            notices.push(format!(
+                "{name}: line 1 holds tabs, as a tab-separated table's header does, but each \
+                 whole line is read as one URL (whose parser drops tabs); {NAME_THE_COLUMN}"
+            ));
+        }
+    }
     let src: Box<dyn RecordSource> = match opts.format {
         InputFormat::Lines => Box::new(LineReader::new(reader, name, opts.max_line_bytes, count)),
         InputFormat::Csv | InputFormat::Tsv => Box::new(table::CsvReader::open(
@@ -243,6 +252,17 @@ pub fn has_named_column(src: &Source, opts: &ReadOptions) -> Result<bool, InputE
         Err(e) if e.kind == InputErrorKind::Column => Ok(false),
         Err(e) => Err(e),
     }
+}
+
+/// The end of the notice of a list whose lines hold tabs, which a caller replaces with
+/// its own way of naming the URL's column (a flag).
+pub const NAME_THE_COLUMN: &str = "name the URL's column to read it alone";
+
+/// The first line of `head` holds a tab (a URL never does), and is no JSON object.
+fn first_line_is_tabbed(head: &[u8]) -> bool {
+    let end = memchr::memchr2(b'\n', b'\r', head).unwrap_or(head.len());
+    let line = &head[..end];
+    memchr::memchr(b'\t', line).is_some() && line.trim_ascii_start().first() != Some(&b'{')
 }
 
 /// Guesses the input shape from a file name (`.csv`, `.tsv`, `.jsonl`, through `.gz`/`.zst`;

@@ -102,8 +102,9 @@ pub struct ReadOptions {
     /// fold lines into one cell is then refused ([`InputErrorKind::Quote`](super::InputErrorKind::Quote)).
     /// False: a quote is an ordinary character and every line is a row.
     pub quotes: bool,
-    /// `column` is the URL's: a cell of it that spans lines is refused. False for a caller
-    /// that reads every column and finds the URL's itself (the ledger).
+    /// `column` is the URL's: a cell of it that spans lines is refused, and a list whose
+    /// first line holds tabs gets a notice. False for a caller that reads every column
+    /// (or JSON object) and finds the URL itself (the ledger).
     pub url_in_column: bool,
 }
 

@@ -65,6 +65,12 @@ pub enum InputErrorKind {
         /// The physical line where the quote opens its cell.
         line: u64,
     },
+    /// The header row has no such column, but a row below it names it: the lines above
+    /// are a title (a crawler's "Internal - All"), to skip.
+    HeaderBelow {
+        /// The physical line that names the column.
+        line: u64,
+    },
 }
 
 impl InputErrorKind {
@@ -76,6 +82,7 @@ impl InputErrorKind {
             InputErrorKind::Column => "input.column",
             InputErrorKind::Sheet => "input.sheet",
             InputErrorKind::Quote { .. } => "input.stray-quote",
+            InputErrorKind::HeaderBelow { .. } => "input.column",
         }
     }
 }

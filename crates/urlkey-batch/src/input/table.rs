@@ -348,7 +348,14 @@ impl<R: BufRead + Send> CsvReader<R> {
                 return Err(stray_error(&name, s, tracker.current_line()));
             }
         }
-        let shape = RowShape::resolve(&names, names.len(), opts, &name, strict_keep, notices)?;
+        let shape = match RowShape::resolve(&names, names.len(), opts, &name, strict_keep, notices)
+        {
+            Ok(shape) => shape,
+            Err(e) if e.kind == InputErrorKind::Column && opts.headers => {
+                return Err(header_below(&mut rdr, opts, e));
+            }
+            Err(e) => return Err(e),
+        };
         let url_field = opts.url_in_column.then_some(shape.index);
         let reader = CsvReader {
             inner: rdr,
@@ -381,6 +388,42 @@ impl<R: BufRead + Send> CsvReader<R> {
             Some(s) => Err(stray_error(&self.name, s, tracker.current_line())),
         }
     }
+}
+
+/// How many rows below a header without the column are looked at for one that names it.
+const TITLE_ROWS: usize = 5;
+
+/// `e` (the header has no such column), or, when one of the next rows names the column
+/// by name, the error that says the lines above that row are a title.
+fn header_below<R: Read>(
+    rdr: &mut csv::Reader<LineTracker<R>>,
+    opts: &ReadOptions,
+    e: InputError,
+) -> InputError {
+    let Some(col) = opts.column.as_deref().filter(|c| c.parse::<usize>().is_err()) else {
+        return e;
+    };
+    let mut row = csv::ByteRecord::new();
+    for _ in 0..TITLE_ROWS {
+        if !matches!(rdr.read_byte_record(&mut row), Ok(true)) {
+            break;
+        }
+        if row
+            .iter()
+            .any(|c| String::from_utf8_lossy(c).trim().eq_ignore_ascii_case(col))
+        {
+            let offset = row.position().map_or(0, |p| p.byte());
+            let line = rdr.get_mut().line_at(offset);
+            return InputError {
+                kind: InputErrorKind::HeaderBelow { line },
+                message: format!(
+                    "{}; line {line} names {col:?}: the lines above it look like a title",
+                    e.message
+                ),
+            };
+        }
+    }
+    e
 }
 
 /// The refusal of a quote that folds lines: where it opens, what it would swallow.

@@ -199,10 +199,15 @@ pub fn print_notices(quiet: bool, notices: &[String]) {
     if !quiet {
         for n in notices {
             // The reader names no flag; here is how to give the encoding.
-            let n = n.replace(
-                urlkey_batch::input::OTHER_DELIMITER,
-                "give another with --delimiter C",
-            );
+            let n = n
+                .replace(
+                    urlkey_batch::input::OTHER_DELIMITER,
+                    "give another with --delimiter C",
+                )
+                .replace(
+                    urlkey_batch::input::NAME_THE_COLUMN,
+                    "name the URL's column with --column NAME",
+                );
             if n.contains(urlkey_batch::input::NUL_BYTES) {
                 let n = n.replacen(
                     "name its encoding:",
