@@ -33,6 +33,18 @@ impl Refused<'_> {
     /// One refused row and its problems (rows come in line order, so the listing is).
     pub(super) fn add(&mut self, line: u64, cells: &[String], ps: Vec<Problem>) -> Result<()> {
         self.rows += 1;
+        if let (Some(f), Some(path)) = (self.file.as_mut(), self.path) {
+            let reason = ps
+                .iter()
+                .map(|p| match &p.column {
+                    Some(c) => format!("{c}: {}", p.reason),
+                    None => p.reason.clone(),
+                })
+                .collect::<Vec<_>>()
+                .join("; ");
+            f.write(line, cells, &reason)
+                .map_err(|e| rejects_failed(path, e))?;
+        }
         let mut ps = ps;
         if !self.absent.is_empty() {
             ps.retain(|p| {
@@ -51,18 +63,6 @@ impl Refused<'_> {
             });
         }
         self.problems += ps.len();
-        if let (Some(f), Some(path)) = (self.file.as_mut(), self.path) {
-            let reason = ps
-                .iter()
-                .map(|p| match &p.column {
-                    Some(c) => format!("{c}: {}", p.reason),
-                    None => p.reason.clone(),
-                })
-                .collect::<Vec<_>>()
-                .join("; ");
-            f.write(line, cells, &reason)
-                .map_err(|e| rejects_failed(path, e))?;
-        }
         let room = PROBLEMS_LISTED.saturating_sub(self.listed.len());
         self.listed.extend(ps.into_iter().take(room));
         Ok(())
