@@ -285,7 +285,11 @@ fn csv_line_numbers_are_physical_whatever_the_line_ends() {
     );
     let out = run_in(d, &["map", "--column", "Address", "u.csv"]);
     assert_eq!(out.status.code(), Some(3));
-    assert!(stderr(&out).contains("u.csv: line 2: a quote opens cell 2"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("u.csv: line 2: a quote opens cell 2"),
+        "{}",
+        stderr(&out)
+    );
     // Plain lines with CR-only and mixed ends.
     write(
         d,

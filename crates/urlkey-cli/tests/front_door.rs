@@ -77,8 +77,7 @@ impl Shape {
                 b
             }
             Shape::Gz => {
-                let mut e =
-                    flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+                let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
                 e.write_all(text.as_bytes()).unwrap();
                 e.finish().unwrap()
             }
@@ -180,7 +179,11 @@ fn records(cmd: &str, out: &Output) -> usize {
     let text = String::from_utf8_lossy(&out.stdout);
     match cmd {
         "key" | "map" => text.lines().count() - 1,
-        "diff" => text.lines().skip(1).filter(|l| l.starts_with("old,")).count(),
+        "diff" => text
+            .lines()
+            .skip(1)
+            .filter(|l| l.starts_with("old,"))
+            .count(),
         _ => {
             let n = text.split(" rows read").next().unwrap_or_default();
             n.rsplit(' ').next().unwrap_or_default().parse().unwrap()
@@ -197,7 +200,11 @@ fn refuses_at_line_3(rows: &[&[&str]], what: &str) {
                 .into_iter()
                 .map(|a| if a == "IN" { input.clone() } else { a })
                 .collect();
-            let out = run(d.path(), &args.iter().map(String::as_str).collect::<Vec<_>>(), &stdin);
+            let out = run(
+                d.path(),
+                &args.iter().map(String::as_str).collect::<Vec<_>>(),
+                &stdin,
+            );
             let err = stderr(&out);
             assert_eq!(out.status.code(), Some(3), "{cmd} {shape:?}: {err}");
             for want in ["line 3:", what, "[input.stray-quote]", "--quote none"] {
@@ -219,7 +226,11 @@ fn refuses_at_line_3(rows: &[&[&str]], what: &str) {
             args.insert(at, "none".into());
             args.insert(at, "--quote".into());
             let (_, stdin) = shape.input(d.path(), rows);
-            let out = run(d.path(), &args.iter().map(String::as_str).collect::<Vec<_>>(), &stdin);
+            let out = run(
+                d.path(),
+                &args.iter().map(String::as_str).collect::<Vec<_>>(),
+                &stdin,
+            );
             assert!(
                 matches!(out.status.code(), Some(0 | 1)),
                 "{cmd} {shape:?} --quote none: {}",
@@ -256,7 +267,13 @@ fn legitimate_quoted_cells_are_read_by_every_command() {
             let (input, stdin) = shape.input(dir.path(), rows);
             let args: Vec<&str> = args
                 .iter()
-                .map(|a| if a == "IN" { input.as_str() } else { a.as_str() })
+                .map(|a| {
+                    if a == "IN" {
+                        input.as_str()
+                    } else {
+                        a.as_str()
+                    }
+                })
                 .collect();
             let out = run(dir.path(), &args, &stdin);
             assert!(
@@ -309,8 +326,15 @@ fn diff_reads_a_column_of_unicode_text_files_as_map_does() {
         let out = run(
             d.path(),
             &[
-                "diff", "--policy", "citation@1", "--column", "Address", "--format", "json",
-                "OLD.txt", new,
+                "diff",
+                "--policy",
+                "citation@1",
+                "--column",
+                "Address",
+                "--format",
+                "json",
+                "OLD.txt",
+                new,
             ],
             b"",
         );
@@ -328,14 +352,28 @@ fn diff_reads_a_column_of_unicode_text_files_as_map_does() {
     let out = run(
         d.path(),
         &[
-            "diff", "--policy", "citation@1", "--column", "Address", "OLD.txt", "list.txt",
+            "diff",
+            "--policy",
+            "citation@1",
+            "--column",
+            "Address",
+            "OLD.txt",
+            "list.txt",
         ],
         b"",
     );
     let err = stderr(&out);
-    assert_eq!(err.matches("names no column \"Address\"").count(), 1, "{err}");
+    assert_eq!(
+        err.matches("names no column \"Address\"").count(),
+        1,
+        "{err}"
+    );
     // map reads the same file the same way.
-    let out = run(d.path(), &["map", "--column", "Address", "-q", "OLD.txt"], b"");
+    let out = run(
+        d.path(),
+        &["map", "--column", "Address", "-q", "OLD.txt"],
+        b"",
+    );
     assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 51);
 }
 
@@ -370,7 +408,8 @@ fn hints_name_a_flag_the_command_has_and_are_given_once() {
     for cmd in [&["key", "export.txt"][..], &["map", "export.txt"]] {
         let err = stderr(&run(d.path(), cmd, b""));
         assert_eq!(
-            err.matches("name the URL's column with --column NAME").count(),
+            err.matches("name the URL's column with --column NAME")
+                .count(),
             1,
             "{cmd:?}: {err}"
         );
@@ -379,13 +418,25 @@ fn hints_name_a_flag_the_command_has_and_are_given_once() {
     let semi = "observation_id;observed_url;prompt_version;answer_system;market;run_timestamp;collection\n\
                 1;https://a.example/1;v;a;m;2026-01-01;c\n";
     std::fs::write(d.path().join("semi.csv"), semi).unwrap();
-    let out = run(d.path(), &["ledger", "--db", "h.sqlite", "ingest", "semi.csv"], b"");
+    let out = run(
+        d.path(),
+        &["ledger", "--db", "h.sqlite", "ingest", "semi.csv"],
+        b"",
+    );
     let err = stderr(&out);
     assert!(out.status.success(), "{err}");
     assert_eq!(err.matches("--delimiter C").count(), 1, "{err}");
     let out = run(
         d.path(),
-        &["ledger", "--db", "h2.sqlite", "ingest", "--delimiter", ";", "semi.csv"],
+        &[
+            "ledger",
+            "--db",
+            "h2.sqlite",
+            "ingest",
+            "--delimiter",
+            ";",
+            "semi.csv",
+        ],
         b"",
     );
     assert!(out.status.success(), "{}", stderr(&out));
@@ -398,8 +449,18 @@ fn hints_name_a_flag_the_command_has_and_are_given_once() {
     let out = run(
         d.path(),
         &[
-            "ledger", "--db", "h3.sqlite", "ingest", "--prompt-version", "v",
-            "--answer-system", "a", "--run-timestamp", "2026-01-01", "--collection", "c",
+            "ledger",
+            "--db",
+            "h3.sqlite",
+            "ingest",
+            "--prompt-version",
+            "v",
+            "--answer-system",
+            "a",
+            "--run-timestamp",
+            "2026-01-01",
+            "--collection",
+            "c",
             "nomarket.csv",
         ],
         b"",

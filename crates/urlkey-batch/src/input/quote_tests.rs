@@ -90,7 +90,11 @@ fn a_quote_closed_inside_a_later_cell_refuses_the_input_at_its_line() {
     ];
     each_shape(|shape, gz| {
         let e = read(&shape.bytes(rows), gz, true).unwrap_err();
-        assert_eq!(e.kind, InputErrorKind::Quote { line: 3 }, "{shape:?} gz {gz}");
+        assert_eq!(
+            e.kind,
+            InputErrorKind::Quote { line: 3 },
+            "{shape:?} gz {gz}"
+        );
         assert!(e.message.contains("line 3:"), "{}", e.message);
         assert!(e.message.contains("lines 4 to 5"), "{}", e.message);
         // Quotes as ordinary characters: every line is a row.
@@ -113,7 +117,11 @@ fn a_quote_never_closed_refuses_the_input_at_its_line() {
     ];
     each_shape(|shape, gz| {
         let e = read(&shape.bytes(rows), gz, true).unwrap_err();
-        assert_eq!(e.kind, InputErrorKind::Quote { line: 3 }, "{shape:?} gz {gz}");
+        assert_eq!(
+            e.kind,
+            InputErrorKind::Quote { line: 3 },
+            "{shape:?} gz {gz}"
+        );
         assert!(e.message.contains("never closed"), "{}", e.message);
         assert_eq!(read(&shape.bytes(rows), gz, false).unwrap().len(), 4);
     });
@@ -139,7 +147,11 @@ fn a_url_cell_spanning_lines_is_refused_even_when_closed() {
     ];
     each_shape(|shape, gz| {
         let e = read(&shape.bytes(rows), gz, true).unwrap_err();
-        assert_eq!(e.kind, InputErrorKind::Quote { line: 2 }, "{shape:?} gz {gz}");
+        assert_eq!(
+            e.kind,
+            InputErrorKind::Quote { line: 2 },
+            "{shape:?} gz {gz}"
+        );
         assert!(e.message.contains("a URL holds none"), "{}", e.message);
     });
 }

@@ -133,7 +133,10 @@ mod tests {
         let got = check("2,\"stray\n3,x\n4,y\n", Some(2)).unwrap();
         assert_eq!(got.line, 10, "the quote is on the row's first line");
         let got = check("1,\"a\nb\",\"stray\nc\n", None).unwrap();
-        assert_eq!((got.line, got.field, got.kind), (11, 2, StrayKind::Unclosed));
+        assert_eq!(
+            (got.line, got.field, got.kind),
+            (11, 2, StrayKind::Unclosed)
+        );
         let got = check("1,\"stray", Some(1)).unwrap();
         assert_eq!(got.kind, StrayKind::Unclosed, "at the end of the input");
     }

@@ -400,7 +400,11 @@ fn header_below<R: Read>(
     opts: &ReadOptions,
     e: InputError,
 ) -> InputError {
-    let Some(col) = opts.column.as_deref().filter(|c| c.parse::<usize>().is_err()) else {
+    let Some(col) = opts
+        .column
+        .as_deref()
+        .filter(|c| c.parse::<usize>().is_err())
+    else {
         return e;
     };
     let mut row = csv::ByteRecord::new();

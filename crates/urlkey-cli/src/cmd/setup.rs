@@ -9,8 +9,8 @@ use std::path::Path;
 use indicatif::{ProgressBar, ProgressStyle};
 use urlkey::{Policy, PolicySet, PublicSuffixList};
 use urlkey_batch::input::{
-    encoding_for_label, format_from_name, parse_delimiter, InputFormat, KeepColumns, OptionsError, ReadOptions,
-    Setting, Source,
+    encoding_for_label, format_from_name, parse_delimiter, InputFormat, KeepColumns, OptionsError,
+    ReadOptions, Setting, Source,
 };
 use urlkey_batch::outfile::OutputFile;
 use urlkey_batch::pipeline::Pipeline;

@@ -189,8 +189,9 @@ fn more_than_a_hundred_problems_are_cut_to_a_count() {
     let f = dir.path().join("many.csv");
     // Columns without a value are listed per row (a column the header lacks is listed once:
     // `a_field_without_a_column_is_listed_once`).
-    let mut text =
-        String::from("observation_id,observed_url,market,prompt_version,answer_system,run_timestamp\n");
+    let mut text = String::from(
+        "observation_id,observed_url,market,prompt_version,answer_system,run_timestamp\n",
+    );
     for i in 0..130 {
         text.push_str(&format!("id{i},https://x.example/{i},us,,,\n"));
     }
@@ -300,8 +301,14 @@ fn a_field_without_a_column_is_listed_once() {
         ],
     )
     .ok();
-    assert!(r.stderr.contains("130 rows refused (3 problems)"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("130 rows refused (3 problems)"),
+        "{}",
+        r.stderr
+    );
     let text = std::fs::read_to_string(&rejects).expect("rejects");
     assert_eq!(text.lines().count(), 1 + 130);
-    assert!(text.lines().all(|l| l.starts_with("line") || l.contains("run_timestamp")));
+    assert!(text
+        .lines()
+        .all(|l| l.starts_with("line") || l.contains("run_timestamp")));
 }
