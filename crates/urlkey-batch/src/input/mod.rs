@@ -2,6 +2,9 @@
 //! spreadsheets (`.xlsx`, `.xls`, `.ods`); files or standard input; `.gz` and `.zst` read
 //! transparently; UTF-8, UTF-16 with a byte-order mark, or any WHATWG encoding label.
 //!
+//! A CSV/TSV quote that would fold the lines after it into one cell stops the read, naming
+//! its line (`quotes.rs`): every line comes out as a record, or the input is refused.
+//!
 //! Every record knows the file it came from ([`InputRecord::source`]) and the physical line
 //! where it starts in that file ([`InputRecord::line`]: `\n`, `\r\n` and a lone `\r` each end
 //! a line; a spreadsheet row is its row number), so that output joins back to the input.
