@@ -474,3 +474,41 @@ fn hints_name_a_flag_the_command_has_and_are_given_once() {
     );
     assert!(err.contains("--market"), "{err}");
 }
+
+/// Every flag the reader's advice names (`--quote none`, `--skip-rows N`, `--column NAME`,
+/// `--delimiter C`) is a flag of each command that can give that advice.
+#[test]
+fn the_flags_advice_names_are_flags_of_the_command() {
+    let d = tempfile::tempdir().unwrap();
+    let help = |args: &[&str]| -> String {
+        let out = run(d.path(), args, b"");
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    for cmd in ["key", "map", "diff"] {
+        let h = help(&[cmd, "--help"]);
+        for flag in ["--quote", "--skip-rows", "--column", "--delimiter"] {
+            assert!(h.contains(flag), "urlkey {cmd} has {flag}");
+        }
+    }
+    let h = help(&["ledger", "ingest", "--help"]);
+    for flag in ["--quote", "--delimiter"] {
+        assert!(h.contains(flag), "urlkey ledger ingest has {flag}");
+    }
+    // The ledger has no --skip-rows or --column: its messages never name them.
+    let d2 = d.path();
+    std::fs::write(
+        d2.join("t.csv"),
+        "\"Internal - All\"\nobservation_id,observed_url\n1,https://a/\n",
+    )
+    .unwrap();
+    let err = stderr(&run(
+        d2,
+        &["ledger", "--db", "x.sqlite", "ingest", "t.csv"],
+        b"",
+    ));
+    assert!(
+        !err.contains("--skip-rows") && !err.contains("--column "),
+        "{err}"
+    );
+}
