@@ -9,7 +9,9 @@
 //! `pipeline` and `rows`; `diff` uses `input`, `pipeline` and `map`'s fingerprints.
 //!
 //! Nothing here drops a row: a line that cannot be read as text, is too long, or lacks
-//! its column still comes out, as an invalid record with a stable code.
+//! its column still comes out, as an invalid record with a stable code; a quote that
+//! would fold rows into one cell stops the read instead, naming its line
+//! ([`input::InputErrorKind::Quote`]).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

@@ -12,7 +12,7 @@
 //! ([`Failure::Ledger`]) and exits with its own row of the table.
 
 use urlkey_batch::diff::DiffError;
-use urlkey_batch::input::InputError;
+use urlkey_batch::input::{InputError, InputErrorKind};
 use urlkey_batch::map::MapError;
 use urlkey_batch::pipeline::ThreadError;
 use urlkey_ledger::error::LedgerError;
@@ -70,9 +70,21 @@ impl Failure {
     }
 }
 
-/// An input that cannot be opened or read (exit 3); the reader's message names the file.
+/// An input that cannot be opened or read (exit 3); the reader's message names the file
+/// and the line, this adds the flag that reads it otherwise.
 pub fn input_error(e: InputError) -> Failure {
-    Failure::Input(e.to_string())
+    match e.kind {
+        InputErrorKind::Quote { line } => Failure::Input(format!(
+            "{e} [{}]; close or remove the quote on line {line}, or, if the file never \
+             quotes its cells, read every quote as an ordinary character with --quote none",
+            e.kind.code()
+        )),
+        InputErrorKind::HeaderBelow { line } => Failure::Input(format!(
+            "{e}: skip the lines above the header with --skip-rows {}",
+            line - 1
+        )),
+        _ => Failure::Input(e.to_string()),
+    }
 }
 
 /// Maps a write error; a closed pipe (`urlkey key | head`) is not a failure.

@@ -151,6 +151,11 @@ pub struct InputArgs {
     /// among `,` `;` tab `|`.
     #[arg(long, value_name = "C")]
     pub delimiter: Option<String>,
+    /// How CSV/TSV cells are quoted: double (RFC 4180: "a, b" is one cell, a cell may span
+    /// lines) or none (a quote is an ordinary character and every line is a row: for files
+    /// that never quote, such as most TSV exports).
+    #[arg(long, value_enum, default_value_t = QuoteArg::Double, value_name = "double|none")]
+    pub quote: QuoteArg,
     /// The CSV (or spreadsheet) has no header row: --column is a 1-based number.
     #[arg(long)]
     pub no_headers: bool,
@@ -387,6 +392,15 @@ pub enum MapFormat {
     Tsv,
     /// An Apache Parquet file (needs -o FILE).
     Parquet,
+}
+
+/// `--quote`.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QuoteArg {
+    /// RFC 4180: a cell may be quoted with `"` (`""` inside is one quote).
+    Double,
+    /// A quote is an ordinary character.
+    None,
 }
 
 /// `--input-format`.

@@ -269,14 +269,27 @@ fn csv_line_numbers_are_physical_whatever_the_line_ends() {
         let keyed = ok_in(d, &["key", "--format", "csv", "--column", "Address", name]);
         assert_eq!(col(&rows(&keyed), "line"), want, "{name}");
     }
-    // A quoted cell spanning lines, and a blank line.
+    // A quoted cell spanning lines (a note: a URL's cell never does), and a blank line.
     write(
         d,
         "q.csv",
-        b"id,Address\r\n1,\"https://a.example/x\r\ny\"\r\n\r\n2,https://b.example/\r\n",
+        b"note,Address\r\n\"x\r\ny\",https://a.example/x\r\n\r\n2,https://b.example/\r\n",
     );
     let r = rows(&ok_in(d, &["map", "--column", "Address", "q.csv"]));
     assert_eq!(col(&r, "line"), ["2", "5"]);
+    // The URL's own cell spanning lines is refused, naming the line (docs/cli.md, "Quotes").
+    write(
+        d,
+        "u.csv",
+        b"id,Address\r\n1,\"https://a.example/x\r\ny\"\r\n\r\n2,https://b.example/\r\n",
+    );
+    let out = run_in(d, &["map", "--column", "Address", "u.csv"]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        stderr(&out).contains("u.csv: line 2: a quote opens cell 2"),
+        "{}",
+        stderr(&out)
+    );
     // Plain lines with CR-only and mixed ends.
     write(
         d,
@@ -1116,7 +1129,7 @@ fn the_web_page_gives_the_same_lines_and_kept_columns_for_the_same_bytes() {
         .and_then(|r| r.split('/').next())
         .expect("an address")
         .to_string();
-    let text = "Title line\r\nAddress,Status Code\r\nhttps://a.example/1,200\r\nhttps://a.example/1?utm_source=x,301\r\n\"https://b.example/\r\nq\",404\r\nhttps://c.example/\n";
+    let text = "Title line\r\nAddress,Status Code\r\nhttps://a.example/1,200\r\nhttps://a.example/1?utm_source=x,301\r\n\"https://b.example/\",\"404\r\nq\"\r\nhttps://c.example/\n";
     write(d, "crawl.csv", text.as_bytes());
     let cli = bin()
         .args([
@@ -1164,7 +1177,7 @@ fn the_web_page_gives_the_same_lines_and_kept_columns_for_the_same_bytes() {
     );
     let r = rows(&String::from_utf8_lossy(&served));
     assert_eq!(col(&r, "line"), ["2", "3", "4", "6"]);
-    assert_eq!(col(&r, "Status Code"), ["200", "301", "404", ""]);
+    assert_eq!(col(&r, "Status Code"), ["200", "301", "404\r\nq", ""]);
     assert!(
         cli.status.code() == Some(3),
         "no Address column before --skip-rows"

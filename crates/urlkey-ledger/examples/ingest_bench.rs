@@ -91,6 +91,8 @@ fn main() -> Result<(), String> {
             columns: &ColumnMap::default(),
             encoding: None,
             sheet: None,
+            delimiter: None,
+            quotes: true,
             progress: &|phase, _, _| {
                 if phase == Phase::Store && checked.get().is_none() {
                     checked.set(Some(start.elapsed().as_secs_f64()));

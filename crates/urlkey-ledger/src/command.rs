@@ -57,6 +57,12 @@ pub struct IngestCommand {
     pub columns: Option<String>,
     /// The WHATWG label of the encoding of inputs without a byte-order mark (none: UTF-8).
     pub encoding: Option<String>,
+    /// The delimiter of CSV files (one ASCII character, or `tab`; none: detected from the
+    /// header line).
+    pub delimiter: Option<String>,
+    /// CSV/TSV cells may be quoted (RFC 4180; the default); false: a quote is an ordinary
+    /// character and every line is a row.
+    pub quotes: bool,
     /// The normalization policy that makes the keys.
     pub policy: String,
     /// Read the files as this format instead of guessing.
@@ -84,6 +90,8 @@ impl Default for IngestCommand {
             sheet: None,
             columns: None,
             encoding: None,
+            delimiter: None,
+            quotes: true,
             policy: DEFAULT_POLICY.to_string(),
             input_format: None,
             answer_system: None,
@@ -317,8 +325,20 @@ fn ingest_files(
         rejects,
         columns,
         encoding,
+        delimiter,
+        quotes,
         sheet,
     } = command;
+    let delimiter = delimiter
+        .as_deref()
+        .map(|d| {
+            urlkey_batch::input::parse_delimiter(d).ok_or_else(|| {
+                LedgerError::Usage(format!(
+                    "--delimiter {d:?}: give one ASCII character such as ; or |, or tab"
+                ))
+            })
+        })
+        .transpose()?;
     let columns = ingest::ColumnMap::parse(columns.as_deref().unwrap_or(""))
         .map_err(|m| LedgerError::Usage(format!("--columns: {m}")))?;
     if let Some(l) = &encoding {
@@ -393,6 +413,8 @@ fn ingest_files(
                 columns: &columns,
                 encoding: encoding.as_deref(),
                 sheet: sheet.as_deref(),
+                delimiter,
+                quotes,
                 progress: &progress,
             },
         )?;
@@ -400,6 +422,10 @@ fn ingest_files(
             b.finish_and_clear();
         }
         for n in &s.notices {
+            let n = n.replace(
+                urlkey_batch::input::OTHER_DELIMITER,
+                "give another with --delimiter C",
+            );
             writeln!(err, "note: {n}")?;
         }
         if !s.ignored_columns.is_empty() {

@@ -179,7 +179,18 @@ pub struct LineTracker<R> {
     last_was_cr: bool,
     /// Line starts not yet asked about.
     starts: VecDeque<LineStart>,
+    /// The bytes from `raw_from` on, kept when asked ([`LineTracker::keeping_raw`]) so
+    /// that a CSV row spanning lines can be looked at again as it was written.
+    raw: Vec<u8>,
+    raw_from: u64,
+    keep_raw: bool,
+    /// The inner reader has reported its end.
+    eof: bool,
 }
+
+/// How many bytes already released [`LineTracker::release`] lets pile up before moving
+/// the rest to the front (so that a row costs no move of the read-ahead).
+const RAW_SLACK: usize = 64 * 1024;
 
 #[derive(Debug, Clone, Copy)]
 struct LineStart {
@@ -208,7 +219,39 @@ impl<R: Read> LineTracker<R> {
             line: first_line,
             last_was_cr: false,
             starts,
+            raw: Vec::new(),
+            raw_from: 0,
+            keep_raw: false,
+            eof: false,
         }
+    }
+
+    /// Keeps the bytes read from now on until [`LineTracker::release`]d.
+    pub fn keeping_raw(mut self) -> Self {
+        self.keep_raw = true;
+        self
+    }
+
+    /// The kept bytes from `from` to `to` (offsets in the input; clamped to what is kept).
+    pub fn raw(&self, from: u64, to: u64) -> &[u8] {
+        let start = from.saturating_sub(self.raw_from) as usize;
+        let end = to.saturating_sub(self.raw_from) as usize;
+        let end = end.min(self.raw.len());
+        &self.raw[start.min(end)..end]
+    }
+
+    /// Forgets the kept bytes before `offset`.
+    pub fn release(&mut self, offset: u64) {
+        let k = (offset.saturating_sub(self.raw_from) as usize).min(self.raw.len());
+        if k >= RAW_SLACK {
+            self.raw.drain(..k);
+            self.raw_from += k as u64;
+        }
+    }
+
+    /// The inner reader has reported its end, and this is the offset of it.
+    pub fn ended_at(&self) -> Option<u64> {
+        self.eof.then_some(self.offset)
     }
 
     /// The line where a record that a parser says starts at byte `offset` really starts:
@@ -273,7 +316,11 @@ impl<R: Read> LineTracker<R> {
 impl<R: Read> Read for LineTracker<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
+        self.eof |= n == 0 && !buf.is_empty();
         self.track(&buf[..n]);
+        if self.keep_raw {
+            self.raw.extend_from_slice(&buf[..n]);
+        }
         Ok(n)
     }
 }

@@ -2,6 +2,9 @@
 //! spreadsheets (`.xlsx`, `.xls`, `.ods`); files or standard input; `.gz` and `.zst` read
 //! transparently; UTF-8, UTF-16 with a byte-order mark, or any WHATWG encoding label.
 //!
+//! A CSV/TSV quote that would fold the lines after it into one cell stops the read, naming
+//! its line (`quotes.rs`): every line comes out as a record, or the input is refused.
+//!
 //! Every record knows the file it came from ([`InputRecord::source`]) and the physical line
 //! where it starts in that file ([`InputRecord::line`]: `\n`, `\r\n` and a lone `\r` each end
 //! a line; a spreadsheet row is its row number), so that output joins back to the input.
@@ -9,6 +12,7 @@
 mod decode;
 mod lines;
 mod options;
+mod quotes;
 mod record;
 mod sheet;
 mod source;
@@ -30,6 +34,7 @@ pub use record::{
     escape_invalid_utf8, InputError, InputErrorKind, InputRecord, RecordSource, Skipped,
 };
 pub use source::Source;
+pub use table::{parse_delimiter, OTHER_DELIMITER};
 pub use text::{JsonlReader, LineReader};
 
 /// An input with nothing in it.
@@ -201,8 +206,17 @@ fn open_reader(
             "{name}: this does not look like text: {why}; every line still becomes a record"
         ));
     }
-    let reader = decode::decode(reader, opts.encoding, &sniffed)
+    let mut reader = decode::decode(reader, opts.encoding, &sniffed)
         .map_err(|e| InputError::new(InputErrorKind::Read, &name, format!("cannot decode: {e}")))?;
+    if opts.format == InputFormat::Lines && opts.url_in_column {
+        let head = reader.fill_buf().map_err(read_err)?;
+        if first_line_is_tabbed(head) {
+            notices.push(format!(
+                "{name}: line 1 holds tabs, as a tab-separated table's header does, but each \
+                 whole line is read as one URL (whose parser drops tabs); {NAME_THE_COLUMN}"
+            ));
+        }
+    }
     let src: Box<dyn RecordSource> = match opts.format {
         InputFormat::Lines => Box::new(LineReader::new(reader, name, opts.max_line_bytes, count)),
         InputFormat::Csv | InputFormat::Tsv => Box::new(table::CsvReader::open(
@@ -217,6 +231,41 @@ fn open_reader(
         InputFormat::Sheet => unreachable!("handled above"),
     };
     Ok(src)
+}
+
+/// Whether `src`, read as delimited text with `opts` (any delimiter, detected as always),
+/// has a header that names `opts.column`: how a command that reads two inputs with one
+/// `--column` tells a table whose name says nothing (a `.txt` saved as Excel's "Unicode
+/// text", standard input) from a list of URLs. Reads the header alone. Without a header
+/// row (`opts.headers` false) the column is a number and any input is taken as a table.
+pub fn has_named_column(src: &Source, opts: &ReadOptions) -> Result<bool, InputError> {
+    let Some(col) = opts.column.as_deref() else {
+        return Ok(false);
+    };
+    if !opts.headers {
+        return Ok(true);
+    }
+    let table = ReadOptions {
+        format: InputFormat::Csv,
+        keep: KeepColumns::None,
+        ..opts.clone()
+    };
+    match open_records(src, &table) {
+        Ok(r) => Ok(r.header().iter().any(|h| h.eq_ignore_ascii_case(col))),
+        Err(e) if e.kind == InputErrorKind::Column => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// The end of the notice of a list whose lines hold tabs, which a caller replaces with
+/// its own way of naming the URL's column (a flag).
+pub const NAME_THE_COLUMN: &str = "name the URL's column to read it alone";
+
+/// The first line of `head` holds a tab (a URL never does), and is no JSON object.
+fn first_line_is_tabbed(head: &[u8]) -> bool {
+    let end = memchr::memchr2(b'\n', b'\r', head).unwrap_or(head.len());
+    let line = &head[..end];
+    memchr::memchr(b'\t', line).is_some() && line.trim_ascii_start().first() != Some(&b'{')
 }
 
 /// Guesses the input shape from a file name (`.csv`, `.tsv`, `.jsonl`, through `.gz`/`.zst`;
@@ -435,5 +484,7 @@ impl RecordSource for ChainSource {
     }
 }
 
+#[cfg(test)]
+mod quote_tests;
 #[cfg(test)]
 mod tests;

@@ -98,6 +98,14 @@ pub struct ReadOptions {
     pub sheet: Option<String>,
     /// Other columns to carry into the output.
     pub keep: KeepColumns,
+    /// CSV/TSV cells may be quoted with `"` (RFC 4180; the default). A quote that would
+    /// fold lines into one cell is then refused ([`InputErrorKind::Quote`](super::InputErrorKind::Quote)).
+    /// False: a quote is an ordinary character and every line is a row.
+    pub quotes: bool,
+    /// `column` is the URL's: a cell of it that spans lines is refused, and a list whose
+    /// first line holds tabs gets a notice. False for a caller that reads every column
+    /// (or JSON object) and finds the URL itself (the ledger).
+    pub url_in_column: bool,
 }
 
 impl Default for ReadOptions {
@@ -113,6 +121,8 @@ impl Default for ReadOptions {
             skip_rows: 0,
             sheet: None,
             keep: KeepColumns::None,
+            quotes: true,
+            url_in_column: true,
         }
     }
 }

@@ -57,6 +57,34 @@ pub enum InputErrorKind {
     Column,
     /// A spreadsheet could not be read, or has no such sheet.
     Sheet,
+    /// A quote opened on `line` folds the lines after it into one cell (never closed,
+    /// closed inside a cell, or a URL's cell spanning lines): the input is refused rather
+    /// than read with rows lost. Reading quotes as ordinary characters
+    /// ([`ReadOptions::quotes`](super::ReadOptions::quotes)) reads every line as a row.
+    Quote {
+        /// The physical line where the quote opens its cell.
+        line: u64,
+    },
+    /// The header row has no such column, but a row below it names it: the lines above
+    /// are a title (a crawler's "Internal - All"), to skip.
+    HeaderBelow {
+        /// The physical line that names the column.
+        line: u64,
+    },
+}
+
+impl InputErrorKind {
+    /// A stable name for scripts and tests (`input.unclosed-quote`, ...).
+    pub const fn code(self) -> &'static str {
+        match self {
+            InputErrorKind::Open => "input.open",
+            InputErrorKind::Read => "input.read",
+            InputErrorKind::Column => "input.column",
+            InputErrorKind::Sheet => "input.sheet",
+            InputErrorKind::Quote { .. } => "input.stray-quote",
+            InputErrorKind::HeaderBelow { .. } => "input.column",
+        }
+    }
 }
 
 /// An input that cannot be read at all: reported before any output.

@@ -9,6 +9,7 @@ use urlkey::{ErrorCode, KeyError};
 
 use super::lines::{skip_lines, LineTracker, PhysicalLines};
 use super::options::{InputFormat, KeepColumns, ReadOptions};
+use super::quotes::{check_row, StrayKind, StrayQuote};
 use super::record::{
     decode_record, escape_invalid_utf8, InputError, InputErrorKind, InputRecord, RecordSource,
     Skipped,
@@ -234,6 +235,19 @@ pub(crate) fn detect_delimiter(header: &[u8]) -> u8 {
     cands[best]
 }
 
+/// The end of the notice of a detected delimiter, which a caller replaces with its own
+/// way of giving one (a flag).
+pub const OTHER_DELIMITER: &str = "choose another delimiter to override";
+
+/// The delimiter a user names: one ASCII character, or `tab` (also `\t` or a tab).
+pub fn parse_delimiter(d: &str) -> Option<u8> {
+    match d {
+        "tab" | "\\t" | "\t" => Some(b'\t'),
+        d if d.len() == 1 && d.is_ascii() => Some(d.as_bytes()[0]),
+        _ => None,
+    }
+}
+
 /// A printable name for a delimiter.
 pub(crate) fn delimiter_name(d: u8) -> String {
     match d {
@@ -250,6 +264,12 @@ pub struct CsvReader<R: std::io::Read> {
     rec: csv::ByteRecord,
     count: Arc<AtomicU64>,
     done: bool,
+    name: String,
+    delimiter: u8,
+    /// Cells may be quoted: rows spanning lines are checked ([`super::quotes`]).
+    quotes: bool,
+    /// The URL's column, when `column` names it (see [`ReadOptions::url_in_column`]).
+    url_field: Option<usize>,
 }
 
 impl<R: BufRead + Send> CsvReader<R> {
@@ -279,7 +299,7 @@ impl<R: BufRead + Send> CsvReader<R> {
                 let d = detect_delimiter(&head);
                 if d != b',' {
                     notices.push(format!(
-                        "{name}: reading as {}-separated (detected from the header line; choose another delimiter to override)",
+                        "{name}: reading as {}-separated (detected from the header line; {OTHER_DELIMITER})",
                         delimiter_name(d)
                     ));
                 }
@@ -287,10 +307,14 @@ impl<R: BufRead + Send> CsvReader<R> {
             }
         };
         // The bytes read for detection go back in front of the rest.
-        let tracker = LineTracker::new(std::io::Cursor::new(head).chain(inner), skipped + 1);
+        let mut tracker = LineTracker::new(std::io::Cursor::new(head).chain(inner), skipped + 1);
+        if opts.quotes {
+            tracker = tracker.keeping_raw();
+        }
         let mut rdr = csv::ReaderBuilder::new()
             .delimiter(delimiter)
             .flexible(true)
+            .quoting(opts.quotes)
             .has_headers(opts.headers)
             .from_reader(tracker);
         let names: Vec<String> = if opts.headers {
@@ -316,14 +340,120 @@ impl<R: BufRead + Send> CsvReader<R> {
         } else {
             Vec::new()
         };
-        let shape = RowShape::resolve(&names, names.len(), opts, &name, strict_keep, notices)?;
-        Ok(CsvReader {
+        if opts.headers && opts.quotes {
+            // The header row can fold lines too (none of its cells is a URL).
+            let end = rdr.position().byte();
+            let tracker = rdr.get_mut();
+            if let Some(s) = check_row(tracker.raw(0, end), delimiter, skipped + 1, None) {
+                return Err(stray_error(&name, s, tracker.current_line()));
+            }
+        }
+        let shape = match RowShape::resolve(&names, names.len(), opts, &name, strict_keep, notices)
+        {
+            Ok(shape) => shape,
+            Err(e) if e.kind == InputErrorKind::Column && opts.headers => {
+                return Err(header_below(&mut rdr, opts, e));
+            }
+            Err(e) => return Err(e),
+        };
+        let url_field = opts.url_in_column.then_some(shape.index);
+        let reader = CsvReader {
             inner: rdr,
             shape,
             rec: csv::ByteRecord::new(),
             count,
             done: false,
-        })
+            name,
+            delimiter,
+            quotes: opts.quotes,
+            url_field,
+        };
+        Ok(reader)
+    }
+
+    /// Refuses the row from byte `start` to `end` (starting on `line`) when a quote in it
+    /// folds lines together ([`super::quotes`]); forgets the bytes before `end`.
+    fn check_quotes(
+        &mut self,
+        start: u64,
+        end: u64,
+        line: u64,
+        url_field: Option<usize>,
+    ) -> Result<(), InputError> {
+        let tracker = self.inner.get_mut();
+        let stray = check_row(tracker.raw(start, end), self.delimiter, line, url_field);
+        tracker.release(end);
+        match stray {
+            None => Ok(()),
+            Some(s) => Err(stray_error(&self.name, s, tracker.current_line())),
+        }
+    }
+}
+
+/// How many rows below a header without the column are looked at for one that names it.
+const TITLE_ROWS: usize = 5;
+
+/// `e` (the header has no such column), or, when one of the next rows names the column
+/// by name, the error that says the lines above that row are a title.
+fn header_below<R: Read>(
+    rdr: &mut csv::Reader<LineTracker<R>>,
+    opts: &ReadOptions,
+    e: InputError,
+) -> InputError {
+    let Some(col) = opts
+        .column
+        .as_deref()
+        .filter(|c| c.parse::<usize>().is_err())
+    else {
+        return e;
+    };
+    let mut row = csv::ByteRecord::new();
+    for _ in 0..TITLE_ROWS {
+        if !matches!(rdr.read_byte_record(&mut row), Ok(true)) {
+            break;
+        }
+        if row
+            .iter()
+            .any(|c| String::from_utf8_lossy(c).trim().eq_ignore_ascii_case(col))
+        {
+            let offset = row.position().map_or(0, |p| p.byte());
+            let line = rdr.get_mut().line_at(offset);
+            return InputError {
+                kind: InputErrorKind::HeaderBelow { line },
+                message: format!(
+                    "{}; line {line} names {col:?}: the lines above it look like a title",
+                    e.message
+                ),
+            };
+        }
+    }
+    e
+}
+
+/// The refusal of a quote that folds lines: where it opens, what it would swallow.
+fn stray_error(name: &str, s: StrayQuote, last_line: u64) -> InputError {
+    let at = format!("line {}: a quote opens cell {} and", s.line, s.field + 1);
+    let what = match s.kind {
+        StrayKind::Unclosed => {
+            let n = last_line.saturating_sub(s.line);
+            format!(
+                "{at} is never closed: the {n} line{} after it, to the end of the input, would vanish into its cell",
+                if n == 1 { "" } else { "s" }
+            )
+        }
+        StrayKind::ClosedMidCell { closed_line } => format!(
+            "{at} is closed only on line {closed_line}, inside a cell: the rows of lines {} to {closed_line} would vanish into its cell",
+            s.line + 1
+        ),
+        StrayKind::UrlCell { closed_line } => format!(
+            "{at} is closed on line {closed_line}: the URL's cell would hold {} line break{}, and a URL holds none",
+            closed_line - s.line,
+            if closed_line - s.line == 1 { "" } else { "s" }
+        ),
+    };
+    InputError {
+        kind: InputErrorKind::Quote { line: s.line },
+        message: format!("{name}: {what}"),
     }
 }
 
@@ -344,6 +474,17 @@ impl<R: BufRead + Send> RecordSource for CsvReader<R> {
             }
             let offset = self.rec.position().map_or(0, |p| p.byte());
             let line = self.inner.get_mut().line_at(offset);
+            if self.quotes {
+                let end = self.inner.position().byte();
+                // A row on one line folds nothing, unless it ends the input (a quote
+                // opened there is never closed).
+                let spans = memchr::memchr2(b'\n', b'\r', self.rec.as_slice()).is_some();
+                if spans || self.inner.get_ref().ended_at() == Some(end) {
+                    self.check_quotes(offset, end, line, self.url_field)?;
+                } else {
+                    self.inner.get_mut().release(offset);
+                }
+            }
             out.push(self.shape.record(line, &self.rec));
         }
         Ok(!self.done)

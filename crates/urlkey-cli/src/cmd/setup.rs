@@ -9,15 +9,15 @@ use std::path::Path;
 use indicatif::{ProgressBar, ProgressStyle};
 use urlkey::{Policy, PolicySet, PublicSuffixList};
 use urlkey_batch::input::{
-    encoding_for_label, format_from_name, InputFormat, KeepColumns, OptionsError, ReadOptions,
-    Setting, Source,
+    encoding_for_label, format_from_name, parse_delimiter, InputFormat, KeepColumns, OptionsError,
+    ReadOptions, Setting, Source,
 };
 use urlkey_batch::outfile::OutputFile;
 use urlkey_batch::pipeline::Pipeline;
 use urlkey_batch::rows::{OutputFormat, RecordWriter, Tail};
 
 use crate::failure::{output_error, policy_error, thread_error, Failure};
-use crate::flags::{InputArgs, PolicySource};
+use crate::flags::{InputArgs, PolicySource, QuoteArg};
 
 /// Loads the policy set: builtins, `--policy-file`s, `--psl`.
 pub fn policy_set(src: &PolicySource) -> Result<PolicySet, Failure> {
@@ -79,13 +79,11 @@ pub fn read_options(a: &InputArgs) -> Result<(Vec<Source>, ReadOptions), Failure
     };
     let delimiter = match a.delimiter.as_deref() {
         None => None,
-        Some("tab" | "\\t" | "\t") => Some(b'\t'),
-        Some(d) if d.len() == 1 => Some(d.as_bytes()[0]),
-        Some(d) => {
-            return Err(Failure::Usage(format!(
+        Some(d) => Some(parse_delimiter(d).ok_or_else(|| {
+            Failure::Usage(format!(
                 "--delimiter {d:?}: give one ASCII character such as ; or |, or tab"
-            )))
-        }
+            ))
+        })?),
     };
     let opts = ReadOptions {
         format,
@@ -102,6 +100,8 @@ pub fn read_options(a: &InputArgs) -> Result<(Vec<Source>, ReadOptions), Failure
             .as_deref()
             .map(KeepColumns::parse)
             .unwrap_or_default(),
+        quotes: a.quote == QuoteArg::Double,
+        url_in_column: true,
     };
     opts.validate().map_err(|e| Failure::Usage(with_flag(&e)))?;
     Ok((sources, opts))
@@ -199,6 +199,15 @@ pub fn print_notices(quiet: bool, notices: &[String]) {
     if !quiet {
         for n in notices {
             // The reader names no flag; here is how to give the encoding.
+            let n = n
+                .replace(
+                    urlkey_batch::input::OTHER_DELIMITER,
+                    "give another with --delimiter C",
+                )
+                .replace(
+                    urlkey_batch::input::NAME_THE_COLUMN,
+                    "name the URL's column with --column NAME",
+                );
             if n.contains(urlkey_batch::input::NUL_BYTES) {
                 let n = n.replacen(
                     "name its encoding:",

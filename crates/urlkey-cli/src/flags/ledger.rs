@@ -6,6 +6,8 @@ use std::path::PathBuf;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Subcommand};
+
+use super::QuoteArg;
 use urlkey_ledger as ledger;
 use urlkey_ledger::choice::Choice;
 use urlkey_ledger::command::{IngestCommand, ReportCommand, VerifyCommand};
@@ -73,6 +75,14 @@ pub enum LedgerCommand {
         /// windows-1252, iso-8859-1, utf-16le, shift_jis); default UTF-8.
         #[arg(long, value_name = "LABEL")]
         encoding: Option<String>,
+        /// The delimiter of CSV files: one character, or `tab` (default: detected from the
+        /// header line among `,` `;` tab `|`).
+        #[arg(long, value_name = "C")]
+        delimiter: Option<String>,
+        /// How CSV/TSV cells are quoted: double (RFC 4180) or none (a quote is an ordinary
+        /// character and every line is a row: for files that never quote).
+        #[arg(long, value_enum, default_value_t = QuoteArg::Double, value_name = "double|none")]
+        quote: QuoteArg,
         /// The normalization policy that makes the keys.
         #[arg(long, default_value = ledger::command::DEFAULT_POLICY)]
         policy: String,
@@ -263,6 +273,8 @@ impl LedgerCommand {
                 sheet,
                 columns,
                 encoding,
+                delimiter,
+                quote,
                 policy,
                 input_format,
                 answer_system,
@@ -277,6 +289,8 @@ impl LedgerCommand {
                 sheet,
                 columns,
                 encoding,
+                delimiter,
+                quotes: quote == QuoteArg::Double,
                 policy,
                 input_format,
                 answer_system,

@@ -254,6 +254,8 @@ fn progress_runs_over_both_passes_to_the_file_size() {
             columns: &ColumnMap::default(),
             encoding: None,
             sheet: None,
+            delimiter: None,
+            quotes: true,
             progress: &|phase, done, total| calls.lock().expect("lock").push((phase, done, total)),
         },
     )
@@ -323,6 +325,8 @@ fn a_file_that_grows_between_the_two_passes_is_refused() {
             columns: &ColumnMap::default(),
             encoding: None,
             sheet: None,
+            delimiter: None,
+            quotes: true,
             progress: &grow,
         },
     )

@@ -187,9 +187,13 @@ fn more_than_a_hundred_problems_are_cut_to_a_count() {
     let dir = tempfile::tempdir().expect("tempdir");
     let db = dir.path().join("l.sqlite");
     let f = dir.path().join("many.csv");
-    let mut text = String::from("observation_id,observed_url,market\n");
+    // Columns without a value are listed per row (a column the header lacks is listed once:
+    // `a_field_without_a_column_is_listed_once`).
+    let mut text = String::from(
+        "observation_id,observed_url,market,prompt_version,answer_system,run_timestamp\n",
+    );
     for i in 0..130 {
-        text.push_str(&format!("id{i},https://x.example/{i},us\n"));
+        text.push_str(&format!("id{i},https://x.example/{i},us,,,\n"));
     }
     std::fs::write(&f, text).expect("write");
     let msg = ledger(&db, &["ingest", f.to_str().expect("p")])
@@ -252,4 +256,59 @@ fn rejects_cannot_overwrite_the_input_or_serve_several_files() {
     let err = ledger(&db, &["ingest", fp, fp, "--rejects", "r.csv"]).err();
     assert_eq!(err.exit_code(), 2);
     assert!(err.to_string().contains("one file per ingest"), "{err}");
+}
+
+#[test]
+fn a_field_without_a_column_is_listed_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("l.sqlite");
+    let f = dir.path().join("many.csv");
+    let mut text = String::from("observation_id,observed_url,market\n");
+    for i in 0..130 {
+        text.push_str(&format!("id{i},https://x.example/{i},us\n"));
+    }
+    std::fs::write(&f, text).expect("write");
+    let msg = ledger(&db, &["ingest", f.to_str().expect("p")])
+        .err()
+        .to_string();
+    // The header lacks prompt_version, answer_system and run_timestamp: three problems,
+    // each said once with the rows that lack it and the flag that fills it in.
+    assert!(
+        msg.contains("130 of 130 rows cannot be stored (3 problems)"),
+        "{msg}"
+    );
+    assert_eq!(msg.matches("\n  line ").count(), 3, "{msg}");
+    for (field, flag) in [
+        ("prompt_version", "--prompt-version"),
+        ("answer_system", "--answer-system"),
+        ("run_timestamp", "--run-timestamp"),
+    ] {
+        let want = format!(
+            "line 2, column {field}: the header has no {field} column: 130 rows lack it (lines 2 to 131)"
+        );
+        assert!(msg.contains(&want), "{want} in {msg}");
+        assert!(msg.contains(flag), "{msg}");
+    }
+    // The rejects file still gives every row its reasons.
+    let rejects = dir.path().join("r.csv");
+    let r = ledger(
+        &db,
+        &[
+            "ingest",
+            f.to_str().expect("p"),
+            "--rejects",
+            rejects.to_str().expect("p"),
+        ],
+    )
+    .ok();
+    assert!(
+        r.stderr.contains("130 rows refused (3 problems)"),
+        "{}",
+        r.stderr
+    );
+    let text = std::fs::read_to_string(&rejects).expect("rejects");
+    assert_eq!(text.lines().count(), 1 + 130);
+    assert!(text
+        .lines()
+        .all(|l| l.starts_with("line") || l.contains("run_timestamp")));
 }

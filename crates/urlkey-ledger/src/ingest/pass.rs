@@ -32,6 +32,10 @@ pub struct IngestOptions<'a> {
     pub encoding: Option<&'a str>,
     /// `--sheet`: the sheet of a spreadsheet (a name or a 1-based number; the first).
     pub sheet: Option<&'a str>,
+    /// `--delimiter`: the delimiter of CSV files (none: detected from the header line).
+    pub delimiter: Option<u8>,
+    /// `--quote`: cells may be quoted (true, RFC 4180) or a quote is an ordinary character.
+    pub quotes: bool,
     /// `progress(phase, bytes of the file read, bytes in the file or 0 when unknown)`.
     pub progress: &'a dyn Fn(Phase, u64, u64),
 }
@@ -69,6 +73,8 @@ pub fn ingest_file_with_progress(
             columns: &ColumnMap::default(),
             encoding: None,
             sheet: None,
+            delimiter: None,
+            quotes: true,
             progress,
         },
     )
@@ -137,6 +143,8 @@ pub fn ingest(
         columns: opts.columns,
         encoding: opts.encoding,
         sheet: opts.sheet,
+        delimiter: opts.delimiter,
+        quotes: opts.quotes,
     };
     // Opened before the write lock: a missing column or an unreadable sheet is reported
     // without waiting for (or holding) the lock.
@@ -152,6 +160,7 @@ pub fn ingest(
             None => None,
         },
         path: opts.rejects,
+        absent: rows.absent_fields(),
     };
 
     let tx = begin(conn)?;
@@ -177,6 +186,7 @@ pub fn ingest(
     summary.ignored_columns = rows.ignored().to_vec();
     summary.notices.extend(rows.take_notices());
     summary.rejected = refused.rows;
+    refused.fold_absent();
     summary.problem_count = refused.problems;
     summary.problems = std::mem::take(&mut refused.listed);
     if refused.problems > 0 && opts.rejects.is_none() {

@@ -220,6 +220,8 @@ pub(super) struct ReadSettings<'a> {
     pub(super) columns: &'a ColumnMap,
     pub(super) encoding: Option<&'a str>,
     pub(super) sheet: Option<&'a str>,
+    pub(super) delimiter: Option<u8>,
+    pub(super) quotes: bool,
 }
 
 /// The longest line (a JSONL row) or URL cell read whole.
@@ -257,6 +259,11 @@ pub(super) fn reader_options(
         max_line_bytes: MAX_CELL_BYTES,
         encoding,
         sheet: rs.sheet.map(str::to_string),
+        delimiter: rs.delimiter,
+        quotes: rs.quotes,
+        // Every column is read; the URL's is found from the header afterwards, and a
+        // line break in it is refused there ([`TableRows::next_batch`]).
+        url_in_column: false,
         ..ReadOptions::default()
     })
 }
@@ -275,6 +282,8 @@ pub(super) struct TableRows {
     pub(super) ignored: Vec<String>,
     /// A spreadsheet: trailing empty cells are no cells, and no row is short.
     pub(super) sheet: bool,
+    /// The file's name in messages.
+    pub(super) shown: String,
     pub(super) recs: Vec<urlkey_batch::input::InputRecord>,
 }
 
@@ -296,6 +305,9 @@ impl<'a> RowReader<'a> {
         let shown = rs.shown;
         let ropts = reader_options(format, rs)?;
         let src = urlkey_batch::input::open_records(source, &ropts).map_err(|e| {
+            if let urlkey_batch::input::InputErrorKind::Quote { .. } = e.kind {
+                return read_failed(e);
+            }
             LedgerError::Input(format!(
                 "{e}; the file must be CSV, TSV, JSONL or a spreadsheet (UTF-8, UTF-16 with a \
                  byte-order mark, or --encoding LABEL); nothing from {shown} was written"
@@ -363,6 +375,7 @@ impl<'a> RowReader<'a> {
             columns,
             ignored,
             sheet,
+            shown: shown.to_string(),
             recs: Vec::new(),
         }))
     }
@@ -394,6 +407,22 @@ impl<'a> RowReader<'a> {
         }
     }
 
+    /// The ledger fields a table's header has no column for (none for JSONL, whose
+    /// objects may each differ).
+    pub(super) fn absent_fields(&self) -> Vec<super::rejects::Absent> {
+        match self {
+            RowReader::Table(t) => INPUT_FIELDS
+                .iter()
+                .filter(|f| !t.columns.iter().any(|(_, g)| g == *f))
+                .map(|&field| super::rejects::Absent {
+                    field,
+                    ..Default::default()
+                })
+                .collect(),
+            RowReader::Jsonl(_) => Vec::new(),
+        }
+    }
+
     /// Columns or fields without a ledger field (JSONL: those seen so far).
     pub(super) fn ignored(&self) -> &[String] {
         match self {
@@ -412,7 +441,19 @@ impl<'a> RowReader<'a> {
 }
 
 pub(super) fn read_failed(e: urlkey_batch::input::InputError) -> LedgerError {
-    LedgerError::Input(format!("{e}; nothing was written"))
+    match e.kind {
+        urlkey_batch::input::InputErrorKind::Quote { line } => stray_quote(&e.to_string(), line),
+        _ => LedgerError::Input(format!("{e}; nothing was written")),
+    }
+}
+
+/// The refusal of a quote that folds lines into one cell (code `input.stray-quote`).
+fn stray_quote(what: &str, line: u64) -> LedgerError {
+    LedgerError::Input(format!(
+        "{what} [input.stray-quote]; close or remove the quote on line {line}, or, if the \
+         file never quotes its cells, read every quote as an ordinary character with \
+         --quote none; nothing was written"
+    ))
 }
 
 impl TableRows {
@@ -496,6 +537,20 @@ impl TableRows {
             for (i, f) in &self.columns {
                 let cell = cells.get(*i).cloned().unwrap_or_default();
                 if *f == "observed_url" {
+                    if !self.sheet && cell.contains(['\n', '\r']) {
+                        // A URL never holds a line break: a quote that opens this cell
+                        // and closes lines later folded rows into it.
+                        let breaks = cell.matches('\n').count().max(cell.matches('\r').count());
+                        return Err(stray_quote(
+                            &format!(
+                                "{}: line {line}: a quote opens the observed_url cell and is \
+                                 closed {breaks} line(s) later: the URL's cell would hold line \
+                                 breaks, and a URL holds none",
+                                self.shown
+                            ),
+                            line,
+                        ));
+                    }
                     raw.observed_url = Some(cell);
                 } else if !cell.trim().is_empty() {
                     raw.fields.insert(f, cell.trim().to_string());

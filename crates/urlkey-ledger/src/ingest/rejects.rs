@@ -14,13 +14,25 @@ pub(super) struct Refused<'a> {
     pub(super) rows: usize,
     pub(super) file: Option<RejectsFile>,
     pub(super) path: Option<&'a Path>,
+    /// Ledger fields the header has no column for: each row's problem with one of them
+    /// is the same, so it is counted here and listed once ([`Refused::fold_absent`]).
+    pub(super) absent: Vec<Absent>,
+}
+
+/// A ledger field without a column: the rows that lack it for that reason.
+#[derive(Debug, Default)]
+pub(super) struct Absent {
+    pub(super) field: &'static str,
+    pub(super) rows: usize,
+    pub(super) first: u64,
+    pub(super) last: u64,
+    pub(super) reason: String,
 }
 
 impl Refused<'_> {
     /// One refused row and its problems (rows come in line order, so the listing is).
     pub(super) fn add(&mut self, line: u64, cells: &[String], ps: Vec<Problem>) -> Result<()> {
         self.rows += 1;
-        self.problems += ps.len();
         if let (Some(f), Some(path)) = (self.file.as_mut(), self.path) {
             let reason = ps
                 .iter()
@@ -33,9 +45,52 @@ impl Refused<'_> {
             f.write(line, cells, &reason)
                 .map_err(|e| rejects_failed(path, e))?;
         }
+        let mut ps = ps;
+        if !self.absent.is_empty() {
+            ps.retain(|p| {
+                let Some(a) = self.absent.iter_mut().find(|a| {
+                    p.column.as_deref() == Some(a.field)
+                        && p.reason.starts_with(&format!("no {}:", a.field))
+                }) else {
+                    return true;
+                };
+                if a.rows == 0 {
+                    (a.first, a.reason) = (line, p.reason.clone());
+                }
+                a.rows += 1;
+                a.last = line;
+                false
+            });
+        }
+        self.problems += ps.len();
         let room = PROBLEMS_LISTED.saturating_sub(self.listed.len());
         self.listed.extend(ps.into_iter().take(room));
         Ok(())
+    }
+
+    /// Lists each field without a column once, first, with the rows that lack it.
+    pub(super) fn fold_absent(&mut self) {
+        let mut once: Vec<Problem> = Vec::new();
+        for a in self.absent.iter().filter(|a| a.rows > 0) {
+            once.push(Problem {
+                line: a.first,
+                column: Some(a.field.to_string()),
+                reason: format!(
+                    "the header has no {} column: {} lack{} it (lines {} to {}); {}",
+                    a.field,
+                    super::summary::plural(a.rows, "row"),
+                    if a.rows == 1 { "s" } else { "" },
+                    a.first,
+                    a.last,
+                    a.reason
+                ),
+            });
+        }
+        self.problems += once.len();
+        once.append(&mut self.listed);
+        once.truncate(PROBLEMS_LISTED);
+        self.listed = once;
+        self.absent.clear();
     }
 }
 

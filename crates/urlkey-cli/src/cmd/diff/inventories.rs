@@ -1,15 +1,18 @@
 //! `urlkey diff --policy P OLD NEW`: two inventories under one policy. Each side is one
 //! input (a file in any reader format, or `-` for standard input on one side), read with
-//! its own format: OLD may be a crawl's CSV and NEW a text list. `--column` and `--field`
-//! apply to a side whose name says CSV, TSV, JSONL or a spreadsheet; any other side is a
-//! list of lines unless `--input-format` names one format for both.
+//! its own format: OLD may be a crawl's CSV and NEW a text list. `--field` applies to a
+//! side whose name says JSONL; `--column` to a side whose name says CSV, TSV or a
+//! spreadsheet, and to any other side whose header names the column (a `.txt` of
+//! Excel's "Unicode text"); the rest are lists of lines, unless `--input-format` names
+//! one format for both.
 
 use std::io::Write;
 
 use urlkey_batch::diff::inventories::{InventoryReport, InventoryRun, KeyExample, SideSummary};
 use urlkey_batch::diff::rows::DiffRowWrite;
 use urlkey_batch::input::{
-    format_from_name, ChainSource, InputError, ReadOptions, RecordSource, Source,
+    format_from_name, has_named_column, ChainSource, InputError, InputFormat, ReadOptions,
+    RecordSource, Source,
 };
 
 use super::{finish_rows, limit, outcome, row_format, row_writer, setup, shown, write_report};
@@ -32,19 +35,19 @@ pub fn run(a: &DiffArgs, policy: &str) -> Result<(), Failure> {
     let side = |file: &String| -> Result<(Source, ReadOptions), Failure> {
         let mut one = a.input.clone();
         one.files = vec![file.clone()];
-        // A side whose name says no table (a .txt list, `-`) is a list of lines, so that
-        // --column can name the column of the other side's CSV.
-        let tabular = format_from_name(std::path::Path::new(file)).is_some();
-        if one.input_format.is_none() && !tabular {
-            (one.column, one.field) = (None, None);
+        // A side whose name says no format and no table is read as a list of lines
+        // with --field (JSONL needs its name); with --column, its header decides (below).
+        let named = format_from_name(std::path::Path::new(file)).is_some();
+        if one.input_format.is_none() && !named {
+            one.field = None;
         }
         let setup::Inputs {
             mut sources, opts, ..
         } = setup::inputs(&one, &[])?;
         Ok((sources.remove(0), opts))
     };
-    let (mut old_src, old_opts) = side(old)?;
-    let (mut new_src, new_opts) = side(new)?;
+    let (mut old_src, mut old_opts) = side(old)?;
+    let (mut new_src, mut new_opts) = side(new)?;
     // -o naming either input is refused (each side was checked alone above).
     let outputs: Vec<&std::path::Path> = a.input.output.iter().map(|p| p.as_path()).collect();
     setup::check_outputs(&outputs, &[old_src.clone(), new_src.clone()])?;
@@ -56,6 +59,30 @@ pub fn run(a: &DiffArgs, policy: &str) -> Result<(), Failure> {
             let s = setup::spill_stdin()?;
             *src = s.source.clone();
             spill = Some(s);
+        }
+    }
+    // The same reader as `key` and `map`, which read an input named neither .csv nor .tsv
+    // as a table when --column is given. Here one --column serves both sides, so a side
+    // whose name says nothing (a .txt of Excel's "Unicode text", `-`) is a table when its
+    // header names the column, else a list of URLs, one per line (and a note says so).
+    for (file, src, opts) in [
+        (old, &old_src, &mut old_opts),
+        (new, &new_src, &mut new_opts),
+    ] {
+        let named = format_from_name(std::path::Path::new(file)).is_some();
+        if a.input.input_format.is_some() || named || !opts.format.is_tabular() {
+            continue;
+        }
+        if !has_named_column(src, opts).map_err(input_error)? {
+            setup::print_notices(
+                a.input.quiet,
+                &[format!(
+                    "{}: its first line names no column {:?}: read as a list of URLs, one per line",
+                    src.label(),
+                    opts.column.as_deref().unwrap_or_default()
+                )],
+            );
+            (opts.format, opts.column) = (InputFormat::Lines, None);
         }
     }
     let opener = |src: Source, opts: ReadOptions| {
