@@ -360,7 +360,11 @@ fn the_text_formats_list_twenty_merges_and_say_how_many_more() {
     assert!(md.contains("\n3 more; --format json for all.\n"), "{md}");
     let html = report(&db, &["--format", "html"]);
     assert_eq!(html.matches("<tr data-merge=").count(), 20);
-    assert!(html.contains("<p class=\"more\">3 more; --format json for all</p>"));
+    assert!(html.contains("<p class=\"more\">3 more merges to review are not listed here.</p>"));
+    assert!(
+        !html.contains("--"),
+        "no command-line wording in the HTML report"
+    );
 }
 
 #[test]
