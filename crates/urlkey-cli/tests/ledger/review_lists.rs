@@ -203,8 +203,9 @@ fn the_report_lists_each_merge_to_review_in_every_format() {
     assert_eq!(
         merge_rows[0],
         format!(
-            "<tr data-merge=\"{k}\"><td>{k}</td><td class=\"n\">3</td><td class=\"n\">2</td>\
-             <td>{k}, {k}/</td><td>remove-trailing-slash</td><td>different</td></tr>",
+            "<tr data-merge=\"{k}\"><td><span class=\"url\">{k}</span></td><td class=\"n\">3</td>\
+             <td class=\"n\">2</td><td><span class=\"url\">{k}</span><br><span class=\"url\">{k}/</span></td>\
+             <td>remove-trailing-slash</td><td>different</td></tr>",
             k = u("/report")
         )
     );
