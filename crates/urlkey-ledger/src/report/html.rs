@@ -162,12 +162,12 @@ fn url(s: &str) -> String {
     )
 }
 
-/// `12,345`: the headline's numbers are read at a glance.
-fn thousands(n: u64) -> String {
+/// `12,345`: the headline's numbers are read at a glance (also serve's review queue).
+pub fn thousands(n: u64) -> String {
     let d = n.to_string();
     let mut out = String::new();
     for (i, c) in d.chars().enumerate() {
-        if i > 0 && (d.len() - i) % 3 == 0 {
+        if i > 0 && (d.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

@@ -202,15 +202,7 @@ fn spellings_table(vs: &[Variant], from: usize, to: usize, class: &str) -> Strin
 
 /// `12,345`: counts as people read them.
 fn count(n: usize) -> String {
-    let d = n.to_string();
-    let mut out = String::new();
-    for (i, c) in d.chars().enumerate() {
-        if i > 0 && (d.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    html::thousands(n as u64)
 }
 
 /// A key's spellings: the first [`SPELLINGS_FOLDED`], then the rest behind "show all N
