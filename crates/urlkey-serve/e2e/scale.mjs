@@ -211,13 +211,15 @@ export async function scaleChecks({ context, bin, outDir, check, step, timings }
         new MutationObserver(() => window.__statuses.push(document.getElementById('status').textContent))
           .observe(document.getElementById('status'), { childList: true, characterData: true, subtree: true });
       });
-      // A paste the browser would take from the clipboard: `lines` URLs, `long` of them
-      // with the long unbroken path.
-      const paste = (lines) => page.evaluate((n) => {
+      // A paste the browser would take from the clipboard: `lines` URLs (fewer when they
+      // reach `chars` characters), every 50th with a long unbroken path.
+      const paste = (lines, chars = Infinity) => page.evaluate(([n, max]) => {
         const parts = [];
-        for (let i = 0; i < n; i++) {
+        let length = 0;
+        for (let i = 0; i < n && length < max; i++) {
           parts.push(i % 50 === 3 ? 'https://news' + (i % 97) + '.example.com/' + 'y'.repeat(300) + '?utm_source=' + i
             : 'https://news' + (i % 97) + '.example.com/section/article-' + (i % 20000) + '?utm_source=n' + (i % 7) + '&id=' + i);
+          length += parts[parts.length - 1].length + 1;
         }
         const text = parts.join('\n') + '\n';
         const dt = new DataTransfer();
@@ -225,8 +227,8 @@ export async function scaleChecks({ context, bin, outDir, check, step, timings }
         const ta = document.getElementById('text');
         ta.focus();
         ta.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
-        return { bytes: new Blob([text]).size, inTextArea: ta.value.length };
-      }, lines);
+        return { bytes: new Blob([text]).size, chars: text.length, inTextArea: ta.value.length };
+      }, [lines, chars]);
 
       const over = await paste(150000);
       await page.getByRole('button', { name: 'Run', exact: true }).click();
@@ -238,6 +240,16 @@ export async function scaleChecks({ context, bin, outDir, check, step, timings }
         over.bytes > MAX_BODY && refused.refused === 'too-large' && refused.status.includes('at most 8.0 MB') &&
         mapRequests.length === 0, JSON.stringify(refused) + ' requests: ' + mapRequests.length);
       check('scale: a large paste stays out of the text area', over.inTextArea < 1024 * 1024, over.inTextArea);
+      // Under the limit as text, over it as the JSON request (each newline sent as `\n`):
+      // measured exactly, and refused too.
+      const near = await paste(1000000, MAX_BODY - 100000);
+      await page.evaluate(() => { delete document.documentElement.dataset.mapState; });
+      await page.getByRole('button', { name: 'Run', exact: true }).click();
+      await page.waitForFunction(() => document.documentElement.dataset.mapState === 'error', null, { timeout: 20000 });
+      const nearStatus = await page.textContent('#status');
+      check('scale: a paste under the limit whose request is over it is refused before sending',
+        near.chars < MAX_BODY && /^Not sent\. The request is 8\.\d MB;/.test(nearStatus) &&
+        !nearStatus.includes('more than') && mapRequests.length === 0, nearStatus + ' requests: ' + mapRequests.length);
 
       const large = await paste(60000);
       await page.evaluate(() => { window.__statuses.length = 0; delete document.documentElement.dataset.mapState; });

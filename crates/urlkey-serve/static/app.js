@@ -99,10 +99,11 @@
     return new Blob([s]).size;
   }
 
-  // The sentence that refuses a request over the server's limit, or null.
-  function tooLarge(bytes, what) {
+  // The sentence that refuses a request over the server's limit, or null (`more`: the
+  // size is a lower bound).
+  function tooLarge(bytes, what, more) {
     if (!state.maxBody || bytes <= state.maxBody) return null;
-    return what + ' is ' + mb(bytes) + '; this server takes at most ' + mb(state.maxBody) +
+    return what + (more ? ' is more than ' : ' is ') + mb(bytes) + '; this server takes at most ' + mb(state.maxBody) +
       ' in one request. Split the list into parts under that size and run each part.';
   }
 
@@ -362,9 +363,12 @@
       page_size: Number(ui.pageSize.value),
       classification: state.classification,
     });
-    const json = JSON.stringify(body);
-    const size = byteSize(json);
-    const big = tooLarge(size, 'The request');
+    // A text longer than the limit in UTF-16 units is longer in UTF-8 bytes, and longer
+    // again as JSON: refused without the second-long copy that measuring it exactly costs.
+    const text = state.request.text || '';
+    const json = state.maxBody && text.length > state.maxBody ? null : JSON.stringify(body);
+    const size = json === null ? text.length : byteSize(json);
+    const big = tooLarge(size, 'The request', json === null);
     if (big) {
       root.mapState = 'error';
       root.mapRefused = 'too-large';
