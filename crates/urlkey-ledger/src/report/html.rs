@@ -29,7 +29,7 @@ h2 { font-size: 1.3rem; border-bottom: 1px solid #ccc; padding-bottom: .2rem; ma
 h3 { font-size: 1.05rem; margin-top: 1.5rem; }
 table { border-collapse: collapse; margin: .5rem 0 1rem; font-size: .92rem; }
 table { max-width: 100%; }
-th, td { border: 1px solid #d0d0d0; padding: .25rem .5rem; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
+th, td { border: 1px solid #d0d0d0; padding: .25rem .5rem; text-align: left; vertical-align: top; overflow-wrap: break-word; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
 td.t { white-space: nowrap; }
 .sample { background: #f3f6fa; border-left: 4px solid #4a6fa5; padding: .5rem .75rem; }
@@ -342,7 +342,7 @@ fn measures(h: &mut String, m: &Measures, id: &str) -> Result<()> {
                 h,
                 "<tr data-publisher=\"{}\"><td>{}</td><td class=\"n\" data-measure=\"publisher_observations\">{}</td>",
                 esc(t.name()),
-                esc(t.name()),
+                url(t.name()),
                 t.observations
             );
             share_cell(
