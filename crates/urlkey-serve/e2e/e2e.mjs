@@ -7,6 +7,7 @@ import { request as httpRequest } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { scaleChecks } from './scale.mjs';
 
 const [base, bin, outDir, bigFile] = process.argv.slice(2);
 if (!base || !bin || !outDir) {
@@ -517,7 +518,7 @@ try {
     check('ledger compare view', gone === '3' && svgs === 5, gone + ' gone, ' + svgs + ' charts');
   });
 
-  // The review queue: merges to review first, variants side by side, a decision
+  // The review queue: merges to review first, each key's spellings as rows, a decision
   // recorded through the page's form (external script, per-run token) and read back with
   // `urlkey ledger review list`; a foreign Host refused (421), also in the browser.
   await step('ledger review queue', async () => {
@@ -525,15 +526,15 @@ try {
     check('review queue page loads', res.ok(), res.status());
     const arts = await page.$$eval('#review-queue article', (as) => as.map((a) => ({
       review: a.classList.contains('to-review'), key: a.dataset.key,
-      variants: a.querySelectorAll('table.variants tr:first-child th').length - 1,
-      rows: Array.from(a.querySelectorAll('table.variants tr th:first-child')).map((t) => t.textContent),
+      variants: a.querySelectorAll('table.variants.first tbody tr').length,
+      columns: Array.from(a.querySelectorAll('table.variants.first thead th')).map((t) => t.textContent),
     })));
     const firstNot = arts.findIndex((a) => !a.review);
     check('review queue lists merges to review first', arts.length >= 3 && arts[0].review &&
       arts.filter((a) => a.review).length === 3 && (firstNot === -1 || arts.slice(firstNot).every((a) => !a.review)),
       JSON.stringify(arts.map((a) => [a.key, a.review])));
-    check('review queue shows the variants side by side', arts.every((a) => a.variants >= 2) &&
-      ['status', 'title', 'final URL', 'canonical', 'claim'].every((r) => arts[0].rows.includes(r)),
+    check('review queue shows each key\'s spellings as rows', arts.every((a) => a.variants >= 2) &&
+      ['observed URL', 'status', 'title', 'final URL', 'canonical', 'claim'].every((r) => arts[0].columns.includes(r)),
       JSON.stringify(arts[0]));
     const summary = await page.$eval('#review-queue .queue-summary', (p) => p.textContent);
     check('review queue counts 3 to review', summary.includes('3 to review'), summary);
@@ -591,6 +592,9 @@ try {
       await rebind.close();
     }
   });
+
+  // The pages people read, at real sizes (scale.mjs): its own ledger and server.
+  await step('scale checks', () => scaleChecks({ context, bin, outDir, check, step, timings }));
 
   check('no request left the server', foreign.length === 0, foreign.slice(0, 5).join(' '));
   check('no console errors (CSP violations included)', consoleErrors.length === 0, consoleErrors.slice(0, 5).join(' | '));

@@ -9,7 +9,9 @@
 # package-lock.json when missing, starts `urlkey serve` on a free loopback port, runs
 # e2e.mjs, and stops the server. Artifacts go to target/e2e/ (serve.png, compare.png, diff.png, ledger.png, the
 # exported CSVs). The server also serves a ledger made from the ledger tests' fixture
-# (--ledger), for the ledger page's checks.
+# (--ledger), for the ledger page's checks. scale.mjs (run by e2e.mjs) makes a
+# 50,000-citation ledger with the binary, serves it on a second server and checks the pages
+# at that size in a 1400 px window (screenshots target/e2e/scale-*.png).
 # The last line is always `N passed, M failed`; the exit code is non-zero on any failure.
 #
 # Environment: URLKEY_BIN (use this binary, no build), CHROMIUM (default /usr/bin/chromium),

@@ -42,6 +42,9 @@
 
   const state = {
     policies: [],
+    // The server's request-body limit (GET /api/policies): a larger request is refused
+    // here, before it is sent, instead of with a 413 after uploading all of it.
+    maxBody: null,
     // Each view's default policy, from GET /api/policies (urlkey::policy::defaults).
     defaults: {},
     loaded: null, // {name, text} of a large file kept out of the text area
@@ -81,6 +84,64 @@
 
   function fmt(n) {
     return typeof n === 'number' ? n.toLocaleString('en-US') : String(n);
+  }
+
+  function mb(bytes) {
+    return (bytes / (1024 * 1024)).toFixed(1) + ' MB';
+  }
+
+  function secs(ms) {
+    return ms < 1000 ? fmt(Math.round(ms)) + ' ms' : (ms / 1000).toFixed(1) + ' s';
+  }
+
+  // The request's size as sent (UTF-8), exactly.
+  function byteSize(s) {
+    return new Blob([s]).size;
+  }
+
+  // The sentence that refuses a request over the server's limit, or null (`more`: the
+  // size is a lower bound).
+  function tooLarge(bytes, what, more) {
+    if (!state.maxBody || bytes <= state.maxBody) return null;
+    return what + (more ? ' is more than ' : ' is ') + mb(bytes) + '; this server takes at most ' + mb(state.maxBody) +
+      ' in one request. Split the list into parts under that size and run each part.';
+  }
+
+  // Resolves after the browser has drawn what was just put in the page, so that a
+  // time measured around it is the time a person waited.
+  function painted() {
+    return new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+  }
+
+  // POST `json` (a string) with upload progress, which fetch does not report:
+  // onPhase('sending', loaded, total), then onPhase('mapping') when all is sent. Resolves
+  // to the parsed answer; a refusal is thrown as api() throws it.
+  function postJson(path, json, onPhase) {
+    return new Promise((resolve, reject) => {
+      const x = new XMLHttpRequest();
+      x.open('POST', path);
+      x.setRequestHeader('content-type', 'application/json');
+      x.upload.onprogress = (ev) => onPhase('sending', ev.loaded, ev.total);
+      x.upload.onload = () => onPhase('mapping');
+      x.onload = () => {
+        let j = null;
+        try { j = JSON.parse(x.responseText); } catch (_) { /* not JSON */ }
+        if (x.status >= 200 && x.status < 300 && j) {
+          resolve(j);
+          return;
+        }
+        const err = new Error(j && j.error ? j.error.message : (x.statusText || 'HTTP ' + x.status));
+        err.code = j && j.error ? j.error.code : 'http.' + x.status;
+        reject(err);
+      };
+      x.onerror = () => {
+        const err = new Error('the request did not reach the server');
+        err.code = 'network';
+        reject(err);
+      };
+      onPhase('sending', 0, byteSize(json));
+      x.send(json);
+    });
   }
 
   async function api(path, body) {
@@ -188,9 +249,9 @@
       const lines = loaded.text.split('\n', PREVIEW_LINES + 1);
       const shown = lines.slice(0, PREVIEW_LINES).join('\n');
       ui.text.value = shown;
-      ui.previewText.textContent = 'File "' + loaded.name + '" (' + fmt(loaded.text.length) +
-        ' characters) is loaded; the text area shows its first ' + PREVIEW_LINES +
-        ' lines, read-only. Run uses the whole file.';
+      ui.previewText.textContent = (loaded.pasted ? 'The pasted text' : 'File "' + loaded.name + '"') +
+        ' (' + fmt(loaded.text.length) + ' characters) is loaded; the text area shows its first ' +
+        PREVIEW_LINES + ' lines, read-only. Run uses all of it.';
     }
   }
 
@@ -213,9 +274,28 @@
     }
     ui.fileInfo.textContent = file.name + ', ' + fmt(file.size) + ' bytes';
     refreshShape();
+    const big = tooLarge(file.size, file.name);
+    if (big) {
+      setStatus(ui.status, big, 'error');
+      return;
+    }
     setStatus(ui.status, 'Loaded ' + file.name + '. Choose the policy' +
       (ui.format.value === 'csv' || ui.format.value === 'tsv' ? ' and the column' : '') +
       (ui.format.value === 'jsonl' ? ' and the field' : '') + ', then Run.');
+  }
+
+  // A paste of more than PREVIEW_BYTES is kept out of the text area, as a large file is:
+  // a text area holding 50 MB froze the page for half a minute.
+  function onPaste(ev) {
+    const text = ev.clipboardData ? ev.clipboardData.getData('text/plain') : '';
+    if (text.length <= PREVIEW_BYTES) return;
+    ev.preventDefault();
+    setLoaded({ name: 'pasted text', text, pasted: true });
+    ui.fileInfo.textContent = '';
+    refreshShape();
+    const big = tooLarge(byteSize(text), 'The pasted text');
+    if (big) setStatus(ui.status, big, 'error');
+    else setStatus(ui.status, 'Pasted ' + fmt(text.length) + ' characters (' + mb(byteSize(text)) + '). Choose the policy, then Run.');
   }
 
   // ---------------------------------------------------------------- policies
@@ -226,6 +306,7 @@
       const data = await res.json();
       state.policies = data.policies;
       state.defaults = data.defaults;
+      state.maxBody = data.max_body_bytes || null;
       for (const select of [ui.policy, ui.comparePolicy, ui.diffFrom, ui.diffTo]) {
         clear(select);
         for (const p of data.policies) {
@@ -271,32 +352,77 @@
 
   async function load(fresh) {
     if (!state.request) return;
+    // The time a person waits starts here: building the request of a 50 MB text is
+    // part of it, and so is drawing the answer.
+    const t0 = performance.now();
     const seq = ++state.seq;
+    const root = document.documentElement.dataset;
     const body = Object.assign({}, state.request, {
       page: state.page,
       invalid_page: state.invalidPage,
       page_size: Number(ui.pageSize.value),
       classification: state.classification,
     });
-    document.documentElement.dataset.mapState = 'running';
+    // A text longer than the limit in UTF-16 units is longer in UTF-8 bytes, and longer
+    // again as JSON: refused without the second-long copy that measuring it exactly costs.
+    const text = state.request.text || '';
+    const json = state.maxBody && text.length > state.maxBody ? null : JSON.stringify(body);
+    const size = json === null ? text.length : byteSize(json);
+    const big = tooLarge(size, 'The request', json === null);
+    if (big) {
+      root.mapState = 'error';
+      root.mapRefused = 'too-large';
+      setStatus(ui.status, 'Not sent. ' + big, 'error');
+      return;
+    }
+    delete root.mapRefused;
+    root.mapState = 'running';
     ui.run.disabled = true;
     ui.results.setAttribute('aria-busy', 'true');
-    setStatus(ui.status, fresh ? 'Running ' + (state.request.policy || 'the default policy') + '…' : 'Loading…');
-    const t0 = performance.now();
-    try {
-      const res = await api('/api/map', body);
-      const data = await res.json();
+    const what = fresh ? 'Running ' + (state.request.policy || 'the default policy') : 'Loading';
+    let sent = t0;
+    let shownAt = 0;
+    const phase = (name, loaded, total) => {
       if (seq !== state.seq) return;
+      root.mapPhase = name;
+      const now = performance.now();
+      if (name === 'sending') {
+        // At most ten updates a second: the status is read by screen readers.
+        if (loaded > 0 && loaded < total && now - shownAt < 100) return;
+        shownAt = now;
+        setStatus(ui.status, what + ': sending ' + mb(loaded) + ' of ' + mb(total) +
+          (total ? ' (' + Math.floor((100 * loaded) / total) + '%)' : '') + '…');
+      } else if (name === 'mapping') {
+        sent = now;
+        setStatus(ui.status, what + ': sent ' + mb(size) + ' in ' + secs(now - t0) + '; the server is mapping it…');
+      } else {
+        setStatus(ui.status, what + ': drawing the page…');
+      }
+    };
+    try {
+      const data = await postJson('/api/map', json, phase);
+      if (seq !== state.seq) return;
+      const answered = performance.now();
+      phase('drawing');
       render(data);
-      const ms = Math.round(performance.now() - t0);
+      await painted();
+      if (seq !== state.seq) return;
+      const end = performance.now();
+      const ms = Math.round(end - t0);
+      const parts = data.cached
+        ? 'cached result'
+        : 'sending ' + secs(sent - t0) + ', waiting for the server ' + secs(answered - sent) +
+          ' (mapping ' + secs(data.compute_ms) + '), drawing ' + secs(end - answered);
       setStatus(ui.status, 'Done: ' + fmt(data.summary.records) + ' records under ' + data.policy +
-        ' in ' + fmt(ms) + ' ms' + (data.cached ? ' (cached result)' : ' (server ' + fmt(Math.round(data.compute_ms)) + ' ms)') + '.');
-      document.documentElement.dataset.mapState = 'done';
-      document.documentElement.dataset.mapMs = String(ms);
+        ' in ' + secs(ms) + ' (' + parts + ').');
+      root.mapPhase = 'done';
+      root.mapState = 'done';
+      root.mapMs = String(ms);
       if (fresh) ui.resultsH.focus();
     } catch (e) {
       if (seq !== state.seq) return;
-      document.documentElement.dataset.mapState = 'error';
+      root.mapState = 'error';
+      root.mapPhase = 'error';
       setStatus(ui.status, 'Error ' + (e.code || '') + ': ' + e.message, 'error');
     } finally {
       if (seq === state.seq) {
@@ -778,6 +904,7 @@
   ui.format.addEventListener('change', refreshShape);
   ui.policy.addEventListener('change', showPolicy);
   ui.file.addEventListener('change', () => loadFile(ui.file.files[0]));
+  ui.text.addEventListener('paste', onPaste);
   ui.fileClear.addEventListener('click', () => {
     setLoaded(null);
     ui.text.value = '';

@@ -138,7 +138,7 @@ fn a_decision_needs_the_run_token_and_is_stored_through_the_review_api() {
     let addr =
         urlkey_serve::spawn_with_ledger(Config::default(), Some(db.clone())).expect("server");
     let p = page(addr);
-    // The queue: merges to review first, the variants side by side, a form per merge.
+    // The queue: merges to review first, each key's spellings as rows, a form per merge.
     assert!(p.contains("<h2>Review queue</h2>"), "{p}");
     assert!(p.contains("3 to review"), "{p}");
     let first = p.find("<article class=\"merge").expect("an article");
@@ -327,7 +327,7 @@ fn page_server() -> SocketAddr {
 /// The `<article>` of `key` in the page, up to its end.
 fn merge_of<'a>(page: &'a str, key: &str) -> &'a str {
     let start = page
-        .find(&format!("data-key=\"{key}\">"))
+        .find(&format!("data-key=\"{key}\" data-spellings="))
         .unwrap_or_else(|| panic!("no merge {key} in\n{page}"));
     let end = page[start..].find("</article>").expect("end") + start;
     &page[start..end]
@@ -373,55 +373,43 @@ fn the_queue_shows_what_verify_found_for_each_variant() {
     let addr = urlkey_serve::spawn_with_ledger(Config::default(), Some(db)).expect("server");
     let p = page(addr);
     assert!(p.contains("2 merged keys, 1 to review"), "{p}");
-    // The different pages: first (to review), each variant's own findings side by side.
+    // The different pages: first (to review), each variant's own findings in its row.
     let first = p.find("<article class=\"merge").expect("an article");
     assert!(p[first..].starts_with(&format!(
-        "<article class=\"merge to-review\" data-key=\"{}\">",
+        "<article class=\"merge to-review\" id=\"k-1\" data-key=\"{}\" data-spellings=\"2\">",
         url("/report")
     )));
     let report = merge_of(&p, &url("/report"));
-    for row in [
-        "content check: <b class=\"check\">different</b>".to_string(),
-        format!(
-            "<tr><th>observed URL</th><td>{}</td><td>{}</td></tr>",
-            url("/report"),
-            url("/report/")
-        ),
-        "<tr><th>status</th><td>verified</td><td>redirected</td></tr>".to_string(),
-        "<tr><th>HTTP</th><td>200</td><td>200</td></tr>".to_string(),
-        "<tr><th>title</th><td>Synthetic article</td><td>Programme figures</td></tr>".to_string(),
-        format!(
-            "<tr><th>final URL</th><td>{}</td><td>{}</td></tr>",
-            url("/report"),
-            url("/figures")
-        ),
-        format!(
-            "<tr><th>canonical</th><td>{}</td><td>{}</td></tr>",
-            url("/canonical/article"),
-            url("/canonical/figures")
-        ),
-        "<tr><th>claim</th><td>claim number 2</td><td>claim number 3</td></tr>".to_string(),
-    ] {
-        assert!(report.contains(&row), "{row}\n{report}");
-    }
-    // Text distance: 0 for the first variant, a number (not `—`) past the `similar` bound
-    // for the other.
-    let distance = report
-        .split("<tr><th>text distance to variant 1 (bits of 64)</th>")
+    assert!(report.contains("content check: <b class=\"check\">different</b>"));
+    let head = "<tr><th scope=\"col\">spelling</th><th scope=\"col\">observed URL</th>\
+                <th scope=\"col\">status</th><th scope=\"col\">HTTP</th><th scope=\"col\">title</th>\
+                <th scope=\"col\">final URL</th><th scope=\"col\">canonical</th>";
+    assert!(report.contains(head), "{report}");
+    let one = format!(
+        "<tr data-observation=\"v-002\"><th>variant 1 <small>v-002</small></th><td>{}</td>\
+         <td>verified</td><td>200</td><td>Synthetic article</td><td>{}</td><td>{}</td><td>0</td>\
+         <td>claim number 2</td></tr>",
+        url("/report"),
+        url("/report"),
+        url("/canonical/article"),
+    );
+    assert!(report.contains(&one), "{one}\n{report}");
+    // Text distance: a number (not `—`) past the `similar` bound for the other variant.
+    let two = format!(
+        "<tr data-observation=\"v-003\"><th>variant 2 <small>v-003</small></th><td>{}</td>\
+         <td>redirected</td><td>200</td><td>Programme figures</td><td>{}</td><td>{}</td><td>",
+        url("/report/"),
+        url("/figures"),
+        url("/canonical/figures"),
+    );
+    let rest = report
+        .split(&two)
         .nth(1)
-        .expect("distance row");
-    let cells: Vec<&str> = distance
-        .split("</tr>")
-        .next()
-        .expect("row")
-        .split("<td>")
-        .skip(1)
-        .map(|c| c.trim_end_matches("</td>"))
-        .collect();
-    assert_eq!(cells.len(), 2, "{distance}");
-    assert_eq!(cells[0], "0");
-    let bits: u32 = cells[1].parse().expect("a number of bits");
+        .unwrap_or_else(|| panic!("{two}\n{report}"));
+    let (bits, rest) = rest.split_once("</td>").expect("distance cell");
+    let bits: u32 = bits.parse().expect("a number of bits");
     assert!(bits > 10, "{bits}");
+    assert!(rest.starts_with("<td>claim number 3</td></tr>"), "{rest}");
 
     // The same page under two paths: `same`, not to review, both fetched.
     let article = merge_of(&p, &url("/article"));
@@ -429,18 +417,138 @@ fn the_queue_shows_what_verify_found_for_each_variant() {
         article.contains("content check: <b class=\"check\">same</b>"),
         "{article}"
     );
-    assert!(
-        article.contains("<tr><th>status</th><td>verified</td><td>verified</td></tr>"),
-        "{article}"
-    );
-    assert!(
-        article.contains(
-            "<tr><th>title</th><td>Synthetic article</td><td>Synthetic article</td></tr>"
-        ),
-        "{article}"
-    );
+    for (i, obs) in [(1, "v-000"), (2, "v-001")] {
+        let row =
+            format!("<tr data-observation=\"{obs}\"><th>variant {i} <small>{obs}</small></th>");
+        let cells = article
+            .split(&row)
+            .nth(1)
+            .unwrap_or_else(|| panic!("{row}\n{article}"));
+        assert!(
+            cells.contains("</td><td>verified</td><td>200</td><td>Synthetic article</td>"),
+            "{article}"
+        );
+    }
     assert!(
         !p.contains("<td>—</td>"),
         "every variant has findings:\n{p}"
     );
+}
+
+/// A ledger of 121 merged keys: first one with 60 spellings, then 120 with two each (a
+/// trailing slash: a risky merge, so every one is to review).
+fn many_merges_ledger() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("ledger.sqlite");
+    let csv = dir.path().join("many.csv");
+    let mut text = String::from(
+        "observation_id,prompt_version,answer_system,market,run_timestamp,observed_url\n",
+    );
+    let mut n = 0;
+    let mut row = |url: String| {
+        n += 1;
+        text.push_str(&format!("o{n},ps,a,us,2026-11-01T00:00:00Z,{url}\n"));
+    };
+    row("https://big.example.com/page/".to_string());
+    for j in 1..60 {
+        row(format!("https://big.example.com/page?utm_source=s{j}"));
+    }
+    for i in 0..120 {
+        row(format!("https://k.example.com/k{i}"));
+        row(format!("https://k.example.com/k{i}/"));
+    }
+    std::fs::write(&csv, text).expect("write csv");
+    ledger_cmd(
+        &db,
+        LedgerCommand::Ingest(IngestCommand {
+            files: vec![csv],
+            ..IngestCommand::default()
+        }),
+    );
+    (dir, db)
+}
+
+fn get_page(addr: SocketAddr, path: &str) -> Resp {
+    request(addr, "GET", path, &host(addr), "", "")
+}
+
+/// The `<article>` of `key` in a page.
+fn article_of<'a>(page: &'a str, key: &str) -> &'a str {
+    let at = page
+        .find(&format!("data-key=\"{key}\" data-spellings="))
+        .unwrap_or_else(|| panic!("{key} on the page"));
+    let end = page[at..].find("</article>").expect("article end");
+    &page[at..at + end]
+}
+
+#[test]
+fn the_queue_pages_keys_and_folds_spellings() {
+    let (_dir, db) = many_merges_ledger();
+    let addr = urlkey_serve::spawn_with_ledger(Config::default(), Some(db)).expect("server");
+    let big = "https://big.example.com/page";
+
+    let p = page(addr);
+    // The report first, then the queue.
+    let lead = p.find("id=\"lead\"").expect("the report's headline");
+    let queue = p.find("id=\"review-queue\"").expect("the queue");
+    assert!(lead < queue, "the report leads, the queue follows");
+    assert!(p.contains("121 merged keys, 121 to review"), "{p}");
+    assert!(p.contains("data-page=\"1\" data-pages=\"3\" data-total=\"121\""));
+    assert!(p.contains("Keys 1–50 of 121 · page 1 of 3"));
+    assert_eq!(p.matches("<article class=\"merge").count(), 50);
+    assert!(p.contains("href=\"/ledger?queue_page=2#review-queue\" rel=\"next\""));
+    assert!(!p.contains("rel=\"prev\""), "no previous page on the first");
+
+    // The 60 spellings: 5 rows, then "show all" (closed) with the first 50 of them.
+    let a = article_of(&p, big);
+    assert!(a.contains("data-spellings=\"60\""));
+    let (first, all) = a.split_once("<details").expect("a fold");
+    assert_eq!(first.matches("<tr data-observation=").count(), 5, "{first}");
+    assert!(all.starts_with(" class=\"all-spellings\"><summary>show all 60 spellings</summary>"));
+    assert_eq!(all.matches("<tr data-observation=").count(), 50);
+    assert!(all.contains("spellings 1–50 of 60"));
+    let next = "/ledger?queue_page=1&amp;open=https%3A%2F%2Fbig.example.com%2Fpage&amp;spellings_page=2#k-1";
+    assert!(
+        all.contains(&format!("<a href=\"{next}\">next spellings</a>")),
+        "{all}"
+    );
+    // A key with two spellings has no fold.
+    let small = article_of(&p, "https://k.example.com/k0");
+    assert!(!small.contains("<details"));
+    assert_eq!(small.matches("<tr data-observation=").count(), 2);
+
+    // The link's page: that key's list open on spellings 51-60.
+    let r = get_page(addr, &next.replace("&amp;", "&"));
+    assert_eq!(r.status, 200);
+    let p2 = r.text();
+    let all = article_of(&p2, big).split_once("<details").expect("fold").1;
+    assert!(all.starts_with(" class=\"all-spellings\" open>"), "{all}");
+    assert_eq!(all.matches("<tr data-observation=").count(), 10);
+    assert!(all.contains("<th>variant 51 <small>"));
+    assert!(all.contains("spellings 51–60 of 60"));
+    assert!(all.contains(">previous spellings</a>"));
+    assert!(!all.contains(">next spellings</a>"));
+
+    // The last page, and a page past the end shows the last one.
+    for path in ["/ledger?queue_page=3", "/ledger?queue_page=99"] {
+        let t = get_page(addr, path).text();
+        assert!(t.contains("Keys 101–121 of 121 · page 3 of 3"), "{path}");
+        assert_eq!(t.matches("<article class=\"merge").count(), 21, "{path}");
+        assert!(t.contains("href=\"/ledger?queue_page=2#review-queue\" rel=\"prev\""));
+        assert!(!t.contains("rel=\"next\""));
+    }
+    // The report's options stay in the queue's links.
+    let t = get_page(addr, "/ledger?by=market&queue_page=2").text();
+    assert!(
+        t.contains("href=\"/ledger?by=market&amp;queue_page=3#review-queue\""),
+        "{t}"
+    );
+    // A page that is not a number from 1 is refused, as any bad option.
+    for bad in ["queue_page=0", "queue_page=x", "spellings_page=-1"] {
+        let r = get_page(addr, &format!("/ledger?{bad}"));
+        assert_eq!(r.status, 400, "{bad}");
+        assert_eq!(r.error_code(), "request.invalid-option", "{bad}");
+    }
+    // The JSON report takes no queue options.
+    assert_eq!(get_page(addr, "/api/ledger?queue_page=2").status, 400);
 }

@@ -269,3 +269,149 @@ fn html_escapes_what_the_ledger_holds() {
         "{html}"
     );
 }
+
+/// Every `--word` in `html` that reads as a command-line flag (not the `--` inside a
+/// punycode name such as `xn--bcher-kva.example`).
+fn flags(html: &str) -> Vec<String> {
+    let b = html.as_bytes();
+    (0..b.len().saturating_sub(2))
+        .filter(|&i| {
+            b[i] == b'-'
+                && b[i + 1] == b'-'
+                && b[i + 2].is_ascii_lowercase()
+                && (i == 0 || !b[i - 1].is_ascii_alphanumeric())
+        })
+        .map(|i| html[i..].chars().take(20).collect())
+        .collect()
+}
+
+/// The text of the element holding `data-headline="NAME"`.
+fn headline<'a>(html: &'a str, name: &str) -> &'a str {
+    let at = html
+        .find(&format!("data-headline=\"{name}\">"))
+        .unwrap_or_else(|| panic!("headline {name}"));
+    let rest = &html[at..];
+    let start = rest.find('>').expect("tag end") + 1;
+    let end = rest.find("</dd>").expect("dd end");
+    &rest[start..end]
+}
+
+#[test]
+fn html_report_leads_with_the_headline_and_names_no_flag() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("ledger.sqlite");
+    let f = fixture("synthetic-citations.csv");
+    ledger(&db, &["ingest", f.to_str().expect("path")]).ok();
+    let html = ledger(&db, &["report", "--format", "html"]).ok().stdout;
+    // Right under the title: the headline, before the sample and the measures table.
+    let h1 = html.find("</h1>").expect("title");
+    let lead = html
+        .find("<section class=\"lead\" id=\"lead\">")
+        .expect("lead");
+    assert!(
+        html[h1 + 5..lead].trim().is_empty(),
+        "nothing between title and lead"
+    );
+    assert!(lead < html.find("<table class=\"measures\">").expect("measures"));
+    assert_eq!(headline(&html, "observations"), "27");
+    assert_eq!(headline(&html, "valid_observations"), "24");
+    assert_eq!(headline(&html, "unique_keys"), "15");
+    assert_eq!(headline(&html, "unique_publishers"), "8");
+    assert_eq!(headline(&html, "top1_share"), "0.2917");
+    assert_eq!(headline(&html, "merges_to_review"), "3");
+    assert!(html.contains(
+        "The most cited publisher is <span class=\"url\">docs.example.org</span> with 7 of the \
+         24 valid observations (0.2917)"
+    ));
+    // The headline is not a second copy of the measures a script reads.
+    assert_eq!(html.matches("data-measure=\"observations\"").count(), 1);
+
+    // A window filter is stated without its flag; no flag anywhere in the page.
+    let html = ledger(
+        &db,
+        &[
+            "report",
+            "--format",
+            "html",
+            "--window",
+            "2026-11-01..2026-11-07",
+        ],
+    )
+    .ok()
+    .stdout;
+    assert!(html.contains(
+        "Only observations run in the window 2026-11-01..2026-11-07 (both ends included)."
+    ));
+    assert_eq!(
+        flags(&html),
+        Vec::<String>::new(),
+        "no command-line wording"
+    );
+}
+
+#[test]
+fn html_compare_leads_with_the_change() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("ledger.sqlite");
+    let f = fixture("synthetic-citations.csv");
+    ledger(&db, &["ingest", f.to_str().expect("path")]).ok();
+    let html = ledger(
+        &db,
+        &[
+            "report",
+            "--format",
+            "html",
+            "--compare",
+            "c-2026-11-01",
+            "c-2026-11-08",
+        ],
+    )
+    .ok()
+    .stdout;
+    let h1 = html.find("</h1>").expect("title");
+    let change = html.find("<section id=\"change\">").expect("change");
+    assert!(
+        html[h1 + 5..change].trim().is_empty(),
+        "the change comes first"
+    );
+    assert!(
+        change
+            < html
+                .find("<section id=\"a\" data-side=\"a\">")
+                .expect("side A")
+    );
+    assert_eq!(
+        flags(&html),
+        Vec::<String>::new(),
+        "no command-line wording"
+    );
+}
+
+#[test]
+fn html_cuts_long_urls_and_keeps_them_whole_on_hover() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("ledger.sqlite");
+    let csv = dir.path().join("long.csv");
+    let long = format!("https://a.example.com/{}", "x".repeat(300));
+    std::fs::write(
+        &csv,
+        format!(
+            "observation_id,prompt_version,answer_system,market,run_timestamp,observed_url\n\
+             l-1,ps,a,us,2026-11-01T00:00:00Z,{long}\n\
+             l-2,ps,a,us,2026-11-01T00:00:00Z,https://a.example.com/short\n"
+        ),
+    )
+    .expect("write");
+    ledger(&db, &["ingest", csv.to_str().expect("p")]).ok();
+    let html = ledger(&db, &["report", "--format", "html"]).ok().stdout;
+    let cut: String = long.chars().take(120).collect();
+    // The key's row: the whole key in data-key and title, 120 characters and `…` shown.
+    assert!(html.contains(&format!(
+        "<tr data-key=\"{long}\"><td><code><span class=\"url\" title=\"{long}\">{cut}…</span></code></td>"
+    )), "{html}");
+    // A short one is shown whole, with no title.
+    assert!(html
+        .contains("<td><code><span class=\"url\">https://a.example.com/short</span></code></td>"));
+    // Cells wrap anywhere: no long URL widens the page.
+    assert!(html.contains("overflow-wrap: anywhere"));
+}

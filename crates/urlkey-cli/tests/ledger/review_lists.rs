@@ -204,8 +204,9 @@ fn the_report_lists_each_merge_to_review_in_every_format() {
     assert_eq!(
         merge_rows[0],
         format!(
-            "<tr data-merge=\"{k}\"><td>{k}</td><td class=\"n\">3</td><td class=\"n\">2</td>\
-             <td>{k}, {k}/</td><td>remove-trailing-slash</td><td>different (2 of 2 spellings \
+            "<tr data-merge=\"{k}\"><td><span class=\"url\">{k}</span></td><td class=\"n\">3</td>\
+             <td class=\"n\">2</td><td><span class=\"url\">{k}</span><br><span class=\"url\">{k}/</span></td>\
+             <td>remove-trailing-slash</td><td>different (2 of 2 spellings \
              compared)</td></tr>",
             k = u("/report")
         )
@@ -363,7 +364,11 @@ fn the_text_formats_list_twenty_merges_and_say_how_many_more() {
     assert!(md.contains("\n3 more; --format json for all.\n"), "{md}");
     let html = report(&db, &["--format", "html"]);
     assert_eq!(html.matches("<tr data-merge=").count(), 20);
-    assert!(html.contains("<p class=\"more\">3 more; --format json for all</p>"));
+    assert!(html.contains("<p class=\"more\">3 more merges to review are not listed here.</p>"));
+    assert!(
+        !html.contains("--"),
+        "no command-line wording in the HTML report"
+    );
 }
 
 #[test]

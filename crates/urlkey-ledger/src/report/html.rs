@@ -28,7 +28,8 @@ h1 { font-size: 1.6rem; }
 h2 { font-size: 1.3rem; border-bottom: 1px solid #ccc; padding-bottom: .2rem; margin-top: 2.5rem; }
 h3 { font-size: 1.05rem; margin-top: 1.5rem; }
 table { border-collapse: collapse; margin: .5rem 0 1rem; font-size: .92rem; }
-th, td { border: 1px solid #d0d0d0; padding: .25rem .5rem; text-align: left; vertical-align: top; }
+table { max-width: 100%; }
+th, td { border: 1px solid #d0d0d0; padding: .25rem .5rem; text-align: left; vertical-align: top; overflow-wrap: break-word; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
 td.t { white-space: nowrap; }
 .sample { background: #f3f6fa; border-left: 4px solid #4a6fa5; padding: .5rem .75rem; }
@@ -40,6 +41,12 @@ nav.views a { margin-right: .6rem; }
 nav.views .on { font-weight: bold; }
 svg { max-width: 100%; height: auto; }
 code { font-size: .88rem; word-break: break-all; }
+.url { overflow-wrap: anywhere; }
+.lead { margin: 1rem 0 1.5rem; }
+dl.headline { display: flex; flex-wrap: wrap; gap: .5rem; margin: .5rem 0; }
+dl.headline div { flex: 1 1 8rem; border: 1px solid #d0d0d0; border-radius: 6px; padding: .35rem .8rem; background: #fafbfc; }
+dl.headline dt { font-size: .8rem; color: #444; }
+dl.headline dd { margin: 0; font-size: 1.35rem; font-weight: 600; font-variant-numeric: tabular-nums; }
 "#;
 
 /// How the page gets its style sheet.
@@ -73,16 +80,18 @@ fn chart_err<E: std::fmt::Debug>(e: E) -> LedgerError {
 
 /// The whole page.
 pub fn page(opts: &ReportOptions, report: &Report, style: &Style) -> Result<String> {
-    page_with(opts, report, style, "")
+    page_with(opts, report, style, "", "")
 }
 
 /// The whole page, with `nav` (trusted HTML: links to other views, by `urlkey serve`)
-/// under the title.
+/// under the title and `after` (trusted HTML: serve's review queue) after the report, so
+/// that the first screen always holds the measures (or the change, when comparing).
 pub fn page_with(
     opts: &ReportOptions,
     report: &Report,
     style: &Style,
     nav: &str,
+    after: &str,
 ) -> Result<String> {
     let mut h = String::new();
     let policy = match report {
@@ -104,6 +113,7 @@ pub fn page_with(
     }
     h.push_str("</head>\n<body>\n<h1>Citation audit ledger report</h1>\n");
     h.push_str(nav);
+    lead(&mut h, opts, report)?;
     let _ = writeln!(
         h,
         "<p>Normalization policy: <code data-measure=\"policy\">{}</code>. Observations, URL \
@@ -126,11 +136,123 @@ pub fn page_with(
                 h.push_str("</section>\n");
             }
         }
-        Report::Compare(_, c) => compare(&mut h, c)?,
+        Report::Compare(_, c) => sides(&mut h, c)?,
     }
     let _ = writeln!(h, "<p class=\"caveat\">{}</p>", esc(CAVEAT));
+    h.push_str(after);
     h.push_str("</body>\n</html>\n");
     Ok(h)
+}
+
+/// Longer URLs are cut to this many characters in table cells; the full text is the
+/// cell's `title` (shown on hover) and is in the JSON and CSV reports.
+const URL_SHOWN: usize = 120;
+
+/// A URL (or any long name) as table text: wrapped anywhere, cut at [`URL_SHOWN`]
+/// characters with the whole in `title`.
+fn url(s: &str) -> String {
+    if s.chars().count() <= URL_SHOWN {
+        return format!("<span class=\"url\">{}</span>", esc(s));
+    }
+    let cut: String = s.chars().take(URL_SHOWN).collect();
+    format!(
+        "<span class=\"url\" title=\"{}\">{}…</span>",
+        esc(s),
+        esc(&cut)
+    )
+}
+
+/// `12,345`: the headline's numbers are read at a glance (also serve's review queue).
+pub fn thousands(n: u64) -> String {
+    let d = n.to_string();
+    let mut out = String::new();
+    for (i, c) in d.chars().enumerate() {
+        if i > 0 && (d.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// One figure of the headline (`dd data-headline="NAME"`).
+fn headline_item(h: &mut String, name: &str, label: &str, value: &str) {
+    let _ = write!(
+        h,
+        "<div><dt>{}</dt><dd data-headline=\"{name}\">{}</dd></div>",
+        esc(label),
+        esc(value)
+    );
+}
+
+/// What the first screen shows: the whole ledger's headline figures, or, when two
+/// samples are compared, the change from A to B. A report by groups starts with its
+/// first group's measures.
+fn lead(h: &mut String, opts: &ReportOptions, report: &Report) -> Result<()> {
+    match report {
+        Report::Groups(c) if opts.by.is_empty() => {
+            let Some(g) = c.groups.first() else {
+                return Ok(());
+            };
+            let m = &g.measures;
+            h.push_str("<section class=\"lead\" id=\"lead\">\n<dl class=\"headline\">");
+            headline_item(
+                h,
+                "observations",
+                "observations",
+                &thousands(m.observations),
+            );
+            headline_item(
+                h,
+                "valid_observations",
+                "valid observations",
+                &thousands(m.valid_observations),
+            );
+            headline_item(
+                h,
+                "unique_keys",
+                "unique URL keys",
+                &thousands(m.unique_keys),
+            );
+            headline_item(
+                h,
+                "unique_publishers",
+                &format!("unique {}", m.publisher_unit.noun()),
+                &thousands(m.unique_publishers),
+            );
+            headline_item(
+                h,
+                "top1_share",
+                "top-1 publisher share",
+                &format!("{:.4}", m.concentration.top1_share),
+            );
+            if m.review.has_any() {
+                headline_item(
+                    h,
+                    "merges_to_review",
+                    "merges to review",
+                    &thousands(m.review.merges_to_review),
+                );
+            }
+            h.push_str("</dl>\n");
+            if let Some(t) = m.top_publishers.first() {
+                let _ = writeln!(
+                    h,
+                    "<p>The most cited publisher is {} with {} of the {} valid observations \
+                     ({:.4}); {} publishers hold the rest.</p>",
+                    url(t.name()),
+                    thousands(t.observations),
+                    thousands(m.valid_observations),
+                    t.share,
+                    thousands(m.unique_publishers.saturating_sub(1)),
+                );
+            }
+            h.push_str("</section>\n");
+        }
+        Report::Compare(_, c) => change(h, c)?,
+        Report::Groups(_) => {}
+    }
+    Ok(())
 }
 
 fn share_cell(h: &mut String, measure: &str, share: f64, part: u64, whole: u64) {
@@ -220,7 +342,7 @@ fn measures(h: &mut String, m: &Measures, id: &str) -> Result<()> {
                 h,
                 "<tr data-publisher=\"{}\"><td>{}</td><td class=\"n\" data-measure=\"publisher_observations\">{}</td>",
                 esc(t.name()),
-                esc(t.name()),
+                url(t.name()),
                 t.observations
             );
             share_cell(
@@ -272,7 +394,7 @@ fn measures(h: &mut String, m: &Measures, id: &str) -> Result<()> {
                 "<tr data-key=\"{}\"><td><code>{}</code></td><td>{}</td><td class=\"n\" \
                  data-measure=\"key_observations\">{}</td>",
                 esc(&k.key),
-                esc(&k.key),
+                url(&k.key),
                 esc(&k.publisher),
                 k.observations
             );
@@ -366,10 +488,12 @@ fn change_table(h: &mut String, what: &str, kind: &str, rows: &[Change], va: u64
     for r in rows {
         let _ = writeln!(
             h,
-            "<tr data-name=\"{n}\"><td>{n}</td><td class=\"n\" data-measure=\"a\">{}</td><td \
+            "<tr data-name=\"{}\"><td>{}</td><td class=\"n\" data-measure=\"a\">{}</td><td \
              class=\"n\" data-measure=\"b\">{}</td><td class=\"n\" data-measure=\"change\">{:+}</td>\
              <td class=\"n\">{:.4} ({}/{va})</td><td class=\"n\">{:.4} ({}/{vb})</td><td \
              data-measure=\"status\">{}</td></tr>",
+            esc(&r.name),
+            url(&r.name),
             r.a,
             r.b,
             r.change,
@@ -378,7 +502,6 @@ fn change_table(h: &mut String, what: &str, kind: &str, rows: &[Change], va: u64
             r.b_share,
             r.b,
             r.status,
-            n = esc(&r.name),
         );
     }
     h.push_str("</table>\n");
@@ -420,13 +543,19 @@ fn review_figures(h: &mut String, m: &Measures) {
     review_lists(h, m);
 }
 
-fn compare(h: &mut String, c: &Comparison) -> Result<()> {
+/// The measures of the two compared samples, after the change ([`change`]) that leads.
+fn sides(h: &mut String, c: &Comparison) -> Result<()> {
     for (label, s, id) in [("A", &c.a, "a"), ("B", &c.b, "b")] {
         let _ = writeln!(h, "<section id=\"{id}\" data-side=\"{id}\">");
         let _ = writeln!(h, "<h2>{label}: {}</h2>", esc(&s.label()));
         measures(h, &s.measures, id)?;
         h.push_str("</section>\n");
     }
+    Ok(())
+}
+
+/// The change from A to B: what a comparison is read for, so it comes first.
+fn change(h: &mut String, c: &Comparison) -> Result<()> {
     let (va, vb) = (
         c.a.measures.valid_observations,
         c.b.measures.valid_observations,
@@ -473,19 +602,26 @@ fn review_lists(h: &mut String, m: &Measures) {
         for t in r.merges_to_review_list.iter().take(LISTED) {
             let _ = writeln!(
                 h,
-                "<tr data-merge=\"{k}\"><td>{k}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
+                "<tr data-merge=\"{}\"><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
                  <td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&t.key),
+                url(&t.key),
                 t.observations,
                 t.variants,
-                esc(&t.spellings_text()),
+                spellings(&t.spellings, t.variants),
                 esc(&t.risky_rules.join(", ")),
                 esc(&t.check_text()),
-                k = esc(&t.key),
             );
         }
         h.push_str("</table>\n");
-        if let Some(more) = m.review.more_line() {
-            let _ = writeln!(h, "<p class=\"more\">{}</p>", esc(&more));
+        let all = r.merges_to_review_list.len();
+        if all > LISTED {
+            // No "see the JSON" advice: the page goes to people without the command line.
+            let _ = writeln!(
+                h,
+                "<p class=\"more\">{} more merges to review are not listed here.</p>",
+                thousands((all - LISTED) as u64)
+            );
         }
     }
     if !r.top_keys_with_splits.is_empty() {
@@ -499,16 +635,28 @@ fn review_lists(h: &mut String, m: &Measures) {
         for k in &r.top_keys_with_splits {
             let _ = writeln!(
                 h,
-                "<tr data-split-top=\"{k}\"><td>{k}</td><td class=\"n\">{}</td>\
+                "<tr data-split-top=\"{}\"><td>{}</td><td class=\"n\">{}</td>\
                  <td class=\"n\">{:.4}</td><td>{}</td></tr>",
+                esc(&k.key),
+                url(&k.key),
                 k.observations,
                 k.share,
-                esc(k.split_from.as_deref().unwrap_or("")),
-                k = esc(&k.key),
+                url(k.split_from.as_deref().unwrap_or("")),
             );
         }
         h.push_str("</table>\n");
     }
+}
+
+/// A merge's listed spellings, one a line, each cut as [`url`] cuts, then how many
+/// more the merge has.
+fn spellings(shown: &[String], variants: u64) -> String {
+    let mut out: Vec<String> = shown.iter().map(|s| url(s)).collect();
+    let more = variants.saturating_sub(shown.len() as u64);
+    if more > 0 {
+        out.push(format!("and {} more", thousands(more)));
+    }
+    out.join("<br>")
 }
 
 // ---------------------------------------------------------------------------- charts

@@ -232,11 +232,12 @@ fn list(v: &[String]) -> String {
     }
 }
 
-/// The one `--window` filter in words, if there is one.
+/// The one window filter in words, if there is one. No flag name: the sentence is also
+/// in the HTML report, which is handed to people who never see the command line.
 pub fn filter_sentence(opts: &ReportOptions) -> Option<String> {
     match opts.windows.as_slice() {
         [w] => Some(format!(
-            "Only observations run in the window {} (--window; both ends included).",
+            "Only observations run in the window {} (both ends included).",
             w.text
         )),
         _ => None,

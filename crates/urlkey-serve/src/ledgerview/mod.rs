@@ -12,6 +12,8 @@
 //! - `GET /ledger?by=answer_system,market&publisher=registrable&top=5&top_keys=5`
 //! - `GET /ledger?compare=c-2026-11-01&compare=c-2026-11-08`
 //! - `GET /ledger?window=2026-11-01..2026-11-07` (a filter; twice: two windows compared)
+//! - `GET /ledger?queue_page=2&open=KEY&spellings_page=3`: the review queue's page of keys
+//!   and one key's "show all" list on its page (with any of the report's options).
 //! - `GET /api/ledger?...`: the same report as JSON (the `report --format json` shape).
 //! - `GET /ledger.css`: the page's style sheet.
 //! - `GET /ledger.js`: the review queue's script.
@@ -28,7 +30,7 @@ use urlkey_ledger::report::{self, html, GroupBy, PublisherUnit, Report, ReportOp
 
 use crate::error::{json_response, ApiError};
 use crate::state::AppState;
-use queue::{review_queue, QUEUE_CSS};
+use queue::{review_queue, QueueView, QUEUE_CSS};
 
 /// The `by` values of a query, by the column names the JSON report gives them.
 const GROUP_BYS: [GroupBy; 4] = [
@@ -45,11 +47,49 @@ fn bad(message: String) -> ApiError {
     ApiError::new("request.invalid-option", message)
 }
 
+/// A page number of the queue (`queue_page`, `spellings_page`), from 1.
+fn page_number(k: &str, v: &str) -> Result<usize, ApiError> {
+    v.parse()
+        .ok()
+        .filter(|n| *n >= 1)
+        .ok_or_else(|| bad(format!("{k} {v:?}: give a page number from 1")))
+}
+
+/// The review queue's part of a query string (`queue_page`, `open`, `spellings_page`),
+/// and the rest of it: the report's options.
+fn queue_view(uri: &Uri) -> Result<(QueueView, Vec<(String, String)>), ApiError> {
+    let mut view = QueueView {
+        page: 1,
+        spellings_page: 1,
+        ..QueueView::default()
+    };
+    let mut rest = Vec::new();
+    for (k, v) in urlkey::parse_form(uri.query().unwrap_or("")) {
+        match k.as_str() {
+            "queue_page" => view.page = page_number(&k, &v)?,
+            "spellings_page" => view.spellings_page = page_number(&k, &v)?,
+            "open" => view.open = Some(v),
+            _ => rest.push((k, v)),
+        }
+    }
+    view.report_query = rest
+        .iter()
+        .map(|(k, v)| format!("{}={}", enc(k), enc(v)))
+        .collect::<Vec<_>>()
+        .join("&");
+    Ok((view, rest))
+}
+
 /// The report options a query string asks for.
 fn options(uri: &Uri) -> Result<ReportOptions, ApiError> {
+    options_of(urlkey::parse_form(uri.query().unwrap_or("")))
+}
+
+/// The report options of a query's pairs.
+fn options_of(pairs: Vec<(String, String)>) -> Result<ReportOptions, ApiError> {
     let mut opts = ReportOptions::default();
     let mut compare = Vec::new();
-    for (k, v) in urlkey::parse_form(uri.query().unwrap_or("")) {
+    for (k, v) in pairs {
         match k.as_str() {
             "by" => {
                 for c in v.split(',').filter(|c| !c.is_empty()) {
@@ -109,7 +149,7 @@ fn options(uri: &Uri) -> Result<ReportOptions, ApiError> {
 async fn build(
     path: PathBuf,
     opts: ReportOptions,
-    queue: Option<Option<String>>,
+    queue: Option<(Option<String>, QueueView)>,
 ) -> Result<(Report, Vec<String>, ReportOptions, String), ApiError> {
     let work = move || -> Result<_, ApiError> {
         let conn = report::open_read_only(&path).map_err(ApiError::ledger)?;
@@ -117,7 +157,9 @@ async fn build(
         let collections =
             report::collections(&conn, opts.policy.as_deref()).map_err(ApiError::ledger)?;
         let q = match queue {
-            Some(token) => review_queue(&conn, token.as_deref()).map_err(ApiError::ledger)?,
+            Some((token, view)) => {
+                review_queue(&conn, token.as_deref(), &view).map_err(ApiError::ledger)?
+            }
             None => String::new(),
         };
         Ok((r, collections, opts, q))
@@ -151,7 +193,7 @@ fn href(opts: &ReportOptions) -> String {
 }
 
 /// Percent-encodes a query value.
-fn enc(s: &str) -> String {
+pub(super) fn enc(s: &str) -> String {
     let mut out = String::new();
     for b in s.bytes() {
         if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
@@ -228,6 +270,7 @@ fn nav(opts: &ReportOptions, collections: &[String], file: &str) -> String {
         h.push_str("<br>compare collections: ");
         h.push_str(&compares.join(" "));
     }
+    h.push_str("<br><a href=\"#review-queue\">the review queue</a> (after the report)");
     h.push_str("</nav>\n");
     h
 }
@@ -237,7 +280,11 @@ pub(crate) async fn page(State(st): State<Arc<AppState>>, uri: Uri) -> Response 
     let Some(path) = st.ledger.clone() else {
         return ApiError::no_ledger().into_response();
     };
-    let opts = match options(&uri) {
+    let (view, rest) = match queue_view(&uri) {
+        Ok(v) => v,
+        Err(e) => return e.into_response(),
+    };
+    let opts = match options_of(rest) {
         Ok(o) => o,
         Err(e) => return e.into_response(),
     };
@@ -246,10 +293,11 @@ pub(crate) async fn page(State(st): State<Arc<AppState>>, uri: Uri) -> Response 
         .map(|f| f.to_string_lossy().into_owned())
         .unwrap_or_default();
     let token = st.writes_allowed().then(|| st.token().to_string());
-    match build(path, opts, Some(token)).await {
+    match build(path, opts, Some((token, view))).await {
         Ok((r, collections, opts, queue)) => {
-            let nav = nav(&opts, &collections, &file) + &queue;
-            match html::page_with(&opts, &r, &html::Style::Link("/ledger.css"), &nav) {
+            let nav = nav(&opts, &collections, &file);
+            let style = html::Style::Link("/ledger.css");
+            match html::page_with(&opts, &r, &style, &nav, &queue) {
                 Ok(body) => {
                     ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], body).into_response()
                 }

@@ -1,7 +1,11 @@
-//! The review queue of the ledger page: every merged key (merges to review first), its
-//! variants side by side (status, title, final URL, canonical, content check) with the
-//! claims, and, when writes are allowed, a form per merge that `/ledger.js` sends to
-//! `POST /api/ledger/review` (`reviewview.rs`).
+//! The review queue of the ledger page: every merged key (merges to review first), a page
+//! of [`KEYS_PER_PAGE`] keys at a time, each key's spellings as rows (status, title, final
+//! URL, canonical, content check, claim), the first [`SPELLINGS_FOLDED`] shown and the
+//! rest folded behind "show all N spellings" (itself paged by [`SPELLINGS_PER_PAGE`]),
+//! and, when writes are allowed, a form per merge that `/ledger.js` sends to
+//! `POST /api/ledger/review` (`reviewview.rs`). A ledger of 50,000 citations has keys
+//! with hundreds of spellings and thousands of merges: one column per spelling, or every
+//! key on one page, drew a page of 13,474 x 116,194 px.
 
 use urlkey_ledger::report::html;
 
@@ -9,14 +13,57 @@ use urlkey_ledger::report::html;
 pub(super) const QUEUE_CSS: &str = "
 #review-queue article { border-top: 1px solid #ccc; margin: 1rem 0; padding-top: .5rem; }
 #review-queue article.to-review h3 { color: #8a3b00; }
+#review-queue table.variants { width: 100%; table-layout: fixed; }
 #review-queue table.variants td, #review-queue table.variants th { vertical-align: top; \
-  overflow-wrap: anywhere; max-width: 28rem; }
+  overflow-wrap: anywhere; }
+#review-queue table.variants col.n { width: 5.5rem; }
+#review-queue table.variants col.s { width: 6rem; }
+#review-queue table.variants col.h { width: 4rem; }
+#review-queue table.variants col.u { width: 22%; }
+#review-queue details.all-spellings { margin: .3rem 0 .6rem; }
+#review-queue details.all-spellings summary { cursor: pointer; color: #0b5cad; }
+#review-queue nav.queue-pages, #review-queue .spelling-pages { margin: .6rem 0; }
+#review-queue nav.queue-pages a, #review-queue .spelling-pages a { margin-left: .6rem; }
 #review-queue form { margin: .5rem 0; }
 #review-queue form label { margin-right: .6rem; white-space: nowrap; }
+#review-queue form select { max-width: 24rem; }
 ";
 
-/// Merges shown in the queue at most.
-const QUEUE_MAX: usize = 100;
+/// Merged keys on one page of the queue.
+pub(super) const KEYS_PER_PAGE: usize = 50;
+/// Spellings of a key shown before "show all".
+pub(super) const SPELLINGS_FOLDED: usize = 5;
+/// Spellings on one page of "show all".
+pub(super) const SPELLINGS_PER_PAGE: usize = 50;
+
+/// Which part of the queue a request asks for (`queue_page`, `open`, `spellings_page` in
+/// the query; pages count from 1, a page past the end shows the last one).
+#[derive(Debug, Clone, Default)]
+pub(super) struct QueueView {
+    /// The page of keys.
+    pub page: usize,
+    /// The key whose "show all" list is open.
+    pub open: Option<String>,
+    /// The page of that key's spellings.
+    pub spellings_page: usize,
+    /// The report's own query (`by=...&compare=...`), kept in the queue's links.
+    pub report_query: String,
+}
+
+impl QueueView {
+    /// A link to this view of the queue with `page`, `open` and `spellings_page`.
+    fn href(&self, page: usize, open: Option<(&str, usize)>, anchor: &str) -> String {
+        let mut q = Vec::new();
+        if !self.report_query.is_empty() {
+            q.push(self.report_query.clone());
+        }
+        q.push(format!("queue_page={page}"));
+        if let Some((key, sp)) = open {
+            q.push(format!("open={}&spellings_page={sp}", super::enc(key)));
+        }
+        html::esc(&format!("/ledger?{}#{anchor}", q.join("&")))
+    }
+}
 
 /// One variant of a merged key, as the queue shows it.
 struct Variant {
@@ -92,32 +139,145 @@ fn variants(
         .collect())
 }
 
-/// The rows of a variants table, one column per variant.
-const ROW_LABELS: [&str; 8] = [
-    "observed URL",
-    "status",
-    "HTTP",
-    "title",
-    "final URL",
-    "canonical",
-    "text distance to variant 1 (bits of 64)",
-    "claim",
+/// The columns of a spellings table, one row per spelling.
+const COLUMNS: [(&str, &str); 9] = [
+    ("spelling", "n"),
+    ("observed URL", "u"),
+    ("status", "s"),
+    ("HTTP", "h"),
+    ("title", ""),
+    ("final URL", "u"),
+    ("canonical", ""),
+    (
+        "<abbr title=\"text distance to variant 1, in bits of 64\">distance</abbr>",
+        "s",
+    ),
+    ("claim", ""),
 ];
 
-/// Row `row` of [`ROW_LABELS`] for `v`, escaped (`—` when unknown).
-fn cell(v: &Variant, row: usize) -> String {
-    let opt = |s: &Option<String>| html::esc(s.as_deref().unwrap_or("—"));
+/// One spelling as a table row (`—` when unknown; every value is text, whatever the
+/// state: a status this page does not know is shown as it is stored).
+fn row(i: usize, v: &Variant) -> String {
+    let esc = html::esc;
+    let opt = |s: &Option<String>| esc(s.as_deref().unwrap_or("—"));
     let num = |n: Option<i64>| n.map_or("—".to_string(), |n| n.to_string());
-    match row {
-        0 => html::esc(&v.url),
-        1 => opt(&v.status),
-        2 => num(v.http),
-        3 => opt(&v.title),
-        4 => opt(&v.final_url),
-        5 => opt(&v.canonical),
-        6 => num(v.distance),
-        _ => opt(&v.claim),
+    format!(
+        "<tr data-observation=\"{}\"><th>variant {} <small>{}</small></th><td>{}</td><td>{}</td>\
+         <td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+        esc(&v.observation),
+        i + 1,
+        esc(&v.observation),
+        esc(&v.url),
+        opt(&v.status),
+        num(v.http),
+        opt(&v.title),
+        opt(&v.final_url),
+        opt(&v.canonical),
+        num(v.distance),
+        opt(&v.claim),
+    )
+}
+
+/// A table of the spellings `vs[from..to]`, numbered from `from + 1`.
+fn spellings_table(vs: &[Variant], from: usize, to: usize, class: &str) -> String {
+    let mut h = format!("<table class=\"variants {class}\"><colgroup>");
+    for (_, c) in COLUMNS {
+        if c.is_empty() {
+            h.push_str("<col>");
+        } else {
+            h.push_str(&format!("<col class=\"{c}\">"));
+        }
     }
+    h.push_str("</colgroup><thead><tr>");
+    for (label, _) in COLUMNS {
+        h.push_str(&format!("<th scope=\"col\">{label}</th>"));
+    }
+    h.push_str("</tr></thead><tbody>\n");
+    for (i, v) in vs.iter().enumerate().take(to).skip(from) {
+        h.push_str(&row(i, v));
+    }
+    h.push_str("</tbody></table>\n");
+    h
+}
+
+/// `12,345`: counts as people read them.
+fn count(n: usize) -> String {
+    html::thousands(n as u64)
+}
+
+/// A key's spellings: the first [`SPELLINGS_FOLDED`], then the rest behind "show all N
+/// spellings", a page of [`SPELLINGS_PER_PAGE`] at a time.
+fn spellings(view: &QueueView, key: &str, anchor: &str, vs: &[Variant]) -> String {
+    let n = vs.len();
+    let mut h = spellings_table(vs, 0, n.min(SPELLINGS_FOLDED), "first");
+    if n <= SPELLINGS_FOLDED {
+        return h;
+    }
+    let pages = n.div_ceil(SPELLINGS_PER_PAGE);
+    let opened = view.open.as_deref() == Some(key);
+    let page = if opened {
+        view.spellings_page.clamp(1, pages)
+    } else {
+        1
+    };
+    let from = (page - 1) * SPELLINGS_PER_PAGE;
+    let to = (from + SPELLINGS_PER_PAGE).min(n);
+    h.push_str(&format!(
+        "<details class=\"all-spellings\"{}><summary>show all {} spellings</summary>\n",
+        if opened { " open" } else { "" },
+        count(n)
+    ));
+    h.push_str(&spellings_table(vs, from, to, "all"));
+    if pages > 1 {
+        h.push_str(&format!(
+            "<p class=\"spelling-pages\" data-page=\"{page}\" data-pages=\"{pages}\">spellings {}–{} of {}",
+            count(from + 1),
+            count(to),
+            count(n)
+        ));
+        if page > 1 {
+            h.push_str(&format!(
+                "<a href=\"{}\">previous spellings</a>",
+                view.href(view.page, Some((key, page - 1)), anchor)
+            ));
+        }
+        if page < pages {
+            h.push_str(&format!(
+                "<a href=\"{}\">next spellings</a>",
+                view.href(view.page, Some((key, page + 1)), anchor)
+            ));
+        }
+        h.push_str("</p>\n");
+    }
+    h.push_str("</details>\n");
+    h
+}
+
+/// The queue's page links: keys `first`–`last` of `total`, previous and next.
+fn pager(view: &QueueView, page: usize, pages: usize, total: usize) -> String {
+    let from = (page - 1) * KEYS_PER_PAGE;
+    let to = (from + KEYS_PER_PAGE).min(total);
+    let mut h = format!(
+        "<nav class=\"queue-pages\" aria-label=\"review queue pages\" data-page=\"{page}\" \
+         data-pages=\"{pages}\" data-total=\"{total}\">Keys {}–{} of {} · page {page} of {pages}",
+        count(if total == 0 { 0 } else { from + 1 }),
+        count(to),
+        count(total)
+    );
+    if page > 1 {
+        h.push_str(&format!(
+            "<a href=\"{}\" rel=\"prev\">previous keys</a>",
+            view.href(page - 1, None, "review-queue")
+        ));
+    }
+    if page < pages {
+        h.push_str(&format!(
+            "<a href=\"{}\" rel=\"next\">next keys</a>",
+            view.href(page + 1, None, "review-queue")
+        ));
+    }
+    h.push_str("</nav>\n");
+    h
 }
 
 fn options_html(name: &str, allowed: &[&str], none: &str) -> String {
@@ -129,11 +289,12 @@ fn options_html(name: &str, allowed: &[&str], none: &str) -> String {
     h
 }
 
-/// The review queue: every merged key (merges to review first), its variants side by
-/// side, and, when `token` is given (writes allowed), a form per merge.
+/// The review queue: one page of merged keys (merges to review first), each key's
+/// spellings as rows, and, when `token` is given (writes allowed), a form per merge.
 pub(super) fn review_queue(
     conn: &rusqlite::Connection,
     token: Option<&str>,
+    view: &QueueView,
 ) -> urlkey_ledger::error::Result<String> {
     use urlkey_ledger::review as rv;
     let esc = html::esc;
@@ -144,9 +305,10 @@ pub(super) fn review_queue(
         h.push_str(&format!(" data-token=\"{}\"", esc(t)));
     }
     h.push_str(&format!(
-        "><h2>Review queue</h2>\n<p class=\"queue-summary\">{} merged keys, {to_review} to review \
+        "><h2>Review queue</h2>\n<p class=\"queue-summary\">{} merged keys, {} to review \
          (a risky merge whose content check is not <code>same</code> and that no one decided).",
-        merges.len()
+        count(merges.len()),
+        count(to_review)
     ));
     if token.is_some() {
         h.push_str(" A decision is recorded as <code>urlkey ledger review add</code> would.</p>\n");
@@ -156,14 +318,22 @@ pub(super) fn review_queue(
              address (use <code>urlkey ledger review add</code>).</p>\n",
         );
     }
-    for m in merges.iter().take(QUEUE_MAX) {
+    let pages = merges.len().div_ceil(KEYS_PER_PAGE).max(1);
+    let page = view.page.clamp(1, pages);
+    let nav = pager(view, page, pages, merges.len());
+    h.push_str(&nav);
+    let first = (page - 1) * KEYS_PER_PAGE;
+    for (i, m) in merges.iter().enumerate().skip(first).take(KEYS_PER_PAGE) {
         let vs = variants(conn, &m.policy, &m.key)?;
+        let anchor = format!("k-{}", i + 1);
         h.push_str(&format!(
-            "<article class=\"merge{}\" data-key=\"{}\">\n<h3><code>{}</code> <small>{}</small></h3>\n\
+            "<article class=\"merge{}\" id=\"{anchor}\" data-key=\"{}\" data-spellings=\"{}\">\n\
+             <h3><code>{}</code> <small>{}</small></h3>\n\
              <p>{} observations, {} observed URLs; rules: {}; content check: <b class=\"check\">{}</b>; \
              merge decision: <b class=\"decision\">{}</b>{}</p>\n",
             if m.to_review { " to-review" } else { "" },
             esc(&m.key),
+            vs.len(),
             esc(&m.key),
             esc(&m.policy),
             m.observations,
@@ -173,23 +343,7 @@ pub(super) fn review_queue(
             esc(m.merge_decision.as_deref().unwrap_or("none")),
             if m.to_review { " — <b>to review</b>" } else { "" },
         ));
-        h.push_str("<table class=\"variants\"><tr><th></th>");
-        for (i, v) in vs.iter().enumerate() {
-            h.push_str(&format!(
-                "<th>variant {} <small>{}</small></th>",
-                i + 1,
-                esc(&v.observation)
-            ));
-        }
-        h.push_str("</tr>\n");
-        for (row, label) in ROW_LABELS.iter().enumerate() {
-            h.push_str(&format!("<tr><th>{label}</th>"));
-            for v in &vs {
-                h.push_str(&format!("<td>{}</td>", cell(v, row)));
-            }
-            h.push_str("</tr>\n");
-        }
-        h.push_str("</table>\n");
+        h.push_str(&spellings(view, &m.key, &anchor, &vs));
         if token.is_some() {
             let mut obs = String::from("<select name=\"observation\">");
             for v in &vs {
@@ -216,11 +370,8 @@ pub(super) fn review_queue(
         }
         h.push_str("</article>\n");
     }
-    if merges.len() > QUEUE_MAX {
-        h.push_str(&format!(
-            "<p>{} more merged keys: see <code>urlkey ledger merges</code>.</p>\n",
-            merges.len() - QUEUE_MAX
-        ));
+    if pages > 1 {
+        h.push_str(&nav);
     }
     h.push_str("</section>\n");
     if token.is_some() {
