@@ -62,12 +62,30 @@ PolicyFile = Optional[Union[str, "PathLike[str]"]]
 _PLUGIN = Path(__file__).parent
 
 
+def _policy_file_error(path: Path, why: str) -> PolicyError:
+    # The command's wording (`urlkey key --policy-file`): the path, then why.
+    err = PolicyError(f"{path}: cannot read the policy file: {why}")
+    err.code = "policy.file"
+    return err
+
+
+def _read_policy_file(policy_file: Union[str, "PathLike[str]"]) -> str:
+    path = Path(policy_file)
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise _policy_file_error(path, f"it is not UTF-8 text ({e.reason} at byte {e.start})") from e
+    except OSError as e:
+        raise _policy_file_error(path, e.strerror or str(e)) from e
+    except ValueError as e:  # a path Python cannot open at all (a NUL byte)
+        raise _policy_file_error(path, str(e)) from e
+
+
 def _policy_args(policy: str, policy_file: PolicyFile) -> Dict[str, Any]:
     text = origin = None
     if policy_file is not None:
-        path = Path(policy_file)
-        text = path.read_text(encoding="utf-8")
-        origin = str(path)
+        text = _read_policy_file(policy_file)
+        origin = str(Path(policy_file))
     check_policy(policy, text, origin)
     return {"policy": policy, "policy_text": text, "policy_origin": origin}
 
