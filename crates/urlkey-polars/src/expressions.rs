@@ -13,13 +13,17 @@ use polars_arrow::datatypes::Field as ArrowField;
 use urlkey::explain::explain as explain_inputs;
 use urlkey::policy::DEFAULT_MAX_INPUT_BYTES;
 
-use crate::ffi::kwargs;
 use crate::input::{output_field, strings};
 use crate::outcome::{self, OutcomeColumns};
 use crate::policies::{resolve, PolicyArgs, Resolved};
 
 fn policy(args: &PolicyArgs) -> PolarsResult<Resolved> {
     resolve(args).map_err(|e| polars_err!(ComputeError: "{}", e))
+}
+
+/// The keyword arguments, pickled by Polars.
+fn kwargs<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8]) -> PolarsResult<T> {
+    pyo3_polars::derive::_parse_kwargs(bytes)
 }
 
 /// The policy of an expression's keyword arguments.

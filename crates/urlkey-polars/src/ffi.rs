@@ -9,7 +9,7 @@
 //! Per expression `NAME` Polars looks up two symbols (plugin ABI 0.1, polars-ffi):
 //! `_polars_plugin_field_NAME(fields, n, out, kwargs, kwargs_len)`, the output field from
 //! the input fields, and `_polars_plugin_NAME(series, n, kwargs, kwargs_len, out, ctx)`,
-//! the result. [`plugin!`] writes both from two safe functions.
+//! the result. `plugin!` writes both from two safe functions.
 #![allow(unsafe_code)]
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -105,11 +105,6 @@ pub unsafe fn compute_entry(
         Ok(Err(e)) => set_error(e),
         Err(_) => _set_panic(),
     }
-}
-
-/// The keyword arguments, pickled by Polars.
-pub fn kwargs<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8]) -> PolarsResult<T> {
-    pyo3_polars::derive::_parse_kwargs(bytes)
 }
 
 /// Declares the two entry points of one expression: `plugin!(field_symbol, symbol,

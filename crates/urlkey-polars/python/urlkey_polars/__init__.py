@@ -12,12 +12,14 @@ runs in Rust on Polars' threads, without the GIL, in eager, lazy and streaming q
     df.with_columns(key=pl.col("url").urlkey.key(policy="citation@1"))
 
 Null in, null out. An invalid URL has a null ``key``; ``outcome`` says
-``status == "invalid"`` and gives its stable ``error_code``: never an empty string.
+``status == "invalid"`` and gives its stable ``error_code``: never an empty string. The
+column is String, Categorical or Enum (keyed as the same text); another type fails when the
+query's schema is resolved, naming the type. One URL is at most 64 KiB (``input.too-long``).
 
 ``policy`` is a builtin id (``urlkey policies`` lists them) or an id that ``policy_file``
 (a TOML policy file, read here, once, when the expression is built) defines. A policy that
-cannot be had raises :class:`PolicyError` (with ``.code``) when the expression is built,
-not at ``collect()``. The policy's id and version ride in every ``outcome`` row
+cannot be had, or a policy file that cannot be read, raises :class:`PolicyError` (with
+``.code``) when the expression is built, not at ``collect()``. The policy's id and version ride in every ``outcome`` row
 (``policy``, ``psl_version``); :func:`policy_info` describes a policy.
 """
 
