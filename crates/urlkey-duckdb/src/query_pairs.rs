@@ -22,6 +22,10 @@ use duckdb::vscalar::{ScalarFunctionSignature, VScalar};
 use duckdb::vtab::arrow::WritableVector;
 use duckdb::vtab::{BindInfo, InitInfo, TableFunctionInfo, VTab};
 
+use urlkey::error::too_long_message;
+use urlkey::policy::DEFAULT_MAX_INPUT_BYTES;
+use urlkey::{ErrorCode, KeyError};
+
 use crate::vector::Strings;
 
 /// The fields of the scalar function's structs, in order.
@@ -37,9 +41,15 @@ pub struct Cursor {
     next: AtomicUsize,
 }
 
-/// The pairs of `url`, or the error text (code first) for text that is not a URL.
+/// The pairs of `url`, or the error text (code first) for text that is not a URL and for
+/// text over the input limit (64 KiB, `input.too-long`, as `urlkey_key` and the command).
 pub fn pairs_of(url: &str) -> Result<Vec<(String, String)>, String> {
-    urlkey::query_pairs(url).map_err(|e| format!("{}: {}", e.code.as_str(), e.message))
+    let err = |e: KeyError| format!("{}: {}", e.code.as_str(), e.message);
+    if url.len() > DEFAULT_MAX_INPUT_BYTES {
+        let message = too_long_message(url.len(), DEFAULT_MAX_INPUT_BYTES);
+        return Err(err(KeyError::new(ErrorCode::InputTooLong, message)));
+    }
+    urlkey::query_pairs(url).map_err(err)
 }
 
 /// `urlkey_query_pairs`.
@@ -100,10 +110,10 @@ impl VTab for QueryPairs {
     }
 }
 
-/// The pairs of one row of the scalar function: `None` (NULL) for a NULL URL and for
-/// text that is not an absolute URL.
+/// The pairs of one row of the scalar function: `None` (NULL) for a NULL URL, for text
+/// that is not an absolute URL and for text over the input limit.
 pub fn pair_list(url: Option<&str>) -> Option<Vec<(String, String)>> {
-    url.and_then(|u| urlkey::query_pairs(u).ok())
+    url.and_then(|u| pairs_of(u).ok())
 }
 
 /// The SQL type of the scalar function's result: `STRUCT(name VARCHAR, value VARCHAR)[]`.
@@ -203,5 +213,24 @@ mod tests {
         assert_eq!(pair_list(None), None);
         assert_eq!(pair_list(Some("not a url")), None);
         assert_eq!(pair_list(Some("")), None);
+    }
+
+    #[test]
+    fn text_over_the_input_limit_is_refused_as_key_refuses_it() {
+        let limit = urlkey::policy::DEFAULT_MAX_INPUT_BYTES;
+        let head = "https://e.com/?a=";
+        let at = format!("{head}{}", "x".repeat(limit - head.len()));
+        assert_eq!(at.len(), limit);
+        assert_eq!(pairs_of(&at).unwrap().len(), 1);
+        let over = format!("{at}x");
+        let e = pairs_of(&over).unwrap_err();
+        let want = urlkey::PolicySet::builtin()
+            .get("citation@1")
+            .unwrap()
+            .key(&over);
+        let want = want.error.unwrap();
+        assert_eq!(e, format!("{}: {}", want.code.as_str(), want.message));
+        assert!(e.starts_with("input.too-long: "), "{e}");
+        assert_eq!(pair_list(Some(&over)), None);
     }
 }

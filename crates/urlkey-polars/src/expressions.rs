@@ -2,17 +2,18 @@
 //! threads and without the GIL (`is_elementwise=True` on the Python side lets it split the
 //! column and stream it). Every expression maps null to null; an invalid URL is never
 //! `""`: `key` gives null, `outcome` says `status = "invalid"` with the error code.
-
-// `#[polars_expr]` writes the `extern "C"` entry points Polars calls (`#[no_mangle]`,
-// raw pointers): the one place the crate needs unsafe code, all of it generated.
-// They are public and undocumented by construction (Polars finds them by name).
-#![allow(unsafe_code, missing_docs)]
+//!
+//! Each expression is two safe functions, its output field (`*_type`, which also refuses
+//! an input type it does not take, at schema time: [`crate::input`]) and its result; the
+//! entry points Polars calls wrap both ([`crate::ffi`]).
 
 use polars::chunked_array::builder::get_list_builder;
 use polars::prelude::*;
-use pyo3_polars::derive::polars_expr;
+use polars_arrow::datatypes::Field as ArrowField;
 use urlkey::explain::explain as explain_inputs;
+use urlkey::policy::DEFAULT_MAX_INPUT_BYTES;
 
+use crate::input::{output_field, strings};
 use crate::outcome::{self, OutcomeColumns};
 use crate::policies::{resolve, PolicyArgs, Resolved};
 
@@ -20,16 +21,18 @@ fn policy(args: &PolicyArgs) -> PolarsResult<Resolved> {
     resolve(args).map_err(|e| polars_err!(ComputeError: "{}", e))
 }
 
-/// The input as strings: a String column, or an all-null column of no type.
-fn strings(s: &Series, what: &str) -> PolarsResult<StringChunked> {
-    match s.dtype() {
-        DataType::String => Ok(s.str()?.clone()),
-        DataType::Null => Ok(StringChunked::full_null(s.name().clone(), s.len())),
-        other => Err(polars_err!(
-            SchemaMismatch: "urlkey.{}: the column {:?} is {}, not String; cast it first (pl.col(...).cast(pl.String))",
-            what, s.name(), other
-        )),
-    }
+/// The keyword arguments, pickled by Polars.
+fn kwargs<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8]) -> PolarsResult<T> {
+    pyo3_polars::derive::_parse_kwargs(bytes)
+}
+
+/// The policy of an expression's keyword arguments.
+fn policy_of(kw: &[u8]) -> PolarsResult<Resolved> {
+    policy(&kwargs::<PolicyArgs>(kw)?)
+}
+
+fn string_type(inputs: &[ArrowField], what: &str) -> PolarsResult<Field> {
+    output_field(inputs, what, 1, DataType::String)
 }
 
 /// The key of every URL under the policy; null for null and for an invalid URL.
@@ -45,15 +48,21 @@ pub fn keys(values: &StringChunked, r: &Resolved) -> StringChunked {
     out.finish()
 }
 
-#[polars_expr(output_type=String)]
-fn key(inputs: &[Series], kwargs: PolicyArgs) -> PolarsResult<Series> {
-    let r = policy(&kwargs)?;
+pub(crate) fn key_type(inputs: &[ArrowField]) -> PolarsResult<Field> {
+    string_type(inputs, "key")
+}
+
+pub(crate) fn key(inputs: &[Series], kw: &[u8]) -> PolarsResult<Series> {
+    let r = policy_of(kw)?;
     let values = strings(&inputs[0], "key")?;
     Ok(keys(&values, &r).into_series())
 }
 
-#[polars_expr(output_type=String)]
-fn clean(inputs: &[Series]) -> PolarsResult<Series> {
+pub(crate) fn clean_type(inputs: &[ArrowField]) -> PolarsResult<Field> {
+    string_type(inputs, "clean")
+}
+
+pub(crate) fn clean(inputs: &[Series], _: &[u8]) -> PolarsResult<Series> {
     let r = policy(&PolicyArgs::builtin("clean@1"))?;
     let values = strings(&inputs[0], "clean")?;
     Ok(keys(&values, &r).into_series())
@@ -71,20 +80,22 @@ pub fn outcomes(values: &StringChunked, r: &Resolved) -> PolarsResult<Series> {
     out.finish(values.name().clone())
 }
 
-fn outcome_type(input_fields: &[Field]) -> PolarsResult<Field> {
-    Ok(Field::new(input_fields[0].name().clone(), outcome::dtype()))
+pub(crate) fn outcome_type(inputs: &[ArrowField]) -> PolarsResult<Field> {
+    output_field(inputs, "outcome", 1, outcome::dtype())
 }
 
-#[polars_expr(output_type_func=outcome_type)]
-fn outcome(inputs: &[Series], kwargs: PolicyArgs) -> PolarsResult<Series> {
-    let r = policy(&kwargs)?;
+pub(crate) fn outcome(inputs: &[Series], kw: &[u8]) -> PolarsResult<Series> {
+    let r = policy_of(kw)?;
     let values = strings(&inputs[0], "outcome")?;
     outcomes(&values, &r)
 }
 
-#[polars_expr(output_type=String)]
-fn registrable_domain(inputs: &[Series], kwargs: PolicyArgs) -> PolarsResult<Series> {
-    let r = policy(&kwargs)?;
+pub(crate) fn registrable_domain_type(inputs: &[ArrowField]) -> PolarsResult<Field> {
+    string_type(inputs, "registrable_domain")
+}
+
+pub(crate) fn registrable_domain(inputs: &[Series], kw: &[u8]) -> PolarsResult<Series> {
+    let r = policy_of(kw)?;
     let values = strings(&inputs[0], "registrable_domain")?;
     let mut out = StringChunkedBuilder::new(values.name().clone(), values.len());
     for v in values.iter() {
@@ -101,17 +112,23 @@ fn pair_dtype() -> DataType {
     ])
 }
 
-fn query_pairs_type(input_fields: &[Field]) -> PolarsResult<Field> {
-    Ok(Field::new(
-        input_fields[0].name().clone(),
-        DataType::List(Box::new(pair_dtype())),
-    ))
+pub(crate) fn query_pairs_type(inputs: &[ArrowField]) -> PolarsResult<Field> {
+    let list = DataType::List(Box::new(pair_dtype()));
+    output_field(inputs, "query_pairs", 1, list)
 }
 
-/// `urlkey::query_pairs` of every URL as a list of `{name, value}`; null for null and for
-/// text that is not an absolute URL (`outcome` says why).
-#[polars_expr(output_type_func=query_pairs_type)]
-fn query_pairs(inputs: &[Series]) -> PolarsResult<Series> {
+/// `urlkey::query_pairs` of every URL, or `None` for text that is not an absolute URL and
+/// for text over the input limit (64 KiB, as `key` and `outcome`: `input.too-long`).
+pub fn pairs_within_limit(url: &str) -> Option<Vec<(String, String)>> {
+    if url.len() > DEFAULT_MAX_INPUT_BYTES {
+        return None;
+    }
+    urlkey::query_pairs(url).ok()
+}
+
+/// The pairs of every URL as a list of `{name, value}`; null for null, for text that is not
+/// an absolute URL and for text over the input limit (`outcome` says why).
+pub(crate) fn query_pairs(inputs: &[Series], _: &[u8]) -> PolarsResult<Series> {
     let values = strings(&inputs[0], "query_pairs")?;
     let mut out = get_list_builder(
         &pair_dtype(),
@@ -120,8 +137,8 @@ fn query_pairs(inputs: &[Series]) -> PolarsResult<Series> {
         values.name().clone(),
     );
     for v in values.iter() {
-        match v.map(urlkey::query_pairs) {
-            Some(Ok(pairs)) => {
+        match v.and_then(pairs_within_limit) {
+            Some(pairs) => {
                 let names: StringChunked = pairs.iter().map(|(n, _)| Some(n.as_str())).collect();
                 let vals: StringChunked = pairs.iter().map(|(_, v)| Some(v.as_str())).collect();
                 let fields = [
@@ -131,7 +148,7 @@ fn query_pairs(inputs: &[Series]) -> PolarsResult<Series> {
                 let row = StructChunked::from_series("".into(), pairs.len(), fields.iter())?;
                 out.append_series(&row.into_series())?;
             }
-            _ => out.append_null(),
+            None => out.append_null(),
         }
     }
     Ok(out.finish().into_series())
@@ -178,13 +195,12 @@ fn inspect_dtype() -> DataType {
     DataType::Struct(INSPECT_FIELDS.iter().map(|n| field(n)).collect())
 }
 
-fn inspect_type(input_fields: &[Field]) -> PolarsResult<Field> {
-    Ok(Field::new(input_fields[0].name().clone(), inspect_dtype()))
+pub(crate) fn inspect_type(inputs: &[ArrowField]) -> PolarsResult<Field> {
+    output_field(inputs, "inspect", 1, inspect_dtype())
 }
 
-#[polars_expr(output_type_func=inspect_type)]
-fn inspect(inputs: &[Series], kwargs: PolicyArgs) -> PolarsResult<Series> {
-    let r = policy(&kwargs)?;
+pub(crate) fn inspect(inputs: &[Series], kw: &[u8]) -> PolarsResult<Series> {
+    let r = policy_of(kw)?;
     let values = strings(&inputs[0], "inspect")?;
     let n = values.len();
     let mut flags = INSPECT_FLAGS.map(|name| BooleanChunkedBuilder::new(name.into(), n));
@@ -260,16 +276,15 @@ fn explain_dtype() -> DataType {
     ])
 }
 
-fn explain_type(input_fields: &[Field]) -> PolarsResult<Field> {
-    Ok(Field::new(input_fields[0].name().clone(), explain_dtype()))
+pub(crate) fn explain_type(inputs: &[ArrowField]) -> PolarsResult<Field> {
+    output_field(inputs, "explain", 2, explain_dtype())
 }
 
 /// `urlkey explain A B` for every row of two columns: whether the two URLs share a key
 /// under the policy, the rules that made them meet, or the first component where their
 /// keys differ and the builtins under which they would meet. Null when either is null.
-#[polars_expr(output_type_func=explain_type)]
-fn explain(inputs: &[Series], kwargs: PolicyArgs) -> PolarsResult<Series> {
-    let r = policy(&kwargs)?;
+pub(crate) fn explain(inputs: &[Series], kw: &[u8]) -> PolarsResult<Series> {
+    let r = policy_of(kw)?;
     let a = strings(&inputs[0], "explain")?;
     let b = strings(&inputs[1], "explain")?;
     let (a, b) = match (a.len(), b.len()) {
@@ -336,4 +351,19 @@ fn explain(inputs: &[Series], kwargs: PolicyArgs) -> PolarsResult<Series> {
     Ok(ca
         .with_outer_validity(Some(validity.into_iter().collect()))
         .into_series())
+}
+
+/// `selftest_panic`: not an expression of the Python API, a probe that panics on purpose,
+/// at schema time when its input column is named `panic_at_schema`, else when it runs, so
+/// that a test shows a Rust panic in the plugin becoming a Python exception with the
+/// process alive (crates/urlkey-py/tests/test_polars.py).
+pub(crate) fn selftest_panic_type(inputs: &[ArrowField]) -> PolarsResult<Field> {
+    if inputs.first().map(|f| f.name.as_str()) == Some("panic_at_schema") {
+        panic!("selftest_panic at schema time");
+    }
+    string_type(inputs, "selftest_panic")
+}
+
+pub(crate) fn selftest_panic(_: &[Series], _: &[u8]) -> PolarsResult<Series> {
+    panic!("selftest_panic when it runs");
 }

@@ -27,6 +27,8 @@
 #![warn(missing_docs)]
 
 pub mod expressions;
+mod ffi;
+pub mod input;
 pub mod outcome;
 pub mod policies;
 

@@ -514,7 +514,9 @@ def test_the_docs_worked_example(con, tmp_path):
     )
     c = connect()
     c.execute(f"LOAD '{extension_path()}'").fetchall()
-    c.execute(f"CREATE TABLE cites AS SELECT * FROM read_csv('{csv}')").fetchall()
+    create = "CREATE TABLE cites AS SELECT * FROM read_csv('citations.csv', quote='\"', escape='\"');"
+    assert create in doc
+    c.execute(create.replace("citations.csv", str(csv))).fetchall()
     keys = {row[0]: (row[1], row[2]) for row in c.execute(queries[0]).fetchall()}
     assert keys == {
         "https://www.bbc.co.uk/news": (2, "https://www.bbc.co.uk/news"),
@@ -531,3 +533,174 @@ def test_the_docs_worked_example(con, tmp_path):
         ("https://www.bbc.co.uk/news/?utm_source=x", "utm_source", "x")
     ]
     c.close()
+
+
+# Every function x the SQL types a column may have, in a child process (a crash in the
+# extension would end pytest's own process). DuckDB binds the argument types itself:
+# what casts implicitly to VARCHAR (ENUM, CHAR, JSON, a string literal) is keyed as its
+# text; anything else is a Binder Error naming the type and asking for an explicit cast,
+# before the extension is called.
+DUCKDB_TYPE_PROBE = r"""
+import json, sys
+import duckdb
+con = duckdb.connect(config={"allow_unsigned_extensions": "true"})
+con.execute("LOAD '%(ext)s'").fetchall()
+con.execute("CREATE TYPE urls AS ENUM ('https://A.example/x/?utm_source=1&b=2', 'mailto:x@y.z')").fetchall()
+TEXT = "https://A.example/x/?utm_source=1&b=2"
+columns = {
+    "VARCHAR": "'%%s'::VARCHAR" %% TEXT,
+    "ENUM": "'%%s'::urls" %% TEXT,
+    "CHAR": "'%%s'::CHAR" %% TEXT,
+    "JSON": "'%%s'::JSON" %% json.dumps(TEXT),
+    "NULL": "NULL",
+    "INTEGER": "42::INTEGER",
+    "BIGINT": "42::BIGINT",
+    "DOUBLE": "1.5::DOUBLE",
+    "BOOLEAN": "true",
+    "BLOB": "'%%s'::BLOB" %% TEXT,
+    "DATE": "DATE '2020-01-01'",
+    "TIMESTAMP": "TIMESTAMP '2020-01-01 00:00:00'",
+    "UUID": "'00000000-0000-0000-0000-000000000000'::UUID",
+    "VARCHAR[]": "['%%s']" %% TEXT,
+    "STRUCT": "{'u': '%%s'}" %% TEXT,
+}
+functions = ["urlkey_key", "urlkey_outcome", "urlkey_clean", "urlkey_registrable_domain", "urlkey_query_pairs"]
+for f in functions:
+    for t, expr in columns.items():
+        # From a table column (a vector), as data arrives, and with the policy argument.
+        q = f"SELECT {f}(c) FROM (SELECT {expr} AS c FROM range(3))"
+        try:
+            got = con.execute(q).fetchall()
+            print(json.dumps({"f": f, "t": t, "ok": True, "got": got}, default=str))
+        except duckdb.Error as ex:
+            print(json.dumps({"f": f, "t": t, "ok": False, "type": type(ex).__name__, "msg": str(ex)}))
+        sys.stdout.flush()
+print("alive")
+"""
+
+
+def test_every_function_takes_text_types_and_refuses_the_rest(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    code = DUCKDB_TYPE_PROBE % {"ext": extension_path()}
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd="/tmp", timeout=300)
+    assert res.returncode == 0, f"the child died (exit {res.returncode}): {res.stderr[-2000:]}"
+    lines = res.stdout.splitlines()
+    assert lines[-1] == "alive"
+    got = {(r["f"], r["t"]): r for r in map(json.loads, lines[:-1])}
+    text = "https://A.example/x/?utm_source=1&b=2"
+    assert len(got) == 5 * 15
+    for (f, t), r in got.items():
+        if t in ("VARCHAR", "ENUM", "CHAR"):
+            assert r["ok"] and r["got"] == got[(f, "VARCHAR")]["got"], (f, t, r)
+        elif t == "JSON":  # a JSON string is keyed as its JSON text, quotes and all
+            assert r["ok"], r
+        elif t == "NULL":
+            assert r["ok"] and r["got"] == [[None]] * 3, (f, t, r)
+        else:
+            assert not r["ok"] and r["type"] == "BinderException", (f, t, r)
+            assert f"{f}(" in r["msg"] and "explicit type casts" in r["msg"], r["msg"]
+    assert got[("urlkey_key", "ENUM")]["got"] == [[urlkey.key(text)["key"]]] * 3
+    assert got[("urlkey_query_pairs", "ENUM")]["got"][0] == [[{"name": "utm_source", "value": "1"}, {"name": "b", "value": "2"}]]
+    assert got[("urlkey_key", "JSON")]["got"] == [[urlkey.key(json.dumps(text))["key"]]] * 3
+
+
+def test_the_input_limit_applies_to_query_pairs_with_the_command_s_message(con, tmp_path):
+    """64 KiB, as `urlkey key`: the outcome's error and the table function's error carry the
+    command's code and message; the scalar query_pairs gives NULL over it, the pairs at it."""
+    from conftest import read_jsonl, run_cli
+
+    limit = 64 * 1024
+    head = "https://example.com/?a="
+    at = head + "x" * (limit - len(head))
+    over = at + "x"
+    inp = tmp_path / "long.txt"
+    inp.write_text(at + "\n" + over + "\n", encoding="utf-8")
+    cli = read_jsonl(run_cli("key", "--quiet", str(inp)).stdout)
+    assert cli[0]["status"] == "ok"
+    want = cli[1]["error"]
+    assert want == {"code": "input.too-long", "message": f"the line is {limit + 1} bytes; the limit is {limit} bytes"}
+    o = con.execute("SELECT urlkey_outcome(?)", [over]).fetchall()[0][0]
+    assert (o["error_code"], o["error_message"]) == (want["code"], want["message"])
+    rows = con.execute("SELECT urlkey_query_pairs(u) FROM (VALUES (?), (?)) t(u)", [at, over]).fetchall()
+    assert rows == [([{"name": "a", "value": "x" * (limit - len(head))}],), (None,)]
+    assert con.execute(f"SELECT count(*) FROM urlkey_query_pairs('{at}')").fetchall() == [(1,)]
+    with pytest.raises(duckdb.Error) as e:
+        con.execute(f"SELECT * FROM urlkey_query_pairs('{over}')").fetchall()
+    assert f"{want['code']}: {want['message']}" in error_text(e)
+
+
+def test_psl_version_is_the_list_of_the_command_s_psl(con, tmp_path):
+    """`psl_version` (every non-NULL outcome row) names the list the row's
+    `registrable_domain` was looked up in; the command's `psl` is the same version, given
+    only when the policy's key used the list (webkey@1), null otherwise (docs say so)."""
+    from conftest import read_jsonl, run_cli
+
+    inp = tmp_path / "u.txt"
+    inp.write_text("https://www.Example.co.uk/a?utm_source=1\n", encoding="utf-8")
+    for policy, used in [("webkey@1", True), ("citation@1", False)]:
+        rec = read_jsonl(run_cli("key", "--policy", policy, "--quiet", str(inp)).stdout)[0]
+        o = con.execute("SELECT urlkey_outcome(?, ?)", [rec["observed"], policy]).fetchall()[0][0]
+        assert o["psl_version"] == urlkey.psl_version()
+        assert rec["psl"] == (o["psl_version"] if used else None), policy
+        assert o["registrable_domain"] == "example.co.uk"
+
+
+def test_the_docs_python_lines_for_the_map_recipe_run(tmp_path):
+    """docs/scale.md gives the pip `duckdb` package's lines for map.sql (no `duckdb`
+    command, no `.read` there): run them as written, from the repository's root, with the
+    extension path of this run, and compare with `urlkey map`."""
+    import subprocess
+    import sys
+
+    from conftest import read_jsonl, run_cli
+
+    doc = (corpus.REPO / "docs" / "scale.md").read_text(encoding="utf-8")
+    m = re.search(r"```python\n((?:(?!```).)*?sql/map\.sql(?:(?!```).)*)```", doc, re.S)
+    assert m, "docs/scale.md shows the Python lines of the map recipe"
+    code = m.group(1)
+    assert code.startswith("import duckdb"), code
+    assert "target/duckdb/urlkey.duckdb_extension" in code
+    assert not re.search(r"^\.read", code, re.M), "a dot-command is not Python"
+    code = code.replace("target/duckdb/urlkey.duckdb_extension", str(extension_path()))
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=corpus.REPO)
+    assert res.returncode == 0, res.stderr[-2000:]
+    want = read_jsonl(run_cli("map", "--format", "jsonl", "--quiet", str(corpus.REPO / "examples" / "legacy-urls.txt")).stdout)
+    got = res.stdout.strip().splitlines()
+    assert len(got) == len(want) and len(want) > 3
+    for line, rec in zip(got, want):
+        assert line.split("\t") == [str(rec["line"]), str(rec["key"]), str(rec["group"]), str(rec["duplicate_of"]), rec["classification"]]
+
+
+def test_read_csv_with_the_documented_quote_and_escape_keeps_every_url(con, tmp_path):
+    """docs/scale.md reads CSV with quote='"', escape='"'. On a file whose quoted URLs come
+    after the rows read_csv's sniffer samples, the default sniffs no quote character and
+    keeps the quotes (changed keys, no error); with the documented options every URL comes
+    back as written (doubled quotes inside quoted fields, as RFC 4180 and the csv module
+    write them) and keys as the command keys it."""
+    import csv
+
+    quoted = [
+        'https://a.example/search?q="exact phrase"&utm_source=x',
+        'https://c.example/"quoted"/',
+        "https://b.example/a;b/?x=1",
+    ]
+    urls = [f"https://d.example/plain/{i}" for i in range(30000)] + quoted * 10
+    p = tmp_path / "cites.csv"
+    with p.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["url"])
+        for u in urls:
+            w.writerow([u])
+    doc = (corpus.REPO / "docs" / "scale.md").read_text(encoding="utf-8")
+    assert "read_csv('citations.csv', quote='\"', escape='\"')" in doc
+    sniffed = [r[0] for r in con.execute(f"SELECT url FROM read_csv('{p}')").fetchall()]
+    changed = [(a, b) for a, b in zip(sniffed, urls) if a != b]
+    assert len(sniffed) == len(urls) and len(changed) == 20, changed[:3]
+    assert changed[0][0] == '"https://a.example/search?q=""exact phrase""&utm_source=x"'
+    rows = con.execute(f"SELECT url, urlkey_key(url) FROM read_csv('{p}', quote='\"', escape='\"')").fetchall()
+    assert [r[0] for r in rows] == urls
+    tail = rows[30000:]
+    assert [r[1] for r in tail] == [urlkey.key(u)["key"] for u in urls[30000:]]

@@ -178,6 +178,234 @@ def test_a_column_of_nulls_and_other_types():
         pl.DataFrame({"url": [1, 2]}).select(pl.col("url").urlkey.key())
 
 
+# Every expression x every plausible input dtype, eager and lazy, in a child process: a
+# panic that crossed the FFI boundary aborted the whole interpreter (Categorical at
+# `collect_schema()`), which in pytest's own process would end the run instead of failing
+# a test. The child prints one JSON line per (expression, mode).
+DTYPE_PROBE = r"""
+import datetime, json, sys
+import polars as pl
+import pyarrow as pa
+import urlkey_polars as ukp
+
+TEXTS = %(texts)r
+kind = sys.argv[1]
+non_null = sorted({t for t in TEXTS if t is not None})
+def frame(kind):
+    s = pl.Series("url", TEXTS, dtype=pl.String)
+    n = len(TEXTS)
+    if kind == "String":
+        return s.to_frame()
+    if kind == "Categorical":
+        return s.cast(pl.Categorical).to_frame()
+    if kind == "Enum":
+        return s.cast(pl.Enum(non_null)).to_frame()
+    if kind == "ArrowDictionary":  # what pyarrow dictionary strings become
+        return pl.from_arrow(pa.table({"url": pa.array(TEXTS).dictionary_encode()}))
+    if kind == "Null":
+        return pl.DataFrame({"url": [None] * n})
+    values = {
+        "Int64": [1] * n,
+        "Float64": [1.5] * n,
+        "Boolean": [True] * n,
+        "Binary": [b"https://example.com/"] * n,
+        "List(String)": [["https://example.com/"]] * n,
+        "Struct": [{"u": "https://example.com/"}] * n,
+        "Date": [datetime.date(2020, 1, 1)] * n,
+    }[kind]
+    return pl.DataFrame({"url": values})
+
+df = frame(kind)
+exprs = {
+    "key": pl.col("url").urlkey.key(),
+    "clean": pl.col("url").urlkey.clean(),
+    "registrable_domain": pl.col("url").urlkey.registrable_domain(),
+    "outcome": pl.col("url").urlkey.outcome(),
+    "query_pairs": pl.col("url").urlkey.query_pairs(),
+    "inspect": pl.col("url").urlkey.inspect(),
+    "explain": pl.col("url").urlkey.explain(pl.col("url")),
+}
+for name, e in exprs.items():
+    for mode in ["schema", "eager", "streaming"]:
+        try:
+            if mode == "schema":
+                got = str(df.lazy().select(e).collect_schema()["url"])
+            elif mode == "eager":
+                got = df.select(e)["url"].to_list()
+            else:
+                got = df.lazy().select(e).collect(engine="streaming")["url"].to_list()
+            print(json.dumps({"expr": name, "mode": mode, "ok": True, "got": got}, default=str))
+        except Exception as ex:
+            print(json.dumps({"expr": name, "mode": mode, "ok": False, "type": type(ex).__name__, "msg": str(ex)}))
+        sys.stdout.flush()
+print("alive")
+"""
+
+PROBE_TEXTS = SAMPLE[:6] + [None, SAMPLE[2], SAMPLE[0]]
+TAKEN = ["String", "Categorical", "Enum", "ArrowDictionary", "Null"]
+REFUSED = ["Int64", "Float64", "Boolean", "Binary", "List(String)", "Struct", "Date"]
+
+
+def probe_dtype(kind: str) -> dict:
+    import subprocess
+    import sys
+
+    res = subprocess.run(
+        [sys.executable, "-c", DTYPE_PROBE % {"texts": PROBE_TEXTS}, kind],
+        capture_output=True,
+        text=True,
+        cwd="/tmp",
+        timeout=300,
+    )
+    assert res.returncode == 0, f"{kind}: the child died (exit {res.returncode}): {res.stderr[-2000:]}"
+    lines = res.stdout.splitlines()
+    assert lines[-1] == "alive", res.stdout
+    return {(r["expr"], r["mode"]): r for r in map(json.loads, lines[:-1])}
+
+
+@pytest.fixture(scope="module")
+def string_results():
+    return probe_dtype("String")
+
+
+@pytest.mark.parametrize("kind", TAKEN)
+def test_text_dtypes_are_keyed_as_the_same_text_as_string(kind, string_results):
+    """Categorical, Enum and pyarrow dictionary strings (what many Parquet files become)
+    give, for every expression, eager, lazy and streaming, what String gives; a column of
+    nulls gives nulls."""
+    got = probe_dtype(kind)
+    assert set(got) == set(string_results) and len(got) == 21
+    for k, r in got.items():
+        want = string_results[k]
+        assert r["ok"] and want["ok"], (kind, k, r, want)
+        if kind == "Null" and k[1] != "schema":
+            assert r["got"] == [None] * len(PROBE_TEXTS), (kind, k)
+        else:
+            assert r["got"] == want["got"], (kind, k)
+    assert got[("key", "eager")]["got"] == [
+        None if t is None else urlkey.key(t)["key"] for t in PROBE_TEXTS
+    ] or kind == "Null"
+
+
+@pytest.mark.parametrize("kind", REFUSED)
+def test_other_dtypes_are_refused_at_schema_time_naming_the_dtype(kind):
+    """Every expression refuses a column that is not text with a Python exception, already
+    at `collect_schema()` (it said String for an integer column before), naming the dtype
+    and saying to cast it; never an abort, never "the plugin panicked"."""
+    got = probe_dtype(kind)
+    assert len(got) == 21
+    for (expr, mode), r in got.items():
+        assert not r["ok"], (kind, expr, mode, r)
+        assert r["type"] == "ComputeError", r  # as the README says
+        assert f"is {kind}, not String" in r["msg"], r["msg"]
+        assert "cast it first" in r["msg"] and f"urlkey.{expr}" in r["msg"], r["msg"]
+        assert "panicked" not in r["msg"], r["msg"]
+
+
+def test_a_lazy_integer_column_fails_at_collect_schema():
+    lf = pl.LazyFrame({"url": [1, 2]}).with_columns(k=pl.col("url").urlkey.key())
+    with pytest.raises(pl.exceptions.PolarsError, match=r"is Int64, not String.*cast it first"):
+        lf.collect_schema()
+
+
+def test_explain_checks_both_columns():
+    df = pl.DataFrame({"a": ["https://a.example/"], "b": [3]})
+    with pytest.raises(pl.exceptions.PolarsError, match=r'urlkey.explain: the column "b" is Int64'):
+        df.lazy().select(pl.col("a").urlkey.explain(pl.col("b"))).collect_schema()
+    both = df.with_columns(c=pl.col("a").cast(pl.Categorical))
+    got = both.select(pl.col("a").urlkey.explain(pl.col("c")))["a"].item()
+    assert got["same_key"] is True
+
+
+PANIC_PROBE = r"""
+import polars as pl
+from polars.plugins import register_plugin_function
+import urlkey_polars
+from pathlib import Path
+
+def probe(col):
+    return register_plugin_function(
+        plugin_path=Path(urlkey_polars.__file__).parent,
+        function_name="selftest_panic",
+        args=[pl.col(col)],
+        is_elementwise=True,
+    )
+
+for col, run in [("panic_at_schema", lambda lf: lf.collect_schema()), ("url", lambda lf: lf.collect())]:
+    lf = pl.LazyFrame({col: ["https://example.com/"]}).select(probe(col))
+    try:
+        run(lf)
+        print("no error", col)
+    except Exception as ex:
+        print(type(ex).__name__, col, "panicked" in str(ex))
+# The plugin still works after both panics.
+print(pl.DataFrame({"url": ["https://Example.com/a/"]}).select(pl.col("url").urlkey.key())["url"].item())
+"""
+
+
+def test_a_rust_panic_in_the_plugin_is_a_python_exception():
+    """Every entry point runs under catch_unwind: the plugin's probe panics at schema time
+    and when it runs, and both are Python exceptions; the process lives on and keys."""
+    import subprocess
+    import sys
+
+    res = subprocess.run([sys.executable, "-c", PANIC_PROBE], capture_output=True, text=True, cwd="/tmp")
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.splitlines() == [
+        "ComputeError panic_at_schema True",
+        "ComputeError url True",
+        "https://example.com/a",
+    ]
+
+
+def test_the_input_limit_is_the_command_s_with_its_message(tmp_path):
+    """64 KiB, as `urlkey key`: the same code and message in `outcome`, and `query_pairs`
+    applies it too (null over it, the pairs at it)."""
+    limit = 64 * 1024
+    head = "https://example.com/?a="
+    at = head + "x" * (limit - len(head))
+    over = at + "x"
+    inp = tmp_path / "long.txt"
+    inp.write_text(at + "\n" + over + "\n", encoding="utf-8")
+    cli = [json.loads(l) for l in run_cli("key", "--quiet", str(inp)).stdout.decode().splitlines()]
+    df = pl.DataFrame({"url": [at, over]}).select(
+        o=pl.col("url").urlkey.outcome(), qp=pl.col("url").urlkey.query_pairs()
+    )
+    o = df["o"].to_list()
+    assert cli[0]["status"] == "ok" and o[0]["status"] == "ok"
+    assert cli[1]["error"]["code"] == "input.too-long"
+    assert (o[1]["error_code"], o[1]["error_message"]) == (cli[1]["error"]["code"], cli[1]["error"]["message"])
+    assert o[1]["error_message"] == f"the line is {limit + 1} bytes; the limit is {limit} bytes"
+    qp = df["qp"].to_list()
+    assert qp[0] == [{"name": "a", "value": "x" * (limit - len(head))}]
+    assert qp[1] is None
+
+
+def test_a_policy_file_that_cannot_be_read_is_a_policy_error(tmp_path):
+    """A missing file, a directory and a file that is not UTF-8 raise PolicyError with
+    `policy.file` (as the README says), not FileNotFoundError/IsADirectoryError, from every
+    expression that takes a policy and from policy_info."""
+    latin1 = tmp_path / "latin1.toml"
+    latin1.write_bytes(b'[[policy]]\nid = "caf\xe9@1"\n')
+    cases = [tmp_path / "missing.toml", tmp_path, latin1, str(tmp_path / "missing.toml")]
+    builders = [
+        lambda f: ukp.key("url", "x@1", policy_file=f),
+        lambda f: ukp.outcome("url", "x@1", policy_file=f),
+        lambda f: ukp.registrable_domain("url", "x@1", policy_file=f),
+        lambda f: ukp.inspect("url", "x@1", policy_file=f),
+        lambda f: ukp.explain("url", "url", "x@1", policy_file=f),
+        lambda f: pl.col("url").urlkey.key("x@1", policy_file=f),
+        lambda f: ukp.policy_info("x@1", policy_file=f),
+    ]
+    for f in cases:
+        for build in builders:
+            with pytest.raises(ukp.PolicyError) as e:
+                build(f)
+            assert e.value.code == "policy.file", (f, e.value)
+            assert str(f) in str(e.value) and "cannot read the policy file" in str(e.value)
+            assert isinstance(e.value, ValueError)
+
+
 def test_unknown_policy_and_bad_policy_file_fail_when_the_expression_is_built(tmp_path):
     with pytest.raises(ukp.PolicyError) as e:
         pl.col("url").urlkey.key(policy="citation@9")

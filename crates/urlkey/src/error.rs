@@ -91,6 +91,13 @@ impl serde::Serialize for ErrorCode {
     }
 }
 
+/// The message of `input.too-long` for an input of `len` bytes over a limit of `max` bytes:
+/// one wording for the library, the command's records (`urlkey key`, `urlkey map`) and the
+/// Polars and DuckDB engines, which compare it with the command's in their tests.
+pub fn too_long_message(len: usize, max: usize) -> String {
+    format!("the line is {len} bytes; the limit is {max} bytes")
+}
+
 /// An input that produced no key: a stable code and a message for people.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct KeyError {

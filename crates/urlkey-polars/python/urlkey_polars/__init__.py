@@ -12,12 +12,14 @@ runs in Rust on Polars' threads, without the GIL, in eager, lazy and streaming q
     df.with_columns(key=pl.col("url").urlkey.key(policy="citation@1"))
 
 Null in, null out. An invalid URL has a null ``key``; ``outcome`` says
-``status == "invalid"`` and gives its stable ``error_code``: never an empty string.
+``status == "invalid"`` and gives its stable ``error_code``: never an empty string. The
+column is String, Categorical or Enum (keyed as the same text); another type fails when the
+query's schema is resolved, naming the type. One URL is at most 64 KiB (``input.too-long``).
 
 ``policy`` is a builtin id (``urlkey policies`` lists them) or an id that ``policy_file``
 (a TOML policy file, read here, once, when the expression is built) defines. A policy that
-cannot be had raises :class:`PolicyError` (with ``.code``) when the expression is built,
-not at ``collect()``. The policy's id and version ride in every ``outcome`` row
+cannot be had, or a policy file that cannot be read, raises :class:`PolicyError` (with
+``.code``) when the expression is built, not at ``collect()``. The policy's id and version ride in every ``outcome`` row
 (``policy``, ``psl_version``); :func:`policy_info` describes a policy.
 """
 
@@ -62,12 +64,30 @@ PolicyFile = Optional[Union[str, "PathLike[str]"]]
 _PLUGIN = Path(__file__).parent
 
 
+def _policy_file_error(path: Path, why: str) -> PolicyError:
+    # The command's wording (`urlkey key --policy-file`): the path, then why.
+    err = PolicyError(f"{path}: cannot read the policy file: {why}")
+    err.code = "policy.file"
+    return err
+
+
+def _read_policy_file(policy_file: Union[str, "PathLike[str]"]) -> str:
+    path = Path(policy_file)
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise _policy_file_error(path, f"it is not UTF-8 text ({e.reason} at byte {e.start})") from e
+    except OSError as e:
+        raise _policy_file_error(path, e.strerror or str(e)) from e
+    except ValueError as e:  # a path Python cannot open at all (a NUL byte)
+        raise _policy_file_error(path, str(e)) from e
+
+
 def _policy_args(policy: str, policy_file: PolicyFile) -> Dict[str, Any]:
     text = origin = None
     if policy_file is not None:
-        path = Path(policy_file)
-        text = path.read_text(encoding="utf-8")
-        origin = str(path)
+        text = _read_policy_file(policy_file)
+        origin = str(Path(policy_file))
     check_policy(policy, text, origin)
     return {"policy": policy, "policy_text": text, "policy_origin": origin}
 

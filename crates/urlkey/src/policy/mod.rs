@@ -399,11 +399,7 @@ impl Policy {
     ) -> Result<R, KeyError> {
         if input.len() > self.max_input_bytes {
             return Err(front::refuse(ErrorCode::InputTooLong, quiet, || {
-                format!(
-                    "{} bytes; the limit is {}",
-                    input.len(),
-                    self.max_input_bytes
-                )
+                crate::error::too_long_message(input.len(), self.max_input_bytes)
             }));
         }
         let (text, trimmed_at) = trim_for(self.def.front, input);
