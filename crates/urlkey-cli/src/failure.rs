@@ -63,8 +63,8 @@ impl Failure {
             | Failure::Usage(m)
             | Failure::Input(m)
             | Failure::Output(m)
-            | Failure::Policy(m) => eprintln!("urlkey: {m}"),
-            Failure::Ledger(e) => eprintln!("urlkey ledger: {e}"),
+            | Failure::Policy(m) => urlkey_batch::note!("urlkey: {m}"),
+            Failure::Ledger(e) => urlkey_batch::note!("urlkey ledger: {e}"),
             Failure::Exit(_) => {}
         }
     }

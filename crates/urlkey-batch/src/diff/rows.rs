@@ -161,19 +161,31 @@ impl<W: Write> DiffRows<W> {
 
     fn header(&mut self, columns: &[&str]) -> io::Result<()> {
         match &mut self.out {
-            Rows::Csv(w) => w.write_record(columns).map_err(io::Error::from),
+            Rows::Csv(w) => w.write_record(columns).map_err(io_error),
             Rows::Jsonl(_) => Ok(()),
         }
     }
 
     fn row<T: Serialize>(&mut self, row: &T) -> io::Result<()> {
         match &mut self.out {
-            Rows::Csv(w) => w.serialize(row).map_err(io::Error::from),
+            Rows::Csv(w) => w.serialize(row).map_err(io_error),
             Rows::Jsonl(w) => {
                 serde_json::to_writer(&mut *w, row)?;
                 w.write_all(b"\n")
             }
         }
+    }
+}
+
+/// The writer's own error when there is one, so that a closed pipe stays a closed pipe
+/// (`io::Error::from` would wrap it, and its kind would say "other").
+fn io_error(e: csv::Error) -> io::Error {
+    if !e.is_io_error() {
+        return io::Error::other(e);
+    }
+    match e.into_kind() {
+        csv::ErrorKind::Io(e) => e,
+        other => io::Error::other(format!("{other:?}")),
     }
 }
 

@@ -95,7 +95,7 @@ pub fn run(a: MapArgs) -> Result<(), Failure> {
             .iter()
             .map(|(c, n)| format!("{c} {n}"))
             .collect();
-        eprintln!(
+        urlkey_batch::note!(
             "urlkey map: {} lines read, {} skipped ({} blank, {} comment); {} records: {} valid, {} invalid{}; {} distinct keys, {} duplicate groups, {} review groups; policy {}; {:.3} s, {:.0} lines/s, {} thread(s)",
             s.lines_read,
             s.skipped.blank + s.skipped.comment,

@@ -88,7 +88,7 @@ pub fn run(a: &DiffArgs, policy: &str) -> Result<(), Failure> {
                 .map_err(diff_error)?;
             let written = finish_rows(rows);
             if written.is_ok() && !quiet {
-                eprintln!("urlkey diff: {}", adds_up(&report));
+                urlkey_batch::note!("urlkey diff: {}", adds_up(&report));
             }
             outcome(written, report.differ())
         }

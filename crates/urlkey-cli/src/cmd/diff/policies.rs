@@ -54,7 +54,7 @@ pub fn run(a: &DiffArgs, from: &str, to: &str) -> Result<(), Failure> {
                 .map_err(diff_error)?;
             let written = finish_rows(rows);
             if written.is_ok() && !quiet {
-                eprintln!("urlkey diff: {}", summary_line(&report));
+                urlkey_batch::note!("urlkey diff: {}", summary_line(&report));
             }
             outcome(written, report.differ())
         }
