@@ -2202,3 +2202,56 @@ fn default_policies_are_defined_once() {
         }
     }
 }
+
+/// `serve --ledger` naming no ledger exits with the ledger's database row (6), as
+/// `urlkey ledger` does, and names `--ledger`, not `urlkey ledger`'s `--db`.
+#[test]
+fn serve_with_a_missing_ledger_exits_6_and_names_ledger() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let missing = dir.path().join("missing.sqlite");
+    let out = run(
+        &[
+            "serve",
+            "--ledger",
+            missing.to_str().expect("utf-8"),
+            "--addr",
+            "127.0.0.1:0",
+        ],
+        b"",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(6), "{err}");
+    assert!(err.contains("--ledger"), "{err}");
+    assert!(!err.contains("right --db"), "{err}");
+    assert!(!missing.exists(), "serve creates no ledger");
+}
+
+/// The docs show what `ledger init` prints: the schema version of this urlkey.
+#[test]
+fn docs_show_the_schema_version_init_prints() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("citations.sqlite");
+    let printed = ok(
+        &["ledger", "--db", db.to_str().expect("utf-8"), "init"],
+        b"",
+    );
+    let version = printed
+        .trim()
+        .rsplit("schema version ")
+        .next()
+        .expect("a version")
+        .trim_end_matches(')')
+        .to_string();
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/ledger.md"),
+    )
+    .expect("docs/ledger.md");
+    assert!(
+        doc.contains(&format!("(schema version {version})")),
+        "docs/ledger.md's init example"
+    );
+    assert!(
+        doc.contains(&format!("`PRAGMA user_version` (now {version})")),
+        "docs/ledger.md's Schema section"
+    );
+}
