@@ -2255,3 +2255,88 @@ fn docs_show_the_schema_version_init_prints() {
         "docs/ledger.md's Schema section"
     );
 }
+
+/// The seed a text cites ("seed 004"), if any.
+fn seed_cited(text: &str) -> Option<String> {
+    let at = text.find("seed ")?;
+    Some(text[at + 5..].chars().take(3).collect())
+}
+
+/// README.md's policy table is the builtin registry: the same ids in `urlkey policies`'
+/// order, and each row's "from" cites the seed its description cites (or none).
+#[test]
+fn readme_policy_table_is_the_builtin_registry() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let table: Vec<(String, String)> = readme
+        .lines()
+        .skip_while(|l| !l.starts_with("| policy | from |"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            (cells[1].trim_matches('`').to_string(), cells[2].to_string())
+        })
+        .collect();
+    let listed: Vec<(String, String)> = ok(&["policies"], b"")
+        .lines()
+        .filter(|l| l.contains(" builtin "))
+        .map(|l| {
+            let (id, rest) = l.split_once(' ').expect("id");
+            let description = rest.trim_start().trim_start_matches("builtin").trim();
+            (id.to_string(), description.to_string())
+        })
+        .collect();
+    let ids = |v: &[(String, String)]| v.iter().map(|(i, _)| i.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(&table), ids(&listed), "README.md's policy table");
+    for ((id, from), (_, description)) in table.iter().zip(&listed) {
+        assert_eq!(
+            seed_cited(from),
+            seed_cited(description),
+            "{id}: README says {from:?}, the registry {description:?}"
+        );
+    }
+}
+
+/// Every route of serve's router is documented in docs/cli.md, and every `GET /...` or
+/// `POST /...` the docs name is a route of the router.
+#[test]
+fn serve_routes_in_the_docs_are_the_routers() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let router =
+        std::fs::read_to_string(root.join("crates/urlkey-serve/src/router.rs")).expect("router.rs");
+    let routes: Vec<(String, String)> = router
+        .lines()
+        .filter_map(|l| {
+            let rest = l.trim().strip_prefix(".route(\"")?;
+            let (path, rest) = rest.split_once('"')?;
+            let method = if rest.contains("post(") {
+                "POST"
+            } else {
+                "GET"
+            };
+            Some((method.to_string(), path.to_string()))
+        })
+        .collect();
+    assert!(routes.len() >= 10, "{routes:?}");
+    let docs = std::fs::read_to_string(root.join("docs/cli.md")).expect("docs/cli.md");
+    for (method, path) in &routes {
+        let named = docs.contains(&format!("{method} {path}"))
+            || docs.contains(&format!("`{path}`"))
+            || docs.contains(&format!("`{path} "));
+        assert!(named, "docs/cli.md does not name {method} {path}");
+    }
+    for method in ["GET", "POST"] {
+        for part in docs.split(&format!("{method} /")).skip(1) {
+            let path: String = part
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || "/._-".contains(*c))
+                .collect();
+            let path = format!("/{}", path.trim_end_matches('.'));
+            assert!(
+                routes.iter().any(|(m, p)| m == method && *p == path),
+                "docs/cli.md names {method} {path}, which the router does not have"
+            );
+        }
+    }
+}
