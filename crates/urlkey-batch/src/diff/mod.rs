@@ -62,6 +62,7 @@ mod tests {
             sources: &names,
             notice: None,
             limit: None,
+            progress: None,
         };
         let mut streamed = serde_json::to_value(run.run(&open, None).expect("run")).expect("json");
         // Only the reader counts lines.
@@ -75,5 +76,53 @@ mod tests {
         );
         assert_eq!(mem["by_class"]["invalid_both"], 1);
         assert_eq!(mem["unchanged"], 1);
+    }
+
+    /// `diff --from --to` reports its progress as `map` does: both passes, each ending
+    /// at the input's last line (an in-memory reader counts no bytes: a file's are the
+    /// bar's length).
+    #[test]
+    fn both_passes_report_progress_to_the_end_of_the_input() {
+        use crate::map::Pass;
+        let set = urlkey::PolicySet::builtin();
+        let (from, to) = (
+            set.get("whatwg@1").expect("builtin"),
+            set.get("document@1").expect("builtin"),
+        );
+        let names = ["list.txt".to_string()];
+        let pipeline = Pipeline::new(2).expect("pipeline");
+        let open = || -> Result<Box<dyn RecordSource>, crate::input::InputError> {
+            records_from(
+                Box::new(LIST.as_bytes()),
+                "list.txt".into(),
+                &ReadOptions::default(),
+            )
+        };
+        let seen = std::sync::Mutex::new(Vec::new());
+        let progress = |pass: Pass, lines: u64, bytes: u64| {
+            seen.lock().expect("lock").push((pass, lines, bytes));
+        };
+        let run = DiffRun {
+            from: &from,
+            to: &to,
+            pipeline: &pipeline,
+            sources: &names,
+            notice: None,
+            limit: None,
+            progress: Some(&progress),
+        };
+        run.run(&open, None).expect("run");
+        let seen = seen.into_inner().expect("lock");
+        for pass in [Pass::Counting, Pass::Writing] {
+            let last = seen.iter().rfind(|(p, ..)| *p == pass).expect("reported");
+            assert_eq!(last.1, 6, "{pass:?}: {seen:?}");
+        }
+        let first_writing = seen.iter().position(|(p, ..)| *p == Pass::Writing);
+        assert!(
+            seen[..first_writing.expect("writing")]
+                .iter()
+                .all(|(p, ..)| *p == Pass::Counting),
+            "pass one before pass two: {seen:?}"
+        );
     }
 }
