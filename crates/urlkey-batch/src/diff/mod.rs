@@ -30,17 +30,31 @@ mod tests {
     use crate::input::{records_from, ReadOptions, RecordSource};
     use crate::pipeline::Pipeline;
 
+    /// LIST as an input.
+    fn open_list() -> Result<Box<dyn RecordSource>, crate::input::InputError> {
+        records_from(
+            Box::new(LIST.as_bytes()),
+            "list.txt".into(),
+            &ReadOptions::default(),
+        )
+    }
+
+    /// The pair of policies the tests compare.
+    fn whatwg_to_document() -> (urlkey::Policy, urlkey::Policy) {
+        let set = urlkey::PolicySet::builtin();
+        (
+            set.get("whatwg@1").expect("builtin"),
+            set.get("document@1").expect("builtin"),
+        )
+    }
+
     const LIST: &str = "https://s.example/a/b\nhttps://s.example/a/./b\nhttps://s.example/a/b#f\nhttps://t.example/x#y\nnot a url\nhttps://t.example/z\n";
 
     /// The streamed run (on two workers, chunks of any size) and the in-memory one give
     /// the same report: the web page and the command cannot disagree.
     #[test]
     fn streamed_and_in_memory_reports_are_the_same() {
-        let set = urlkey::PolicySet::builtin();
-        let (from, to) = (
-            set.get("whatwg@1").expect("builtin"),
-            set.get("document@1").expect("builtin"),
-        );
+        let (from, to) = whatwg_to_document();
         let mut mem = PolicyDiff::new(&from, &to);
         for (i, l) in LIST.lines().enumerate() {
             mem.add_text(0, i as u64 + 1, l);
@@ -48,13 +62,7 @@ mod tests {
         let names = ["list.txt".to_string()];
         let mem = serde_json::to_value(mem.finish(&names)).expect("json");
         let pipeline = Pipeline::new(2).expect("pipeline");
-        let open = || -> Result<Box<dyn RecordSource>, crate::input::InputError> {
-            records_from(
-                Box::new(LIST.as_bytes()),
-                "list.txt".into(),
-                &ReadOptions::default(),
-            )
-        };
+        let open = open_list;
         let run = DiffRun {
             from: &from,
             to: &to,
@@ -84,20 +92,10 @@ mod tests {
     #[test]
     fn both_passes_report_progress_to_the_end_of_the_input() {
         use crate::map::Pass;
-        let set = urlkey::PolicySet::builtin();
-        let (from, to) = (
-            set.get("whatwg@1").expect("builtin"),
-            set.get("document@1").expect("builtin"),
-        );
+        let (from, to) = whatwg_to_document();
         let names = ["list.txt".to_string()];
         let pipeline = Pipeline::new(2).expect("pipeline");
-        let open = || -> Result<Box<dyn RecordSource>, crate::input::InputError> {
-            records_from(
-                Box::new(LIST.as_bytes()),
-                "list.txt".into(),
-                &ReadOptions::default(),
-            )
-        };
+        let open = open_list;
         let seen = std::sync::Mutex::new(Vec::new());
         let progress = |pass: Pass, lines: u64, bytes: u64| {
             seen.lock().expect("lock").push((pass, lines, bytes));
