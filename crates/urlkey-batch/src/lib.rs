@@ -7,7 +7,7 @@
 //! panic ([`stdio`]).
 //!
 //! No module imports one that imports it: `rows` uses only `input`; `map` uses `input`,
-//! `pipeline` and `rows`; `diff` uses `input`, `pipeline` and `map`'s fingerprints.
+//! `pipeline` and `rows`; `diff` uses `input`, `pipeline`, `map`'s fingerprints and `rows`' review text.
 //!
 //! Nothing here drops a row: a line that cannot be read as text, is too long, or lacks
 //! its column still comes out, as an invalid record with a stable code.

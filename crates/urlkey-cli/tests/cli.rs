@@ -2340,3 +2340,38 @@ fn serve_routes_in_the_docs_are_the_routers() {
         }
     }
 }
+
+/// Every `diff` row, of both forms and both row formats, says `MANUAL REVIEW REQUIRED`
+/// in its `review` column, as `map`'s rows do.
+#[test]
+fn diff_rows_carry_the_review_column() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let old = dir.path().join("old.txt");
+    let new = dir.path().join("new.txt");
+    std::fs::write(
+        &old,
+        "https://www.example.com/A\nnot a url\nhttps://a.example/\n",
+    )
+    .expect("old");
+    std::fs::write(&new, "https://example.com/a\r\nhttps://b.example/").expect("new");
+    let (old, new) = (old.to_str().expect("utf-8"), new.to_str().expect("utf-8"));
+    let forms: [&[&str]; 2] = [
+        &["diff", "--from", "citation@1", "--to", "webkey@1", old],
+        &["diff", "--policy", "webkey@1", old, new],
+    ];
+    for form in forms {
+        let csv_args: Vec<&str> = form.iter().copied().chain(["--format", "csv"]).collect();
+        let (_, rows) = csv_rows(&run(&csv_args, b"").stdout);
+        assert!(rows.len() >= 3, "{form:?}: {rows:?}");
+        for r in &rows {
+            assert_eq!(r["review"], "MANUAL REVIEW REQUIRED", "{form:?}: {r:?}");
+        }
+        let jsonl_args: Vec<&str> = form.iter().copied().chain(["--format", "jsonl"]).collect();
+        let text = String::from_utf8(run(&jsonl_args, b"").stdout).expect("UTF-8");
+        assert_eq!(text.lines().count(), rows.len(), "{form:?}");
+        for l in text.lines() {
+            let v: serde_json::Value = serde_json::from_str(l).expect("a JSON row");
+            assert_eq!(v["review"], "MANUAL REVIEW REQUIRED", "{form:?}: {l}");
+        }
+    }
+}

@@ -348,6 +348,7 @@ impl InventoryRun<'_> {
                                         .and_then(Entry::spellings)
                                         .map(Spellings::as_str),
                                     error: k.as_ref().err().copied(),
+                                    review: crate::rows::REVIEW,
                                 };
                                 w.inventory_row(&row).map_err(DiffError::Output)?;
                             }

@@ -360,6 +360,7 @@ impl<'a> Collector<'a> {
             },
             error_from: k.from.key.as_ref().err().copied(),
             error_to: k.to.key.as_ref().err().copied(),
+            review: crate::rows::REVIEW,
         }
     }
 
