@@ -243,3 +243,26 @@ fn no_println_or_eprintln_outside_tests() {
         found.join("\n")
     );
 }
+
+/// `serve` keeps serving when its startup lines cannot be written (`urlkey serve | head
+/// -1`): they are an announcement, not its product.
+#[test]
+fn serve_keeps_serving_after_its_startup_lines_meet_a_closed_pipe() {
+    let closed_pipe = || {
+        let (reader, writer) = std::io::pipe().expect("a pipe");
+        drop(reader);
+        Stdio::from(writer)
+    };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_urlkey"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--threads", "1"])
+        .stdin(Stdio::null())
+        .stdout(closed_pipe())
+        .stderr(closed_pipe())
+        .spawn()
+        .expect("the binary starts");
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    let status = child.try_wait().expect("wait");
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(status, None, "serve ended: {status:?}");
+}
