@@ -123,4 +123,39 @@ mod tests {
             "pass one before pass two: {seen:?}"
         );
     }
+
+    /// `diff --policy OLD NEW` counts its progress across both sides, pass by pass.
+    #[test]
+    fn inventory_progress_counts_across_both_sides() {
+        use crate::map::Pass;
+        let (policy, _) = whatwg_to_document();
+        let pipeline = Pipeline::new(1).expect("pipeline");
+        let seen = std::sync::Mutex::new(Vec::new());
+        let progress = |pass: Pass, lines: u64, _bytes: u64| {
+            seen.lock().expect("lock").push((pass, lines));
+        };
+        let run = inventories::InventoryRun {
+            policy: &policy,
+            pipeline: &pipeline,
+            names: ["old.txt", "new.txt"],
+            notice: None,
+            limit: None,
+            progress: Some(&progress),
+        };
+        run.run([&open_list, &open_list], None).expect("run");
+        let seen = seen.into_inner().expect("lock");
+        for pass in [Pass::Counting, Pass::Writing] {
+            let lines: Vec<u64> = seen
+                .iter()
+                .filter(|(p, _)| *p == pass)
+                .map(|(_, l)| *l)
+                .collect();
+            assert_eq!(
+                lines.last(),
+                Some(&12),
+                "{pass:?}: both sides' 6 lines: {seen:?}"
+            );
+            assert!(lines.windows(2).all(|w| w[0] <= w[1]), "{pass:?}: {seen:?}");
+        }
+    }
 }
