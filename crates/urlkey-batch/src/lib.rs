@@ -3,10 +3,11 @@
 //! parallel pipeline ([`pipeline`]), the two passes and the grouping engine of `urlkey map`
 //! ([`map`]), the rows urlkey writes from birth to bytes (their types, the map rows'
 //! builders, the CSV/TSV, JSON Lines and Parquet writers: [`rows`]), and `urlkey diff`
-//! ([`diff`]).
+//! ([`diff`]), and standard error for notes that a closed pipe must not turn into a
+//! panic ([`stdio`]).
 //!
 //! No module imports one that imports it: `rows` uses only `input`; `map` uses `input`,
-//! `pipeline` and `rows`; `diff` uses `input`, `pipeline` and `map`'s fingerprints.
+//! `pipeline` and `rows`; `diff` uses `input`, `pipeline`, `map`'s fingerprints and `rows`' review text.
 //!
 //! Nothing here drops a row: a line that cannot be read as text, is too long, or lacks
 //! its column still comes out, as an invalid record with a stable code; a quote that
@@ -23,3 +24,4 @@ pub mod map;
 pub mod outfile;
 pub mod pipeline;
 pub mod rows;
+pub mod stdio;

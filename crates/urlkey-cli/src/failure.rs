@@ -36,6 +36,9 @@ pub enum Failure {
     /// A ledger command's error: its own row of the table ([`LedgerError::exit`]), its
     /// message prefixed `urlkey ledger:` as docs/ledger.md shows it.
     Ledger(LedgerError),
+    /// `urlkey serve`'s `--ledger` that cannot be served: the ledger's row, the message
+    /// naming `--ledger`.
+    Serve(Exit, String),
     /// Exit so, the message (if any) already printed: [`Exit::Differ`] from a comparing
     /// command, [`Exit::Done`] for a closed pipe.
     Exit(Exit),
@@ -51,6 +54,7 @@ impl Failure {
             Failure::Output(_) => Exit::Output,
             Failure::Policy(_) => Exit::Policy,
             Failure::Ledger(e) => e.exit(),
+            Failure::Serve(code, _) => *code,
             Failure::Exit(e) => *e,
         }
     }
@@ -63,8 +67,9 @@ impl Failure {
             | Failure::Usage(m)
             | Failure::Input(m)
             | Failure::Output(m)
-            | Failure::Policy(m) => eprintln!("urlkey: {m}"),
-            Failure::Ledger(e) => eprintln!("urlkey ledger: {e}"),
+            | Failure::Policy(m) => urlkey_batch::note!("urlkey: {m}"),
+            Failure::Ledger(e) => urlkey_batch::note!("urlkey ledger: {e}"),
+            Failure::Serve(_, m) => urlkey_batch::note!("urlkey serve: {m}"),
             Failure::Exit(_) => {}
         }
     }
@@ -152,6 +157,7 @@ pub fn serve_error(e: ServeError) -> Failure {
     match e {
         ServeError::Usage(m) => Failure::Usage(m),
         ServeError::Thread(e) => thread_error(e),
+        ServeError::Ledger(_) => Failure::Serve(e.exit(), e.to_string()),
         other => Failure::Internal(other.to_string()),
     }
 }

@@ -20,15 +20,15 @@ pub fn watch() {
                     ("terminated", Exit::Terminated)
                 };
                 if removed > 0 {
-                    eprintln!("urlkey: {what}: outputs left as they were");
+                    urlkey_batch::note!("urlkey: {what}: outputs left as they were");
                 } else {
-                    eprintln!("urlkey: {what}");
+                    urlkey_batch::note!("urlkey: {what}");
                 }
                 std::process::exit(exit.code());
             }
         });
     if spawned.is_err() {
-        eprintln!(
+        urlkey_batch::note!(
             "urlkey: note: cannot watch for Ctrl-C; an interrupted run may leave a temporary file"
         );
     }

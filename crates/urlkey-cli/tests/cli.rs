@@ -2202,3 +2202,176 @@ fn default_policies_are_defined_once() {
         }
     }
 }
+
+/// `serve --ledger` naming no ledger exits with the ledger's database row (6), as
+/// `urlkey ledger` does, and names `--ledger`, not `urlkey ledger`'s `--db`.
+#[test]
+fn serve_with_a_missing_ledger_exits_6_and_names_ledger() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let missing = dir.path().join("missing.sqlite");
+    let out = run(
+        &[
+            "serve",
+            "--ledger",
+            missing.to_str().expect("utf-8"),
+            "--addr",
+            "127.0.0.1:0",
+        ],
+        b"",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(6), "{err}");
+    assert!(err.contains("--ledger"), "{err}");
+    assert!(!err.contains("right --db"), "{err}");
+    assert!(!missing.exists(), "serve creates no ledger");
+}
+
+/// The docs show what `ledger init` prints: the schema version of this urlkey.
+#[test]
+fn docs_show_the_schema_version_init_prints() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("citations.sqlite");
+    let printed = ok(
+        &["ledger", "--db", db.to_str().expect("utf-8"), "init"],
+        b"",
+    );
+    let version = printed
+        .trim()
+        .rsplit("schema version ")
+        .next()
+        .expect("a version")
+        .trim_end_matches(')')
+        .to_string();
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/ledger.md"),
+    )
+    .expect("docs/ledger.md");
+    assert!(
+        doc.contains(&format!("(schema version {version})")),
+        "docs/ledger.md's init example"
+    );
+    assert!(
+        doc.contains(&format!("`PRAGMA user_version` (now {version})")),
+        "docs/ledger.md's Schema section"
+    );
+}
+
+/// The seed a text cites ("seed 004"), if any.
+fn seed_cited(text: &str) -> Option<String> {
+    let at = text.find("seed ")?;
+    Some(text[at + 5..].chars().take(3).collect())
+}
+
+/// README.md's policy table is the builtin registry: the same ids in `urlkey policies`'
+/// order, and each row's "from" cites the seed its description cites (or none).
+#[test]
+fn readme_policy_table_is_the_builtin_registry() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let table: Vec<(String, String)> = readme
+        .lines()
+        .skip_while(|l| !l.starts_with("| policy | from |"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            (cells[1].trim_matches('`').to_string(), cells[2].to_string())
+        })
+        .collect();
+    let listed: Vec<(String, String)> = ok(&["policies"], b"")
+        .lines()
+        .filter(|l| l.contains(" builtin "))
+        .map(|l| {
+            let (id, rest) = l.split_once(' ').expect("id");
+            let description = rest.trim_start().trim_start_matches("builtin").trim();
+            (id.to_string(), description.to_string())
+        })
+        .collect();
+    let ids = |v: &[(String, String)]| v.iter().map(|(i, _)| i.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(&table), ids(&listed), "README.md's policy table");
+    for ((id, from), (_, description)) in table.iter().zip(&listed) {
+        assert_eq!(
+            seed_cited(from),
+            seed_cited(description),
+            "{id}: README says {from:?}, the registry {description:?}"
+        );
+    }
+}
+
+/// Every route of serve's router is documented in docs/cli.md, and every `GET /...` or
+/// `POST /...` the docs name is a route of the router.
+#[test]
+fn serve_routes_in_the_docs_are_the_routers() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let router =
+        std::fs::read_to_string(root.join("crates/urlkey-serve/src/router.rs")).expect("router.rs");
+    let routes: Vec<(String, String)> = router
+        .lines()
+        .filter_map(|l| {
+            let rest = l.trim().strip_prefix(".route(\"")?;
+            let (path, rest) = rest.split_once('"')?;
+            let method = if rest.contains("post(") {
+                "POST"
+            } else {
+                "GET"
+            };
+            Some((method.to_string(), path.to_string()))
+        })
+        .collect();
+    assert!(routes.len() >= 10, "{routes:?}");
+    let docs = std::fs::read_to_string(root.join("docs/cli.md")).expect("docs/cli.md");
+    for (method, path) in &routes {
+        let named = docs.contains(&format!("{method} {path}"))
+            || docs.contains(&format!("`{path}`"))
+            || docs.contains(&format!("`{path} "));
+        assert!(named, "docs/cli.md does not name {method} {path}");
+    }
+    for method in ["GET", "POST"] {
+        for part in docs.split(&format!("{method} /")).skip(1) {
+            let path: String = part
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || "/._-".contains(*c))
+                .collect();
+            let path = format!("/{}", path.trim_end_matches('.'));
+            assert!(
+                routes.iter().any(|(m, p)| m == method && *p == path),
+                "docs/cli.md names {method} {path}, which the router does not have"
+            );
+        }
+    }
+}
+
+/// Every `diff` row, of both forms and both row formats, says `MANUAL REVIEW REQUIRED`
+/// in its `review` column, as `map`'s rows do.
+#[test]
+fn diff_rows_carry_the_review_column() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let old = dir.path().join("old.txt");
+    let new = dir.path().join("new.txt");
+    std::fs::write(
+        &old,
+        "https://www.example.com/A\nnot a url\nhttps://a.example/\n",
+    )
+    .expect("old");
+    std::fs::write(&new, "https://example.com/a\r\nhttps://b.example/").expect("new");
+    let (old, new) = (old.to_str().expect("utf-8"), new.to_str().expect("utf-8"));
+    let forms: [&[&str]; 2] = [
+        &["diff", "--from", "citation@1", "--to", "webkey@1", old],
+        &["diff", "--policy", "webkey@1", old, new],
+    ];
+    for form in forms {
+        let csv_args: Vec<&str> = form.iter().copied().chain(["--format", "csv"]).collect();
+        let (_, rows) = csv_rows(&run(&csv_args, b"").stdout);
+        assert!(rows.len() >= 3, "{form:?}: {rows:?}");
+        for r in &rows {
+            assert_eq!(r["review"], "MANUAL REVIEW REQUIRED", "{form:?}: {r:?}");
+        }
+        let jsonl_args: Vec<&str> = form.iter().copied().chain(["--format", "jsonl"]).collect();
+        let text = String::from_utf8(run(&jsonl_args, b"").stdout).expect("UTF-8");
+        assert_eq!(text.lines().count(), rows.len(), "{form:?}");
+        for l in text.lines() {
+            let v: serde_json::Value = serde_json::from_str(l).expect("a JSON row");
+            assert_eq!(v["review"], "MANUAL REVIEW REQUIRED", "{form:?}: {l}");
+        }
+    }
+}

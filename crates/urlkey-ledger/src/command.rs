@@ -256,14 +256,25 @@ fn write_to_file(
     Ok(())
 }
 
-/// Runs a ledger command on standard output and standard error; a reader that goes away
-/// (`urlkey ledger export | head`) ends it quietly.
+/// Runs a ledger command on standard output and standard error. A reader of standard
+/// output that goes away (`urlkey ledger export | head`) ends a command whose product is
+/// standard output quietly; `ingest`, whose product is the database and whose standard
+/// output only reports, ingests every file regardless. A closed standard error loses the
+/// notes, never the run ([`urlkey_batch::stdio`]).
 pub fn run_on_stdio(command: LedgerCommand, db_path: &Path) -> Result<()> {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    let stderr = std::io::stderr();
-    let mut err = stderr.lock();
-    match run(command, db_path, &mut out, &mut err) {
+    use urlkey_batch::stdio::Lossy;
+    let mut err = Lossy(std::io::stderr().lock());
+    let result = if matches!(command, LedgerCommand::Ingest(_)) {
+        run(
+            command,
+            db_path,
+            &mut Lossy(std::io::stdout().lock()),
+            &mut err,
+        )
+    } else {
+        run(command, db_path, &mut std::io::stdout().lock(), &mut err)
+    };
+    match result {
         Err(LedgerError::OutputClosed) => Ok(()),
         other => other,
     }

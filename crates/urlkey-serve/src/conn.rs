@@ -76,7 +76,7 @@ impl Stats {
         let o = self.other_errors.swap(0, Ordering::Relaxed);
         let a = self.accept_errors.swap(0, Ordering::Relaxed);
         if t + o + a > 0 {
-            eprintln!(
+            urlkey_batch::note!(
                 "urlkey serve: closed {t} connection(s) that sent no complete request head in time (--header-timeout), {o} that failed otherwise; {a} failed accept(s)"
             );
         }
@@ -121,7 +121,7 @@ pub async fn serve(listener: TcpListener, state: Arc<AppState>, cap: usize, log:
                 // left): not fatal. Pause briefly so a full table is not spun on.
                 stats.accept_errors.fetch_add(1, Ordering::Relaxed);
                 if log && stats.accept_errors.load(Ordering::Relaxed) == 1 {
-                    eprintln!("urlkey serve: accept failed: {e} (retrying)");
+                    urlkey_batch::note!("urlkey serve: accept failed: {e} (retrying)");
                 }
                 drop(slot);
                 tokio::time::sleep(Duration::from_millis(50)).await;

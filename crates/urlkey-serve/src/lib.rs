@@ -89,28 +89,28 @@ pub fn run(options: ServeOptions) -> Result<(), ServeError> {
             .local_addr()
             .map_err(|e| ServeError::Run(format!("cannot read the bound address: {e}")))?;
         if !local.ip().is_loopback() {
-            eprintln!(
+            urlkey_batch::note!(
                 "urlkey serve: warning: {local} is not a loopback address: anyone who can reach it can use the page and its API (see docs/security.md)"
             );
         }
         let cap = conn::connection_cap(config.max_connections);
         if cap < config.max_connections {
-            eprintln!(
+            urlkey_batch::note!(
                 "urlkey serve: --max-connections {} lowered to {cap} to stay under the file-descriptor limit (ulimit -n)",
                 config.max_connections
             );
         }
-        println!("urlkey serve: http://{local}/ (no URL is fetched; Ctrl-C stops)");
+        urlkey_batch::stdio::print_line(format_args!("urlkey serve: http://{local}/ (no URL is fetched; Ctrl-C stops)"));
         if let Some(l) = &options.ledger {
             let writes = if local.ip().is_loopback() {
                 "read-only; review decisions written on loopback with the page's token"
             } else {
                 "read-only; review decisions refused: not a loopback address"
             };
-            println!(
+            urlkey_batch::stdio::print_line(format_args!(
                 "urlkey serve: ledger page http://{local}/ledger ({}, {writes})",
                 l.display()
-            );
+            ));
         }
         conn::serve(listener, state, cap, true).await;
         Err(ServeError::Run(
@@ -153,7 +153,7 @@ pub fn spawn_state(
                         let cap = conn::connection_cap(config.max_connections);
                         conn::serve(l, state, cap, false).await;
                     }
-                    Err(e) => eprintln!("urlkey serve (test): {e}"),
+                    Err(e) => urlkey_batch::note!("urlkey serve (test): {e}"),
                 }
             })
         })?;

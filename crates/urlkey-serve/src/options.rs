@@ -91,6 +91,24 @@ pub enum ServeError {
     Thread(ThreadError),
     /// The runtime or the listening socket could not be set up, or serving ended.
     Run(String),
+    /// The `--ledger` file cannot be served (missing, not a ledger, newer than this
+    /// urlkey): its own row of the exit-code table ([`LedgerError::exit`], 6 for a
+    /// database), as in `urlkey ledger`.
+    ///
+    /// [`LedgerError::exit`]: urlkey_ledger::error::LedgerError::exit
+    Ledger(urlkey_ledger::error::LedgerError),
+}
+
+impl ServeError {
+    /// The row of the exit-code table this error ends `urlkey serve` with.
+    pub fn exit(&self) -> urlkey_batch::exit::Exit {
+        use urlkey_batch::exit::Exit;
+        match self {
+            ServeError::Usage(_) => Exit::Usage,
+            ServeError::Thread(_) | ServeError::Run(_) => Exit::Internal,
+            ServeError::Ledger(e) => e.exit(),
+        }
+    }
 }
 
 impl std::fmt::Display for ServeError {
@@ -98,6 +116,15 @@ impl std::fmt::Display for ServeError {
         match self {
             ServeError::Usage(m) | ServeError::Run(m) => f.write_str(m),
             ServeError::Thread(e) => write!(f, "{e}"),
+            // The ledger's messages name `urlkey ledger`'s flag; here the file is --ledger.
+            ServeError::Ledger(e) => write!(
+                f,
+                "--ledger: {}",
+                e.to_string()
+                    .replace("the right --db", "the right --ledger")
+                    .replace("another --db", "another --ledger")
+                    .replace("that --db names", "that --ledger names")
+            ),
         }
     }
 }

@@ -42,8 +42,7 @@ impl AppState {
     pub fn with_ledger(config: Config, ledger: Option<PathBuf>) -> Result<Arc<Self>, ServeError> {
         config.validate()?;
         if let Some(l) = &ledger {
-            urlkey_ledger::report::open_read_only(l)
-                .map_err(|e| ServeError::Usage(format!("--ledger: {e}")))?;
+            urlkey_ledger::report::open_read_only(l).map_err(ServeError::Ledger)?;
         }
         Ok(Arc::new(AppState {
             set: PolicySet::builtin(),

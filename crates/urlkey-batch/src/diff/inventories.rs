@@ -17,8 +17,8 @@ use urlkey::Policy;
 use super::policies::{stream_error, DiffError};
 use super::rows::{DiffRowWrite, InventoryRow};
 use crate::input::{InputError, InputRecord, RecordSource, Skipped};
-use crate::map::{fingerprint, Fingerprint, FingerprintHasher};
-use crate::pipeline::Pipeline;
+use crate::map::{fingerprint, Fingerprint, FingerprintHasher, Pass};
+use crate::pipeline::{Pipeline, ReadBatch};
 
 /// Records per unit of work handed to a worker thread (as in `map`).
 const CHUNK: usize = 512;
@@ -193,6 +193,9 @@ pub struct InventoryRun<'p> {
     pub notice: Option<&'p (dyn Fn(&str) + Sync)>,
     /// List at most this many keys of each kind (`None`: every key).
     pub limit: Option<u64>,
+    /// Called after each batch with (pass, lines read, bytes read), OLD's then NEW's,
+    /// counted across both sides (as `map`'s, [`crate::map::MapRun::progress`]).
+    pub progress: Option<&'p (dyn Fn(Pass, u64, u64) + Sync)>,
 }
 
 impl InventoryReport {
@@ -236,7 +239,8 @@ impl InventoryRun<'_> {
     /// let (old, new) = (text("https://a.example/x\nhttps://a.example/gone\n"),
     ///                   text("HTTPS://a.example/x\nhttps://a.example/new\n"));
     /// let run = InventoryRun { policy: &policy, pipeline: &pipeline,
-    ///                          names: ["old.txt", "new.txt"], notice: None, limit: None };
+    ///                          names: ["old.txt", "new.txt"], notice: None, limit: None,
+    ///                          progress: None };
     /// let report = run.run([&old, &new], None).unwrap();
     /// assert_eq!((report.only_old.keys, report.only_new.keys, report.both.keys), (1, 1, 1));
     /// assert_eq!(report.both.spellings["differ"], 1);
@@ -251,10 +255,13 @@ impl InventoryRun<'_> {
         let policy = self.policy;
         let mut table = Table::with_hasher(FingerprintHasher::default());
         let mut sides: [SideSummary; 2] = Default::default();
+        // What the sides before this one read, so that the progress counts across both.
+        let mut before = (0, 0);
         for (s, open) in open.iter().enumerate() {
             let summary = &mut sides[s];
             summary.input = self.names[s].to_string();
             let mut src = open().map_err(DiffError::Input)?;
+            let mut last = before;
             self.pipeline
                 .stream(
                     src.as_mut(),
@@ -291,13 +298,16 @@ impl InventoryRun<'_> {
                         if let Some(n) = self.notice {
                             batch.notices.iter().for_each(|m| n(m));
                         }
+                        self.report_progress(Pass::Counting, &mut last, before, batch);
                         Ok(())
                     },
                 )
                 .map_err(stream_error)?;
             summary.lines_read = src.lines_read();
             summary.skipped = src.skipped();
+            before = last;
         }
+        before = (0, 0);
         let mut report = self.counts(&table, sides);
         // Pass two: the rows and the examples.
         if let Some(w) = rows.as_deref_mut() {
@@ -312,6 +322,7 @@ impl InventoryRun<'_> {
         for (s, open) in open.iter().enumerate() {
             let mut src = open().map_err(DiffError::Input)?;
             let table = &table;
+            let mut last = before;
             self.pipeline
                 .stream(
                     src.as_mut(),
@@ -348,16 +359,34 @@ impl InventoryRun<'_> {
                                         .and_then(Entry::spellings)
                                         .map(Spellings::as_str),
                                     error: k.as_ref().err().copied(),
+                                    review: crate::rows::REVIEW,
                                 };
                                 w.inventory_row(&row).map_err(DiffError::Output)?;
                             }
                         }
+                        self.report_progress(Pass::Writing, &mut last, before, batch);
                         Ok(())
                     },
                 )
                 .map_err(stream_error)?;
+            before = last;
         }
         Ok(report)
+    }
+
+    /// Reports a batch's progress, counted across both sides: `before` is what the sides
+    /// before this one read, `last` what has been reported so far.
+    fn report_progress(
+        &self,
+        pass: Pass,
+        last: &mut (u64, u64),
+        before: (u64, u64),
+        batch: &ReadBatch,
+    ) {
+        *last = (before.0 + batch.lines_read, before.1 + batch.bytes_read);
+        if let Some(p) = self.progress {
+            p(pass, last.0, last.1);
+        }
     }
 
     /// The report's counts, from pass one.

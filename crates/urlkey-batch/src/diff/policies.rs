@@ -16,7 +16,7 @@ use urlkey::Policy;
 use super::report::{Counted, Example, Group, Report, EXAMPLES};
 use super::rows::{DiffRowWrite, PolicyRow};
 use crate::input::{InputError, InputRecord, RecordSource, Skipped};
-use crate::map::{fingerprint, Fingerprint, FingerprintHasher};
+use crate::map::{fingerprint, Fingerprint, FingerprintHasher, Pass};
 use crate::pipeline::{Pipeline, StreamError, ThreadError};
 
 /// Records per unit of work handed to a worker thread (as in `map`).
@@ -360,6 +360,7 @@ impl<'a> Collector<'a> {
             },
             error_from: k.from.key.as_ref().err().copied(),
             error_to: k.to.key.as_ref().err().copied(),
+            review: crate::rows::REVIEW,
         }
     }
 
@@ -488,6 +489,9 @@ pub struct DiffRun<'p> {
     pub notice: Option<&'p (dyn Fn(&str) + Sync)>,
     /// List at most this many merges and this many splits (`None`: every one).
     pub limit: Option<u64>,
+    /// Called after each batch with (pass, lines read, bytes read), as `map`'s
+    /// ([`crate::map::MapRun::progress`]).
+    pub progress: Option<&'p (dyn Fn(Pass, u64, u64) + Sync)>,
 }
 
 impl DiffRun<'_> {
@@ -515,6 +519,9 @@ impl DiffRun<'_> {
                     pairs.into_iter().flatten().for_each(|p| tables.insert(p));
                     if let Some(n) = self.notice {
                         batch.notices.iter().for_each(|m| n(m));
+                    }
+                    if let Some(p) = self.progress {
+                        p(Pass::Counting, batch.lines_read, batch.bytes_read);
                     }
                     Ok(())
                 },
@@ -548,6 +555,9 @@ impl DiffRun<'_> {
                         if let Some(w) = rows.as_deref_mut() {
                             w.policy_row(&c.row(r, k)).map_err(DiffError::Output)?;
                         }
+                    }
+                    if let Some(p) = self.progress {
+                        p(Pass::Writing, batch.lines_read, batch.bytes_read);
                     }
                     Ok(())
                 },

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 /// The columns of a `diff --from P --to Q` row, in order.
-pub const POLICY_COLUMNS: [&str; 9] = [
+pub const POLICY_COLUMNS: [&str; 10] = [
     "source",
     "line",
     "observed",
@@ -16,10 +16,11 @@ pub const POLICY_COLUMNS: [&str; 9] = [
     "group",
     "error_from",
     "error_to",
+    "review",
 ];
 
 /// The columns of a `diff --policy P OLD NEW` row, in order.
-pub const INVENTORY_COLUMNS: [&str; 12] = [
+pub const INVENTORY_COLUMNS: [&str; 13] = [
     "side",
     "source",
     "line",
@@ -32,6 +33,7 @@ pub const INVENTORY_COLUMNS: [&str; 12] = [
     "new_records",
     "spellings",
     "error",
+    "review",
 ];
 
 /// One record of `diff --from P --to Q` (the field names are [`POLICY_COLUMNS`]).
@@ -56,6 +58,9 @@ pub struct PolicyRow<'a> {
     pub error_from: Option<&'static str>,
     /// The error code under `--to`.
     pub error_to: Option<&'static str>,
+    /// Always `MANUAL REVIEW REQUIRED` ([`crate::rows::REVIEW`]), as `map`'s rows: a key
+    /// is evidence, not a verdict.
+    pub review: &'static str,
 }
 
 /// One record of `diff --policy P OLD NEW` (the field names are [`INVENTORY_COLUMNS`]).
@@ -86,6 +91,8 @@ pub struct InventoryRow<'a> {
     pub spellings: Option<&'static str>,
     /// The error code of an invalid record.
     pub error: Option<&'static str>,
+    /// Always `MANUAL REVIEW REQUIRED` ([`crate::rows::REVIEW`]).
+    pub review: &'static str,
 }
 
 /// Where rows go.
@@ -120,11 +127,11 @@ pub enum RowFormat {
 ///     source: "a.txt", line: 1, observed: "https://www.example.com/",
 ///     class: "merge", key_from: Some("https://www.example.com/"),
 ///     key_to: Some("example.com/"), group: Some("example.com/"),
-///     error_from: None, error_to: None,
+///     error_from: None, error_to: None, review: urlkey_batch::rows::REVIEW,
 /// }).unwrap();
 /// let text = String::from_utf8(out.into_inner().unwrap()).unwrap();
 /// assert_eq!(text.lines().nth(1), Some(
-///     "a.txt,1,https://www.example.com/,merge,https://www.example.com/,example.com/,example.com/,,"
+///     "a.txt,1,https://www.example.com/,merge,https://www.example.com/,example.com/,example.com/,,,MANUAL REVIEW REQUIRED"
 /// ));
 /// ```
 pub struct DiffRows<W: Write> {
@@ -161,19 +168,31 @@ impl<W: Write> DiffRows<W> {
 
     fn header(&mut self, columns: &[&str]) -> io::Result<()> {
         match &mut self.out {
-            Rows::Csv(w) => w.write_record(columns).map_err(io::Error::from),
+            Rows::Csv(w) => w.write_record(columns).map_err(io_error),
             Rows::Jsonl(_) => Ok(()),
         }
     }
 
     fn row<T: Serialize>(&mut self, row: &T) -> io::Result<()> {
         match &mut self.out {
-            Rows::Csv(w) => w.serialize(row).map_err(io::Error::from),
+            Rows::Csv(w) => w.serialize(row).map_err(io_error),
             Rows::Jsonl(w) => {
                 serde_json::to_writer(&mut *w, row)?;
                 w.write_all(b"\n")
             }
         }
+    }
+}
+
+/// The writer's own error when there is one, so that a closed pipe stays a closed pipe
+/// (`io::Error::from` would wrap it, and its kind would say "other").
+fn io_error(e: csv::Error) -> io::Error {
+    if !e.is_io_error() {
+        return io::Error::other(e);
+    }
+    match e.into_kind() {
+        csv::ErrorKind::Io(e) => e,
+        other => io::Error::other(format!("{other:?}")),
     }
 }
 

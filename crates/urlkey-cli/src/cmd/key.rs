@@ -152,7 +152,7 @@ pub fn run(a: KeyArgs) -> Result<(), Failure> {
     if !a.input.quiet {
         let s = src.skipped();
         let secs = start.elapsed().as_secs_f64();
-        eprintln!(
+        urlkey_batch::note!(
             "urlkey key: {records} records ({} ok, {invalid} invalid), {} lines skipped ({} blank, {} comment), policy {}, {:.3} s, {:.0} lines/s, {} thread(s)",
             records - invalid,
             s.blank + s.comment,

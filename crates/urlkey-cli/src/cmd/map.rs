@@ -8,6 +8,30 @@ use super::setup;
 use crate::failure::{input_error, map_error, output_error, Failure};
 use crate::flags::{value_name, MapArgs};
 
+/// The progress of a two-pass run (`map`, `diff`) on `bar`: each pass counts against the
+/// input's size, and says which pass it is.
+pub(super) fn pass_progress(
+    bar: &Option<indicatif::ProgressBar>,
+    passes: u32,
+) -> impl Fn(Pass, u64, u64) + Sync + '_ {
+    let phase = std::sync::Mutex::new(None::<Pass>);
+    move |pass: Pass, lines: u64, bytes: u64| {
+        if let Some(b) = bar {
+            let mut last = phase.lock().unwrap_or_else(|e| e.into_inner());
+            if *last != Some(pass) {
+                *last = Some(pass);
+                b.reset();
+                b.set_prefix(match pass {
+                    Pass::Counting => format!("pass 1/{passes}: counting "),
+                    Pass::Writing => "pass 2/2: writing ".to_string(),
+                });
+            }
+            b.set_position(bytes);
+            b.set_message(format!("{lines} lines"));
+        }
+    }
+}
+
 pub fn run(a: MapArgs) -> Result<(), Failure> {
     let policy = setup::policy(&a.source, &a.policy, a.input.max_line_bytes)?;
     let format = OutputFormat::from(a.format);
@@ -35,23 +59,7 @@ pub fn run(a: MapArgs) -> Result<(), Failure> {
     let total = setup::total_bytes(&sources);
     let bar = setup::progress(a.input.quiet, total);
     let passes = if a.groups { 1 } else { 2 };
-    // Each pass counts against the input's size, and says which pass it is.
-    let phase = std::sync::Mutex::new(None::<Pass>);
-    let progress = |pass: Pass, lines: u64, bytes: u64| {
-        if let Some(b) = &bar {
-            let mut last = phase.lock().unwrap_or_else(|e| e.into_inner());
-            if *last != Some(pass) {
-                *last = Some(pass);
-                b.reset();
-                b.set_prefix(match pass {
-                    Pass::Counting => format!("pass 1/{passes}: counting "),
-                    Pass::Writing => "pass 2/2: writing ".to_string(),
-                });
-            }
-            b.set_position(bytes);
-            b.set_message(format!("{lines} lines"));
-        }
-    };
+    let progress = pass_progress(&bar, passes);
     let quiet = a.input.quiet;
     let notice = |m: &str| setup::print_notices(quiet, &[m.to_string()]);
     let open = || -> Result<Box<dyn RecordSource>, urlkey_batch::input::InputError> {
@@ -77,7 +85,7 @@ pub fn run(a: MapArgs) -> Result<(), Failure> {
     };
     let summary = run.run(&open, &mut writer).map_err(map_error)?;
     let out = writer.finish().map_err(output_error)?;
-    if let Some(b) = bar {
+    if let Some(b) = &bar {
         b.finish_and_clear();
     }
     // The summary first: a run whose summary cannot be written leaves the output as it was.
@@ -95,7 +103,7 @@ pub fn run(a: MapArgs) -> Result<(), Failure> {
             .iter()
             .map(|(c, n)| format!("{c} {n}"))
             .collect();
-        eprintln!(
+        urlkey_batch::note!(
             "urlkey map: {} lines read, {} skipped ({} blank, {} comment); {} records: {} valid, {} invalid{}; {} distinct keys, {} duplicate groups, {} review groups; policy {}; {:.3} s, {:.0} lines/s, {} thread(s)",
             s.lines_read,
             s.skipped.blank + s.skipped.comment,

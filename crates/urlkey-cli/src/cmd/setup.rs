@@ -214,9 +214,9 @@ pub fn print_notices(quiet: bool, notices: &[String]) {
                     "name its encoding with --encoding:",
                     1,
                 );
-                eprintln!("urlkey: note: {n}");
+                urlkey_batch::note!("urlkey: note: {n}");
             } else {
-                eprintln!("urlkey: note: {n}");
+                urlkey_batch::note!("urlkey: note: {n}");
             }
         }
     }

@@ -120,7 +120,7 @@ pub enum LedgerCommand {
         /// with commas (`--by answer_system,market`: one group per pair of values).
         #[arg(long, value_parser = choice::<GroupBy>(), value_delimiter = ',', value_name = "COLUMN,...")]
         by: Vec<GroupBy>,
-        /// What a publisher is: the key's hostname (seed 004's default), or its registrable
+        /// What a publisher is: the key's hostname (the default), or its registrable
         /// domain from the Public Suffix List (docs.example.org and wiki.example.org both
         /// count as example.org).
         #[arg(long, value_parser = choice::<PublisherUnit>(), default_value = "host")]

@@ -38,7 +38,8 @@ pub struct ServeArgs {
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_HELD_BYTES)]
     pub max_held_bytes: usize,
     /// Also serve this citation ledger (made by `urlkey ledger`) at /ledger: its report,
-    /// charts and top keys. The file is opened read-only and never written.
+    /// charts and top keys. The ledger is read, never migrated; the one write is a review
+    /// decision sent from the page on a loopback address with the page's token.
     #[arg(long, value_name = "DB")]
     pub ledger: Option<PathBuf>,
 }

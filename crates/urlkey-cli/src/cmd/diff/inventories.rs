@@ -85,6 +85,7 @@ pub fn run(a: &DiffArgs, policy: &str) -> Result<(), Failure> {
             (opts.format, opts.column) = (InputFormat::Lines, None);
         }
     }
+    let (old_src_for_size, new_src_for_size) = (old_src.clone(), new_src.clone());
     let opener = |src: Source, opts: ReadOptions| {
         move || -> Result<Box<dyn RecordSource>, InputError> {
             Ok(Box::new(ChainSource::new(vec![src.clone()], opts.clone())?))
@@ -97,12 +98,16 @@ pub fn run(a: &DiffArgs, policy: &str) -> Result<(), Failure> {
     let pipeline = setup::pipeline(a.input.threads)?;
     let quiet = a.input.quiet;
     let notice = |m: &str| setup::print_notices(quiet, &[m.to_string()]);
+    let total = setup::total_bytes(&[old_src_for_size, new_src_for_size]);
+    let bar = setup::progress(quiet, total);
+    let progress = super::super::map::pass_progress(&bar, 2);
     let diff = InventoryRun {
         policy: &policy,
         pipeline: &pipeline,
         names: [&names[0], &names[1]],
         notice: Some(&notice),
         limit: limit(a),
+        progress: Some(&progress),
     };
     let result = match row_format(a.format) {
         Some(f) => {
@@ -114,13 +119,19 @@ pub fn run(a: &DiffArgs, policy: &str) -> Result<(), Failure> {
                 )
                 .map_err(diff_error)?;
             let written = finish_rows(rows);
+            if let Some(b) = &bar {
+                b.finish_and_clear();
+            }
             if written.is_ok() && !quiet {
-                eprintln!("urlkey diff: {}", adds_up(&report));
+                urlkey_batch::note!("urlkey diff: {}", adds_up(&report));
             }
             outcome(written, report.differ())
         }
         None => {
             let report = diff.run([&open_old, &open_new], None).map_err(diff_error)?;
+            if let Some(b) = &bar {
+                b.finish_and_clear();
+            }
             outcome(write_report(a, &report, write_text), report.differ())
         }
     };

@@ -38,6 +38,8 @@ pub fn run(a: &DiffArgs, from: &str, to: &str) -> Result<(), Failure> {
     let pipeline = setup::pipeline(a.input.threads)?;
     let quiet = a.input.quiet;
     let notice = |m: &str| setup::print_notices(quiet, &[m.to_string()]);
+    let bar = setup::progress(quiet, setup::total_bytes(&sources));
+    let progress = super::super::map::pass_progress(&bar, 2);
     let diff = DiffRun {
         from: &from,
         to: &to,
@@ -45,6 +47,7 @@ pub fn run(a: &DiffArgs, from: &str, to: &str) -> Result<(), Failure> {
         sources: &names,
         notice: Some(&notice),
         limit: limit(a),
+        progress: Some(&progress),
     };
     match row_format(a.format) {
         Some(f) => {
@@ -53,13 +56,19 @@ pub fn run(a: &DiffArgs, from: &str, to: &str) -> Result<(), Failure> {
                 .run(&open, Some(&mut rows as &mut dyn DiffRowWrite))
                 .map_err(diff_error)?;
             let written = finish_rows(rows);
+            if let Some(b) = &bar {
+                b.finish_and_clear();
+            }
             if written.is_ok() && !quiet {
-                eprintln!("urlkey diff: {}", summary_line(&report));
+                urlkey_batch::note!("urlkey diff: {}", summary_line(&report));
             }
             outcome(written, report.differ())
         }
         None => {
             let report = diff.run(&open, None).map_err(diff_error)?;
+            if let Some(b) = &bar {
+                b.finish_and_clear();
+            }
             outcome(write_report(a, &report, write_text), report.differ())
         }
     }
