@@ -361,7 +361,14 @@ fn the_text_formats_list_twenty_merges_and_say_how_many_more() {
     );
     let md = report(&db, &["--format", "markdown"]);
     assert_eq!(md.matches("| unverified |").count(), 20, "{md}");
-    assert!(md.contains("\n3 more; --format json for all.\n"), "{md}");
+    assert!(
+        md.contains("\n3 more merges to review are not listed here.\n"),
+        "{md}"
+    );
+    assert!(
+        !md.contains("--format"),
+        "a deliverable names no flag: {md}"
+    );
     let html = report(&db, &["--format", "html"]);
     assert_eq!(html.matches("<tr data-merge=").count(), 20);
     assert!(html.contains("<p class=\"more\">3 more merges to review are not listed here.</p>"));

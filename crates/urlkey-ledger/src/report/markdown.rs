@@ -351,9 +351,16 @@ fn review_lists(m: &Measures, h: &str, out: &mut dyn Write) -> Result<()> {
                 md(&t.check_text())
             )?;
         }
-        if let Some(more) = m.review.more_line() {
+        // A Markdown report is a deliverable, read without the command line: it says how
+        // many are left out, not which flag lists them (as the HTML report).
+        let all = m.review.merges_to_review_list.len();
+        if all > super::review::LISTED {
             writeln!(out)?;
-            writeln!(out, "{more}.")?;
+            writeln!(
+                out,
+                "{} more merges to review are not listed here.",
+                all - super::review::LISTED
+            )?;
         }
     }
     if !r.top_keys_with_splits.is_empty() {
