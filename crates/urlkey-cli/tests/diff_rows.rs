@@ -34,8 +34,11 @@ fn json_rows(o: &Output) -> Vec<serde_json::Value> {
         .collect()
 }
 
-fn of(a: &[String]) -> Vec<&str> {
-    a.iter().map(String::as_str).collect()
+/// `diff --policy citation@1 --column url --keep-columns KEEP --format FORMAT OLD NEW`.
+fn policy_rows<'a>(keep: &'a str, format: &'a str, old: &'a str, new: &'a str) -> Vec<&'a str> {
+    let mut a = vec!["diff", "--policy", "citation@1", "--column", "url"];
+    a.extend(["--keep-columns", keep, "--format", format, old, new]);
+    a
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> String {
@@ -44,24 +47,26 @@ fn write(dir: &Path, name: &str, text: &str) -> String {
     p.to_str().expect("utf-8 path").to_string()
 }
 
+/// `diff --from whatwg@1 --to document@1 --column url`.
+const FROM_TO: [&str; 7] = [
+    "diff",
+    "--from",
+    "whatwg@1",
+    "--to",
+    "document@1",
+    "--column",
+    "url",
+];
+
 const CRAWL: &str = "url,Status,class\nhttps://s.example/a/b,200,x\nhttps://s.example/a/./b,301,\nnot a url,404,y\n";
 
 #[test]
 fn diff_rows_keep_columns_from_to() {
     let dir = tempfile::tempdir().expect("dir");
     let f = write(dir.path(), "crawl.csv", CRAWL);
-    let base = [
-        "diff",
-        "--from",
-        "whatwg@1",
-        "--to",
-        "document@1",
-        "--column",
-        "url",
-        &f,
-    ];
     let with = |extra: &[&str]| {
-        let mut a = base.to_vec();
+        let mut a = FROM_TO.to_vec();
+        a.push(&f);
         a.extend_from_slice(extra);
         done(&a)
     };
@@ -104,25 +109,8 @@ fn diff_rows_keep_columns_policy_old_new() {
         "new.csv",
         "\u{feff}Owner;url;Status\r\nann;HTTPS://a.example/x;301\r\nbob;https://a.example/new;200",
     );
-    let args = |keep: &str, format: &str| -> Vec<String> {
-        [
-            "diff",
-            "--policy",
-            "citation@1",
-            "--column",
-            "url",
-            "--keep-columns",
-            keep,
-            "--format",
-            format,
-            &old,
-            &new,
-        ]
-        .map(String::from)
-        .to_vec()
-    };
     // `all`: both sides' kept columns by name; a side without one has an empty cell.
-    let rows = json_rows(&done(&of(&args("all", "jsonl"))));
+    let rows = json_rows(&done(&policy_rows("all", "jsonl", &old, &new)));
     assert_eq!(rows.len(), 4);
     let cells =
         |r: &serde_json::Value| (r["side"].clone(), r["Status"].clone(), r["Owner"].clone());
@@ -132,37 +120,22 @@ fn diff_rows_keep_columns_policy_old_new() {
     );
     assert_eq!(cells(&rows[2]), ("new".into(), "301".into(), "ann".into()));
     assert_eq!(cells(&rows[3]), ("new".into(), "200".into(), "bob".into()));
-    let csv = lines(&done(&of(&args("all", "csv"))));
+    let csv = lines(&done(&policy_rows("all", "csv", &old, &new)));
     assert!(csv[0].ends_with(",review,Status,Owner"), "{}", csv[0]);
     assert!(csv[2].ends_with(",404,"), "{}", csv[2]);
     // The same inventory on both sides does not differ (exit 0), kept columns or not.
-    let same = ok(
-        &[
-            "diff",
-            "--policy",
-            "citation@1",
-            "--column",
-            "url",
-            "--keep-columns",
-            "all",
-            "--format",
-            "csv",
-            &old,
-            &old,
-        ],
-        b"",
-    );
+    let same = ok(&policy_rows("all", "csv", &old, &old), b"");
     assert_eq!(
         same.lines().next(),
         Some(csv[0].replace(",Owner", "").as_str())
     );
     assert_eq!(same.lines().count(), 5);
     // A named column both sides have.
-    let rows = json_rows(&done(&of(&args("Status", "jsonl"))));
+    let rows = json_rows(&done(&policy_rows("Status", "jsonl", &old, &new)));
     assert_eq!(rows[3]["Status"], "200");
     assert!(rows[3].get("Owner").is_none());
     // A named column one side lacks is refused, as map refuses it for that input.
-    let o = run(&of(&args("Owner", "csv")), b"");
+    let o = run(&policy_rows("Owner", "csv", &old, &new), b"");
     let m = run(
         &["map", "--column", "url", "--keep-columns", "Owner", &old],
         b"",
@@ -208,19 +181,7 @@ fn diff_rows_keep_columns_refusals() {
     let mut a = from_to.to_vec();
     a.extend(["--keep-columns", "all", "--format", "csv", &list]);
     assert_eq!(refused(&a, "plain lines have no other columns"), Some(2));
-    let a = [
-        "diff",
-        "--policy",
-        "citation@1",
-        "--column",
-        "url",
-        "--keep-columns",
-        "all",
-        "--format",
-        "csv",
-        &crawl,
-        &list,
-    ];
+    let a = policy_rows("all", "csv", &crawl, &list);
     assert_eq!(refused(&a, "plain lines have no other columns"), Some(2));
     // A report has no rows to carry them.
     let mut a = from_to.to_vec();
@@ -236,20 +197,8 @@ fn diff_rows_parquet_needs_a_file_and_writes_it_whole() {
     let new = write(dir.path(), "new.txt", "https://a.example/y\n");
     let out = dir.path().join("rows.parquet");
     let out_s = out.to_str().expect("utf-8");
-    let from_to = [
-        "diff",
-        "--from",
-        "whatwg@1",
-        "--to",
-        "document@1",
-        "--column",
-        "url",
-        "--keep-columns",
-        "all",
-        "--format",
-        "parquet",
-        &crawl,
-    ];
+    let mut from_to = FROM_TO.to_vec();
+    from_to.extend(["--keep-columns", "all", "--format", "parquet", &crawl]);
     // Standard output is refused: a Parquet file is not a stream.
     let o = run(&from_to, b"");
     assert_eq!(o.status.code(), Some(2));

@@ -13,6 +13,10 @@ use super::DiffRun;
 use crate::input::{records_from, InputError, InputFormat, KeepColumns, ReadOptions, RecordSource};
 use crate::pipeline::Pipeline;
 
+/// A row as JSON, and a file's columns with their types.
+type Row = Map<String, Value>;
+type Fields = Vec<(String, DataType)>;
+
 type Open = Box<dyn Fn() -> Result<Box<dyn RecordSource>, InputError>>;
 
 /// A CSV input whose URLs are in `url`, every other column kept.
@@ -44,13 +48,13 @@ fn jsonl(bytes: &[u8]) -> Vec<Map<String, Value>> {
 }
 
 /// The Parquet file's rows as JSON objects, and its columns' names and types.
-fn parquet(bytes: &[u8]) -> (Vec<Map<String, Value>>, Vec<(String, DataType)>) {
+fn parquet(bytes: &[u8]) -> (Vec<Row>, Fields) {
     let mut f = tempfile::tempfile().expect("temp");
     f.write_all(bytes).expect("write");
     f.rewind().expect("rewind");
     let reader =
         ::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f).expect("read");
-    let fields: Vec<(String, DataType)> = reader
+    let fields: Fields = reader
         .schema()
         .fields()
         .iter()

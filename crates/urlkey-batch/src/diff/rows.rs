@@ -203,10 +203,10 @@ pub struct DiffRows<W: Write> {
 }
 
 enum Rows<W: Write> {
-    // Boxed: the csv writer carries its buffer and state inline.
+    // Boxed: the csv writer and the Parquet sink carry their buffers and state inline.
     Csv(Box<csv::Writer<W>>),
     Jsonl(W),
-    Parquet(ParquetSink, W),
+    Parquet(Box<ParquetSink>, W),
 }
 
 impl<W: Write> DiffRows<W> {
@@ -219,7 +219,7 @@ impl<W: Write> DiffRows<W> {
                     .from_writer(out),
             )),
             RowFormat::Jsonl => Rows::Jsonl(out),
-            RowFormat::Parquet => Rows::Parquet(ParquetSink::new(), out),
+            RowFormat::Parquet => Rows::Parquet(Box::default(), out),
         };
         DiffRows {
             out,
