@@ -2119,8 +2119,9 @@ fn docs_examples_of_explain_and_diff_are_what_they_print() {
             }
         }
     }
-    // Two text and two JSON examples of explain; two reports and two row examples of diff.
-    assert_eq!(ran, 8, "the examples found");
+    // Two text and two JSON examples of explain; two reports and three row examples of
+    // diff (one with kept columns).
+    assert_eq!(ran, 9, "the examples found");
 }
 
 // ---- default policies: defined once (urlkey::policy::defaults) ----
