@@ -90,6 +90,33 @@ fn diff_rows_keep_columns_from_to() {
     assert_eq!(rows[2]["Status"], "404");
     assert_eq!(rows[2]["class"], "invalid_both");
     assert!(rows[0].get("input:class").is_none());
+    // JSON Lines keeps fields by name, as map does (`all` needs a header: refused there).
+    let j = write(
+        dir.path(),
+        "crawl.jsonl",
+        "{\"url\":\"https://s.example/a/b\",\"Status\":200,\"n\":\"x\"}\n{\"url\":\"https://s.example/a/./b\"}\n",
+    );
+    let jsonl = [
+        "diff",
+        "--from",
+        "whatwg@1",
+        "--to",
+        "document@1",
+        "--field",
+        "url",
+    ];
+    let mut a = jsonl.to_vec();
+    a.extend(["--keep-columns", "Status,n", "--format", "jsonl", &j]);
+    let rows = json_rows(&done(&a));
+    assert_eq!(
+        (rows[0]["Status"].clone(), rows[0]["n"].clone()),
+        ("200".into(), "x".into())
+    );
+    let mut a = jsonl.to_vec();
+    a.extend(["--keep-columns", "all", "--format", "jsonl", &j]);
+    let o = run(&a, b"");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("JSONL has no header"));
     // Without the flag, the rows are as before.
     let plain = lines(&with(&["--format", "csv"]));
     assert!(plain[0].ends_with(",error_to,review"), "{}", plain[0]);
