@@ -105,12 +105,14 @@ Examples:
   urlkey diff --from citation@1 --to webkey@1 --format json inventory.txt -o diff.json
   urlkey diff --from citation@1 --to webkey@1 --format csv inventory.txt -o rows.csv
   urlkey diff --policy webkey@1 before.txt after.csv
+  urlkey diff --policy webkey@1 --column Address --keep-columns all --format parquet \
+      before.csv after.csv -o rows.parquet
 
 Two forms. --from P --to Q FILE...: one inventory under two policies. Merges: several
 --from keys become one --to key; splits: the reverse; changed: the key text changed but the
 group did not. --policy P OLD NEW: two inventories (one input each) under one policy: keys
-only in OLD, only in NEW, in both. text and json give a report, csv and jsonl one row per
-record.
+only in OLD, only in NEW, in both. text and json give a report, csv, jsonl and parquet one
+row per record (with --keep-columns, the input's columns after diff's own).
 
 Exit status, as diff(1): 0 when the sides do not differ, 1 when they do (--from --to: a
 record's key or validity changes; --policy: a key is only on one side), 2 or more on
@@ -287,8 +289,8 @@ pub struct DiffArgs {
     /// Compare two inventories, OLD and NEW, under this policy.
     #[arg(long, value_name = "ID")]
     pub policy: Option<String>,
-    /// text (a summary and the first ten of each kind), json (the whole report), csv or
-    /// jsonl (one row per record).
+    /// text (a summary and the first ten of each kind), json (the whole report), csv,
+    /// jsonl or parquet (one row per record; parquet needs -o FILE).
     #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
     pub format: DiffFormat,
     /// List at most N keys of each kind (--policy) or N merges and N splits (--from --to)
@@ -314,6 +316,8 @@ pub enum DiffFormat {
     Csv,
     /// One row per record, one JSON object per line.
     Jsonl,
+    /// One row per record, an Apache Parquet file (needs -o FILE).
+    Parquet,
 }
 
 /// `urlkey policies`.

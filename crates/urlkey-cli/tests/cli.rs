@@ -1202,14 +1202,21 @@ fn diff_invalid_under_one_policy_sources_and_output_file() {
         sb,
     ]);
     assert_eq!(threaded, v);
-    // Flags diff would otherwise ignore are refused.
-    for extra in [&["--excel"][..], &["--keep-columns", "all"][..]] {
+    // Flags diff would otherwise ignore are refused (--keep-columns in a report: its
+    // rows take it, tests/diff_rows.rs).
+    for (extra, says) in [
+        (&["--excel"][..], "does not take --excel"),
+        (
+            &["--keep-columns", "all"][..],
+            "--format csv, jsonl or parquet",
+        ),
+    ] {
         let mut args = vec!["diff", "--from", "mapper@1", "--to", "webkey@1", sa];
         args.extend_from_slice(extra);
         let o = run(&args, b"");
         assert_eq!(o.status.code(), Some(2), "{extra:?}");
         assert!(
-            String::from_utf8_lossy(&o.stderr).contains("does not take"),
+            String::from_utf8_lossy(&o.stderr).contains(says),
             "{extra:?}"
         );
     }
@@ -2112,8 +2119,9 @@ fn docs_examples_of_explain_and_diff_are_what_they_print() {
             }
         }
     }
-    // Two text and two JSON examples of explain; two reports and two row examples of diff.
-    assert_eq!(ran, 8, "the examples found");
+    // Two text and two JSON examples of explain; two reports and three row examples of
+    // diff (one with kept columns).
+    assert_eq!(ran, 9, "the examples found");
 }
 
 // ---- default policies: defined once (urlkey::policy::defaults) ----

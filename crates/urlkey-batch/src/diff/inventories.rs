@@ -15,7 +15,7 @@ use serde::Serialize;
 use urlkey::Policy;
 
 use super::policies::{stream_error, DiffError};
-use super::rows::{DiffRowWrite, InventoryRow};
+use super::rows::{union_of_kept, DiffRowWrite, InventoryRow};
 use crate::input::{InputError, InputRecord, RecordSource, Skipped};
 use crate::map::{fingerprint, Fingerprint, FingerprintHasher, Pass};
 use crate::pipeline::{Pipeline, ReadBatch};
@@ -257,10 +257,12 @@ impl InventoryRun<'_> {
         let mut sides: [SideSummary; 2] = Default::default();
         // What the sides before this one read, so that the progress counts across both.
         let mut before = (0, 0);
+        let mut kept: [Vec<String>; 2] = Default::default();
         for (s, open) in open.iter().enumerate() {
             let summary = &mut sides[s];
             summary.input = self.names[s].to_string();
             let mut src = open().map_err(DiffError::Input)?;
+            kept[s] = src.kept_names().to_vec();
             let mut last = before;
             self.pipeline
                 .stream(
@@ -310,8 +312,9 @@ impl InventoryRun<'_> {
         before = (0, 0);
         let mut report = self.counts(&table, sides);
         // Pass two: the rows and the examples.
+        let (kept, places) = union_of_kept([&kept[0], &kept[1]]);
         if let Some(w) = rows.as_deref_mut() {
-            w.start_inventory_rows().map_err(DiffError::Output)?;
+            w.start_inventory_rows(&kept).map_err(DiffError::Output)?;
         }
         let mut examples = Examples {
             limit: self
@@ -322,6 +325,7 @@ impl InventoryRun<'_> {
         for (s, open) in open.iter().enumerate() {
             let mut src = open().map_err(DiffError::Input)?;
             let table = &table;
+            let places = &places[s];
             let mut last = before;
             self.pipeline
                 .stream(
@@ -360,6 +364,11 @@ impl InventoryRun<'_> {
                                         .map(Spellings::as_str),
                                     error: k.as_ref().err().copied(),
                                     review: crate::rows::REVIEW,
+                                    kept: places
+                                        .iter()
+                                        .map(|p| p.and_then(|i| r.kept.get(i)))
+                                        .map(|c| c.map(String::as_str))
+                                        .collect(),
                                 };
                                 w.inventory_row(&row).map_err(DiffError::Output)?;
                             }

@@ -24,6 +24,9 @@ pub mod rows;
 pub use policies::{Class, DiffError, DiffRun, PolicyDiff};
 pub use report::{Counted, Example, Group, Report};
 
+#[cfg(all(test, feature = "parquet"))]
+mod row_tests;
+
 #[cfg(test)]
 mod tests {
     use super::*;

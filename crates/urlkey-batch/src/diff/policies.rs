@@ -361,6 +361,7 @@ impl<'a> Collector<'a> {
             error_from: k.from.key.as_ref().err().copied(),
             error_to: k.to.key.as_ref().err().copied(),
             review: crate::rows::REVIEW,
+            kept: r.kept.iter().map(|c| Some(c.as_str())).collect(),
         }
     }
 
@@ -533,10 +534,11 @@ impl DiffRun<'_> {
         };
         drop(src);
         let mut c = Collector::new(self.sources, self.limit);
-        if let Some(w) = rows.as_deref_mut() {
-            w.start_policy_rows().map_err(DiffError::Output)?;
-        }
         let mut src = open().map_err(DiffError::Input)?;
+        if let Some(w) = rows.as_deref_mut() {
+            w.start_policy_rows(src.kept_names())
+                .map_err(DiffError::Output)?;
+        }
         let tables_ref = &tables;
         self.pipeline
             .stream(

@@ -12,6 +12,10 @@ pub enum Table {
     Map,
     /// `urlkey map --groups` rows.
     Groups,
+    /// `urlkey diff --from P --to Q` rows.
+    DiffPolicies,
+    /// `urlkey diff --policy P OLD NEW` rows.
+    DiffInventories,
 }
 
 /// The type of a column.
@@ -122,6 +126,39 @@ pub const GROUP_TABLE: &[Column] = &[
     col("review", Text, false),
 ];
 
+/// The columns of `urlkey diff --from P --to Q` rows
+/// ([`crate::diff::rows::POLICY_COLUMNS`]).
+pub const DIFF_POLICY_TABLE: &[Column] = &[
+    col("source", Text, false),
+    col("line", Int, false),
+    col("observed", Text, false),
+    col("class", Text, false),
+    col("key_from", Text, true),
+    col("key_to", Text, true),
+    col("group", Text, true),
+    col("error_from", Text, true),
+    col("error_to", Text, true),
+    col("review", Text, false),
+];
+
+/// The columns of `urlkey diff --policy P OLD NEW` rows
+/// ([`crate::diff::rows::INVENTORY_COLUMNS`]).
+pub const DIFF_INVENTORY_TABLE: &[Column] = &[
+    col("side", Text, false),
+    col("source", Text, false),
+    col("line", Int, false),
+    col("observed", Text, false),
+    col("class", Text, false),
+    col("key", Text, true),
+    col("old_line", Int, true),
+    col("new_line", Int, true),
+    col("old_records", Int, true),
+    col("new_records", Int, true),
+    col("spellings", Text, true),
+    col("error", Text, true),
+    col("review", Text, false),
+];
+
 impl Table {
     /// The table's columns, in order.
     pub fn columns(self) -> &'static [Column] {
@@ -129,6 +166,8 @@ impl Table {
             Table::Key => KEY_TABLE,
             Table::Map => MAP_TABLE,
             Table::Groups => GROUP_TABLE,
+            Table::DiffPolicies => DIFF_POLICY_TABLE,
+            Table::DiffInventories => DIFF_INVENTORY_TABLE,
         }
     }
 
@@ -169,6 +208,8 @@ fn source_columns(table: Table) -> &'static [&'static str] {
         Table::Key => &["source"],
         Table::Map => &["source", "run_line", "group_source", "duplicate_of_source"],
         Table::Groups => &["group_source"],
+        // Diff rows always name their input in their own `source` column.
+        Table::DiffPolicies | Table::DiffInventories => &[],
     }
 }
 

@@ -29,7 +29,10 @@ mod writer;
 
 pub(crate) use build::{group_row, keyed_row, outcome_row, GroupLookup};
 pub use build::{outcome_of, LeanRow};
-pub use columns::{Cell, Column, ColumnType, Table, Tail, GROUP_TABLE, KEY_TABLE, MAP_TABLE};
+pub use columns::{
+    Cell, Column, ColumnType, Table, Tail, DIFF_INVENTORY_TABLE, DIFF_POLICY_TABLE, GROUP_TABLE,
+    KEY_TABLE, MAP_TABLE,
+};
 pub(crate) use csv::join_names_into;
 pub use csv::{join_names, spreadsheet_safe};
 pub(crate) use kept::{
@@ -38,6 +41,7 @@ pub(crate) use kept::{
 pub use parquet::{ParquetSink, BATCH_ROWS, ROW_GROUP_ROWS};
 pub(crate) use record::GroupCells;
 pub use record::{Classification, GroupRow, KeyRecord, MapRow, RowSink, REVIEW};
+pub(crate) use writer::push_json_tail;
 pub use writer::{OutputFormat, RecordWriter};
 
 #[cfg(test)]

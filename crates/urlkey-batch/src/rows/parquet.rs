@@ -1,4 +1,4 @@
-//! `--format parquet`: key records, map rows and map groups as an Apache Parquet file, so
+//! `--format parquet`: key records, map rows, map groups and diff rows as an Apache Parquet file, so
 //! that Spark, DuckDB, Polars or pandas read the output directly.
 //!
 //! The columns are the fields of the JSONL records, in the same order and with the same
@@ -87,6 +87,16 @@ mod imp {
             Err(unsupported())
         }
         /// Fails: no Parquet support.
+        pub fn write_cells(
+            &mut self,
+            _table: Table,
+            _cells: &[Cell<'_>],
+            _tail: &[Cell<'_>],
+            _out: &mut Vec<u8>,
+        ) -> io::Result<()> {
+            Err(unsupported())
+        }
+        /// Fails: no Parquet support.
         pub fn finish(self, _out: &mut Vec<u8>) -> io::Result<()> {
             Err(unsupported())
         }
@@ -107,7 +117,7 @@ mod imp {
     use urlkey::{Fact, Transformation};
 
     use super::*;
-    use crate::rows::columns::Tail;
+    use crate::rows::columns::{ColumnType, Tail};
 
     /// The bytes the Parquet writer has produced and the caller has not taken yet.
     #[derive(Clone, Default)]
@@ -203,7 +213,6 @@ mod imp {
     /// The Arrow schema of a table (the Parquet file's schema), from its column table
     /// ([`Table::columns`]).
     pub fn schema(table: Table) -> SchemaRef {
-        use crate::rows::columns::ColumnType;
         let fields: Vec<Field> = table
             .columns()
             .iter()
@@ -356,6 +365,9 @@ mod imp {
         Key(Box<KeyCols>),
         Map(Box<MapCols>),
         Groups(Box<GroupCols>),
+        /// A table whose every column is a number or a text (diff's rows), one builder
+        /// per column.
+        Cells(Vec<TailBuilder>),
     }
 
     impl Cols {
@@ -364,6 +376,13 @@ mod imp {
                 Table::Key => Cols::Key(Box::default()),
                 Table::Map => Cols::Map(Box::default()),
                 Table::Groups => Cols::Groups(Box::default()),
+                Table::DiffPolicies | Table::DiffInventories => Cols::Cells(
+                    table
+                        .columns()
+                        .iter()
+                        .map(|c| TailBuilder::of(c.ty == ColumnType::Int))
+                        .collect(),
+                ),
             }
         }
 
@@ -413,6 +432,7 @@ mod imp {
                     Arc::new(c.removed_params.finish()),
                     Arc::new(c.facts.finish()),
                 ],
+                Cols::Cells(c) => c.iter_mut().map(TailBuilder::finish).collect(),
                 Cols::Groups(c) => vec![
                     Arc::new(c.group.finish()),
                     Arc::new(c.signature.finish()),
@@ -430,6 +450,32 @@ mod imp {
     enum TailBuilder {
         Text(StringBuilder),
         Int(Int64Builder),
+    }
+
+    impl TailBuilder {
+        fn of(number: bool) -> Self {
+            if number {
+                TailBuilder::Int(Int64Builder::new())
+            } else {
+                TailBuilder::Text(StringBuilder::new())
+            }
+        }
+
+        fn append(&mut self, cell: &Cell<'_>) -> io::Result<()> {
+            match (self, cell) {
+                (TailBuilder::Text(b), Cell::Text(t)) => b.append_option(*t),
+                (TailBuilder::Int(b), Cell::Int(n)) => b.append_option(n.map(i64_of)),
+                _ => return Err(io::Error::other("a cell of the wrong type")),
+            }
+            Ok(())
+        }
+
+        fn finish(&mut self) -> ArrayRef {
+            match self {
+                TailBuilder::Text(b) => Arc::new(b.finish()),
+                TailBuilder::Int(b) => Arc::new(b.finish()),
+            }
+        }
     }
 
     struct State {
@@ -459,13 +505,7 @@ mod imp {
                 cols: Cols::new(table),
                 tail: tail
                     .iter()
-                    .map(|n| {
-                        if Tail::is_number(n) {
-                            TailBuilder::Int(Int64Builder::new())
-                        } else {
-                            TailBuilder::Text(StringBuilder::new())
-                        }
-                    })
+                    .map(|n| TailBuilder::of(Tail::is_number(n)))
                     .collect(),
                 rows: 0,
                 writer,
@@ -478,12 +518,7 @@ mod imp {
                 return Ok(());
             }
             let mut columns = self.cols.finish()?;
-            for t in &mut self.tail {
-                columns.push(match t {
-                    TailBuilder::Text(b) => Arc::new(b.finish()),
-                    TailBuilder::Int(b) => Arc::new(b.finish()),
-                });
-            }
+            columns.extend(self.tail.iter_mut().map(TailBuilder::finish));
             let batch = RecordBatch::try_new(self.schema.clone(), columns).map_err(arrow)?;
             self.rows = 0;
             self.writer.write(&batch).map_err(pq)
@@ -491,11 +526,7 @@ mod imp {
 
         fn row_done(&mut self, tail: &[Cell<'_>], out: &mut Vec<u8>) -> io::Result<()> {
             for (b, v) in self.tail.iter_mut().zip(tail) {
-                match (b, v) {
-                    (TailBuilder::Text(b), Cell::Text(t)) => b.append_option(*t),
-                    (TailBuilder::Int(b), Cell::Int(n)) => b.append_option(n.map(i64_of)),
-                    _ => return Err(io::Error::other("a tail cell of the wrong type")),
-                }
+                b.append(v)?;
             }
             self.rows += 1;
             if self.rows >= BATCH_ROWS {
@@ -533,7 +564,7 @@ mod imp {
             match &mut self.state {
                 Some(s) if s.table == table => Ok(s),
                 _ => Err(io::Error::other(
-                    "one Parquet file holds one table: key records, map rows or map groups",
+                    "one Parquet file holds one table: key records, map rows, map groups or diff rows",
                 )),
             }
         }
@@ -633,6 +664,28 @@ mod imp {
             }
             c.sample_lines.append(true);
             c.review.append_value(g.review);
+            s.row_done(tail, out)
+        }
+
+        /// Adds one row of a table whose columns are numbers and texts (diff's rows):
+        /// `cells` in the order of its columns ([`Table::columns`]).
+        pub fn write_cells(
+            &mut self,
+            table: Table,
+            cells: &[Cell<'_>],
+            tail: &[Cell<'_>],
+            out: &mut Vec<u8>,
+        ) -> io::Result<()> {
+            let s = self.state(table)?;
+            let Cols::Cells(c) = &mut s.cols else {
+                return Err(io::Error::other("not a table of cells"));
+            };
+            if c.len() != cells.len() {
+                return Err(io::Error::other("a row with the wrong number of cells"));
+            }
+            for (b, v) in c.iter_mut().zip(cells) {
+                b.append(v)?;
+            }
             s.row_done(tail, out)
         }
 

@@ -224,20 +224,9 @@ impl<W: Write> RecordWriter<W> {
         tail: Vec<Cell<'_>>,
     ) -> io::Result<()> {
         serde_json::to_writer(&mut self.buf, v).map_err(io::Error::other)?;
-        if !self.tail.is_empty() && self.buf.last() == Some(&b'}') {
-            self.buf.pop();
+        if !self.tail.is_empty() {
             let cells = self.tail.cells(table, tail);
-            for (name, cell) in self.tail.names(table).iter().zip(cells) {
-                self.buf.push(b',');
-                serde_json::to_writer(&mut self.buf, name).map_err(io::Error::other)?;
-                self.buf.push(b':');
-                match cell {
-                    Cell::Text(t) => serde_json::to_writer(&mut self.buf, &t),
-                    Cell::Int(n) => serde_json::to_writer(&mut self.buf, &n),
-                }
-                .map_err(io::Error::other)?;
-            }
-            self.buf.push(b'}');
+            push_json_tail(&mut self.buf, &self.tail.names(table), cells)?;
         }
         self.buf.push(b'\n');
         self.flush_buf(false)
@@ -464,6 +453,9 @@ impl<W: Write + Send> RowSink for RecordWriter<W> {
             Table::Key => self.start_key(),
             Table::Map => self.start_map(),
             Table::Groups => self.start_map_groups(),
+            Table::DiffPolicies | Table::DiffInventories => Err(io::Error::other(
+                "diff rows are written by urlkey_batch::diff::rows::DiffRows",
+            )),
         }
     }
     fn key_record(&mut self, r: &KeyRecord<'_>) -> io::Result<()> {
@@ -475,6 +467,30 @@ impl<W: Write + Send> RowSink for RecordWriter<W> {
     fn group_row(&mut self, g: &GroupRow) -> io::Result<()> {
         self.write_group(g)
     }
+}
+
+/// Appends tail cells, named `names`, to the JSON object that `buf` ends with.
+pub(crate) fn push_json_tail(
+    buf: &mut Vec<u8>,
+    names: &[String],
+    cells: Vec<Cell<'_>>,
+) -> io::Result<()> {
+    if buf.last() != Some(&b'}') {
+        return Ok(());
+    }
+    buf.pop();
+    for (name, cell) in names.iter().zip(cells) {
+        buf.push(b',');
+        serde_json::to_writer(&mut *buf, name).map_err(io::Error::other)?;
+        buf.push(b':');
+        match cell {
+            Cell::Text(t) => serde_json::to_writer(&mut *buf, &t),
+            Cell::Int(n) => serde_json::to_writer(&mut *buf, &n),
+        }
+        .map_err(io::Error::other)?;
+    }
+    buf.push(b'}');
+    Ok(())
 }
 
 /// RFC 4180 (CRLF) for CSV; the same quoting with tabs for TSV.

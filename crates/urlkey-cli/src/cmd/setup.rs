@@ -103,8 +103,13 @@ pub fn read_options(a: &InputArgs) -> Result<(Vec<Source>, ReadOptions), Failure
         quotes: a.quote == QuoteArg::Double,
         url_in_column: true,
     };
-    opts.validate().map_err(|e| Failure::Usage(with_flag(&e)))?;
+    check_read_options(&opts)?;
     Ok((sources, opts))
+}
+
+/// Refuses reader settings that cannot work together, naming the flags.
+pub fn check_read_options(opts: &ReadOptions) -> Result<(), Failure> {
+    opts.validate().map_err(|e| Failure::Usage(with_flag(&e)))
 }
 
 /// The library names settings; the command line names its flags.

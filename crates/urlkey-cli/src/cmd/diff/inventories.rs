@@ -83,6 +83,8 @@ pub fn run(a: &DiffArgs, policy: &str) -> Result<(), Failure> {
                 )],
             );
             (opts.format, opts.column) = (InputFormat::Lines, None);
+            // A list has no columns to keep: refused as for any list (--keep-columns).
+            setup::check_read_options(opts)?;
         }
     }
     let (old_src_for_size, new_src_for_size) = (old_src.clone(), new_src.clone());

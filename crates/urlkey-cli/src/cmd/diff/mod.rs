@@ -7,23 +7,27 @@ mod inventories;
 mod policies;
 
 use urlkey_batch::diff::rows::{DiffRows, RowFormat};
+use urlkey_batch::rows::OutputFormat;
 
 use super::setup;
 use crate::failure::{json_error, output_error, Exit, Failure};
 use crate::flags::{DiffArgs, DiffFormat};
 
 pub fn run(a: DiffArgs) -> Result<(), Failure> {
-    // Flags that shape rows of the input's own columns do nothing here: refuse them rather
-    // than accept and ignore them.
-    for (given, flag) in [
-        (a.input.excel, "--excel"),
-        (a.input.keep_columns.is_some(), "--keep-columns"),
-    ] {
-        if given {
-            return Err(Failure::Usage(format!(
-                "urlkey diff does not take {flag} (its rows have their own columns: docs/cli.md)"
-            )));
-        }
+    // A flag that would do nothing is refused rather than accepted and ignored.
+    if a.input.excel {
+        return Err(Failure::Usage(
+            "urlkey diff does not take --excel (its rows have their own columns: docs/cli.md)"
+                .into(),
+        ));
+    }
+    if a.input.keep_columns.is_some() && row_format(a.format).is_none() {
+        return Err(Failure::Usage(
+            "--keep-columns carries the input's columns into diff's rows: give --format csv, jsonl or parquet (a report has no rows)".into(),
+        ));
+    }
+    if a.format == DiffFormat::Parquet {
+        setup::check_output_format(OutputFormat::Parquet, "parquet", &a.input)?;
     }
     match (&a.policy, &a.from, &a.to) {
         (Some(p), None, None) => inventories::run(&a, p),
@@ -75,6 +79,7 @@ fn row_format(f: DiffFormat) -> Option<RowFormat> {
     match f {
         DiffFormat::Csv => Some(RowFormat::Csv),
         DiffFormat::Jsonl => Some(RowFormat::Jsonl),
+        DiffFormat::Parquet => Some(RowFormat::Parquet),
         DiffFormat::Text | DiffFormat::Json => None,
     }
 }
