@@ -155,6 +155,29 @@ pub struct Verification {
 }
 
 impl Verification {
+    /// A verification of `requested_url` begun at `started_at` that has found nothing yet:
+    /// `unresolved`, no response, no hop. The client fills it as the fetch goes.
+    pub fn begun(requested_url: String, started_at: String) -> Self {
+        Verification {
+            requested_url,
+            credentials_removed: false,
+            started_at,
+            finished_at: String::new(),
+            status: Status::Unresolved,
+            reason: String::new(),
+            detail: None,
+            final_url: None,
+            final_http_status: None,
+            redirect_count: 0,
+            canonical_html: None,
+            canonical_link_header: None,
+            body_bytes_read: 0,
+            body_truncated: false,
+            hops: Vec::new(),
+            content: None,
+        }
+    }
+
     /// `canonical_html`, else `canonical_link_header`.
     pub fn publisher_canonical(&self) -> Option<&str> {
         self.canonical_html
@@ -223,24 +246,7 @@ impl Fetcher {
 
     /// Verifies one observed URL. The observed text is only read.
     pub async fn verify(&self, observed: &str) -> Verification {
-        let mut v = Verification {
-            requested_url: observed.to_string(),
-            credentials_removed: false,
-            started_at: now_millis(),
-            finished_at: String::new(),
-            status: Status::Unresolved,
-            reason: String::new(),
-            detail: None,
-            final_url: None,
-            final_http_status: None,
-            redirect_count: 0,
-            canonical_html: None,
-            canonical_link_header: None,
-            body_bytes_read: 0,
-            body_truncated: false,
-            hops: Vec::new(),
-            content: None,
-        };
+        let mut v = Verification::begun(observed.to_string(), now_millis());
         // The URL Standard strips leading and trailing C0 controls and spaces.
         let text = observed.trim_matches(|c: char| c <= ' ');
         let mut url = match Url::parse(text) {

@@ -216,22 +216,9 @@ mod tests {
 
     fn fetch(url: &str, status: Status, reason: &str) -> Verification {
         Verification {
-            requested_url: url.into(),
-            credentials_removed: false,
-            started_at: String::new(),
-            finished_at: String::new(),
             status,
             reason: reason.into(),
-            detail: None,
-            final_url: None,
-            final_http_status: None,
-            redirect_count: 0,
-            canonical_html: None,
-            canonical_link_header: None,
-            body_bytes_read: 0,
-            body_truncated: false,
-            hops: Vec::new(),
-            content: None,
+            ..Verification::begun(url.into(), String::new())
         }
     }
 

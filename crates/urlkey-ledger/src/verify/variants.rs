@@ -193,10 +193,6 @@ mod tests {
             "refused"
         };
         Verification {
-            requested_url: url.to_string(),
-            credentials_removed: false,
-            started_at: String::new(),
-            finished_at: String::new(),
             status: match status {
                 Some(200..=299) => Status::Verified,
                 Some(404) => Status::NotFound,
@@ -207,11 +203,6 @@ mod tests {
             detail: status.is_none().then(|| format!("{reason} detail")),
             final_url: status.map(|_| url.to_string()),
             final_http_status: status,
-            redirect_count: 0,
-            canonical_html: None,
-            canonical_link_header: None,
-            body_bytes_read: 0,
-            body_truncated: false,
             hops: vec![super::super::fetch::Hop {
                 url: url.to_string(),
                 outcome,
@@ -219,6 +210,7 @@ mod tests {
                 ..Default::default()
             }],
             content: body.map(|b| analyse(b, Some("text/html"))),
+            ..Verification::begun(url.to_string(), String::new())
         }
     }
 
