@@ -8,11 +8,12 @@
 //! Each library's error becomes a [`Failure`] through one function of this module, so that
 //! the same trouble has the same code and wording in every command: [`input_error`],
 //! [`output_error`] (and [`json_error`]), [`policy_error`], [`thread_error`],
-//! [`map_error`], [`diff_error`], [`serve_error`]; a ledger error is kept whole
+//! [`key_error`], [`map_error`], [`diff_error`], [`serve_error`]; a ledger error is kept whole
 //! ([`Failure::Ledger`]) and exits with its own row of the table.
 
 use urlkey_batch::diff::DiffError;
 use urlkey_batch::input::{InputError, InputErrorKind};
+use urlkey_batch::key::KeyRunError;
 use urlkey_batch::map::MapError;
 use urlkey_batch::pipeline::ThreadError;
 use urlkey_ledger::error::LedgerError;
@@ -139,6 +140,15 @@ pub fn map_error(e: MapError) -> Failure {
         MapError::Collision(_) => Failure::Internal(e.to_string()),
         MapError::TooManyKeys => Failure::Input(e.to_string()),
         MapError::Thread(e) => thread_error(e),
+    }
+}
+
+/// Why `key` stopped.
+pub fn key_error(e: KeyRunError) -> Failure {
+    match e {
+        KeyRunError::Input(e) => input_error(e),
+        KeyRunError::Output(e) => output_error(e),
+        KeyRunError::Thread(e) => thread_error(e),
     }
 }
 
