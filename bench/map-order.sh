@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Two builds' `urlkey map` against `key --format key` in blocks whose order is balanced
-# (docs/benchmarks.md, the record at `d003c5d`): on a virtual machine that hands free memory
-# back to its host, a `map` run right after another one finds memory already backed and is
-# faster, so a fixed order favours the second build.
+# (docs/benchmarks.md, Method, "Cold runs", and "Why runs that start cold cost more"): on a
+# virtual machine that hands free memory back to its host, a `map` run right after another
+# one finds memory already backed and is faster, so a fixed order favours the second build.
 #
 # usage: bench/map-order.sh --new DIR --old DIR [--blocks N] [--threads "1 2"] [--input FILE]
 #                           [--pause SECONDS]

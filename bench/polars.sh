@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The Polars plugin's throughput target (docs/benchmarks.md, issue 43): `key` over 1M URLs
-# in Polars within 1.3x of `urlkey key --threads 1` per core, on the same lines, and how it
-# compares with what Polars users write without urlkey (Polars' own string expressions, and
-# urllib.parse per row). Also the plugin at Polars' default thread count, `outcome`, read +
-# key + write end to end, and memory.
+# The Polars plugin's throughput target (docs/benchmarks.md, "the Polars target"): `key`
+# over 1M URLs in Polars within 1.3x of `urlkey key --threads 1` per core, on the same
+# lines, and how it compares with what Polars users write without urlkey (Polars' own string
+# expressions, and urllib.parse per row). Also the plugin at Polars' default thread count,
+# `outcome`, read + key + write end to end, and memory.
 #
 # Each way runs in a process of its own (bench/polars_bench.py), runs interleaved round by
 # round; medians are reported with their ratio to the CLI's median of the same rounds.

@@ -2,8 +2,8 @@
 # Deterministic profiles (callgrind instruction counts; valgrind is on every machine kind):
 # every builtin policy, the ada floor and the lean-path prototypes on N corpus URLs (an
 # even spread), malloc calls per URL (Rust and C++ together), the functions that cost,
-# and the rule ladders. Repeatable on a loaded machine (docs/benchmarks.md, "Deterministic
-# profile: instructions and mallocs per URL").
+# and the rule ladders. Repeatable on a loaded machine (docs/benchmarks.md, Method,
+# "Instruction counts").
 # usage: bench/profile.sh [N] [--bin DIR]     (default N = 20000; output in target/bench-profile)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"

@@ -17,8 +17,8 @@
 //! helper had finished until the scheduler ran it again, and the helper, `limit`
 //! batches ahead, waited for it (up to 5 ms a run, measured). Now
 //! the thread that hands in the batch next in order writes it, so a descheduled thread
-//! delays only the batch it holds. docs/benchmarks.md has what this did and did not
-//! change in wall time.
+//! delays only the batch it holds. docs/benchmarks.md ("Threads that never wait for each
+//! other") has what this did and did not change in wall time.
 //!
 //! Why a helper may move to another core: beside a process that
 //! keeps a core busy, the scheduler put the calling thread and its helper on the same

@@ -19,7 +19,7 @@ use clap::Parser;
 use failure::{serve_error, Failure};
 
 // Key and map allocate small strings per record; mimalloc cut their CPU time by a fifth
-// (docs/benchmarks.md).
+// (docs/benchmarks.md, "A faster allocator").
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -1,11 +1,11 @@
-//! Does a piece of text look like a web address? Seed 001's `ContactKindDetector` rule.
+//! Does a piece of text look like a web address? docs/policies.md, "Inspecting one URL".
 //!
-//! Seed 001: text is taken as a web address "when it has `://`, starts with `www.`, or is
+//! The rule: text is taken as a web address "when it has `://`, starts with `www.`, or is
 //! a bare domain (optionally with port, path, query, fragment) whose last label is a
 //! top-level domain with a rule in the list's ICANN section, so `notes.txt`, `1.5` and
 //! `John.Smith` are not taken."
 //!
-//! Where the seed is silent, this module decides:
+//! Where that rule is silent, this module decides:
 //!
 //! - The text is trimmed of white space (Unicode `White_Space`) first; white space left
 //!   inside makes the answer `false`, whichever of the three rules would apply.
@@ -17,7 +17,7 @@
 //!   (<https://url.spec.whatwg.org/#concept-domain-to-ascii>, as `idna` implements it), so
 //!   full-width letters are mapped (`ｅｘａｍｐｌｅ．ｃｏｍ`), the dots UTS #46 maps to
 //!   U+002E separate labels (`example。com`, U+3002, U+FF0E, U+FF61), and Unicode labels
-//!   become their `xn--` form. A host that UTS #46 refuses, or over seed 001's 4096-unit
+//!   become their `xn--` form. A host that UTS #46 refuses, or over the 4096-unit host
 //!   limit, is not taken. ASCII hosts are never run through UTS #46, as the Standard says.
 //! - A bare domain is then two or more labels separated by `.`, with one optional root
 //!   `.` at the end. A label is one or more ASCII letters, digits and hyphens and does not
@@ -35,7 +35,7 @@
 
 use crate::psl::PublicSuffixList;
 
-/// True when `text` looks like a web address (seed 001's `ContactKindDetector` rule,
+/// True when `text` looks like a web address (docs/policies.md, "Inspecting one URL";
 /// see the [module documentation](self) for the details): it has `://`, starts with
 /// `www.`, or is a bare domain, optionally followed by `:port`, a path, a query and a
 /// fragment, whose last label is an ICANN top-level domain.
@@ -96,7 +96,7 @@ fn is_bare_domain(text: &str, psl: &PublicSuffixList) -> bool {
 
 /// The host as the host parser would hand it on: ASCII as written, anything else through
 /// UTS #46 (the Standard's domain to ASCII, `beStrict` false, with its forbidden domain
-/// code points). `None` when UTS #46 refuses it or it is over seed 001's limit.
+/// code points). `None` when UTS #46 refuses it or it is over the 4096-unit host limit.
 fn ascii_host(host: &str) -> Option<std::borrow::Cow<'_, str>> {
     if host.is_ascii() {
         return Some(host.into());
@@ -127,7 +127,7 @@ mod tests {
 
     #[test]
     fn seed_and_brief_examples() {
-        // Seed 001: not taken.
+        // The rule's own examples: not taken.
         assert!(!is("notes.txt")); // "txt" is not a top-level domain
         assert!(!is("1.5")); // "5" is not a top-level domain
         assert!(!is("John.Smith")); // "smith" is not a top-level domain

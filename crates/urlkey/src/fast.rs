@@ -134,7 +134,7 @@ impl<'a> FastUrl<'a> {
         } else {
             return None;
         };
-        // Seed 001's host-length limit runs before the parser: keep its answer.
+        // The 4096-unit host limit runs before the parser: keep its answer.
         if text.len() > crate::web::MAX_NON_ASCII_HOST_UTF16
             && crate::web::check_host_length(text).is_some()
         {
@@ -270,8 +270,8 @@ impl<'a> FastUrl<'a> {
 ///   plain ([`scan_host`]: so no `%`, no Windows drive letter, no IPv4-like or `xn--` label)
 ///   cannot fail the host parser; `localhost` becomes the empty host, which is no failure.
 ///
-/// Seed 001's host-length limit, which `crate::WebUrl::parse` checks before the parser,
-/// is kept: long text that it refuses is left to the parser's path.
+/// The 4096-unit host limit (docs/policies.md), which `crate::WebUrl::parse` checks before
+/// the parser, is kept: long text that it refuses is left to the parser's path.
 pub fn non_web_scheme_that_parses(text: &str) -> Option<&str> {
     let b = text.as_bytes();
     if !b.first()?.is_ascii_alphabetic() {

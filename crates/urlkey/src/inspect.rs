@@ -28,14 +28,15 @@ pub struct Inspection {
     pub valid: bool,
     /// Why it does not.
     pub error: Option<KeyError>,
-    /// Seed 001's canonical form: the Standard's serialization less tracking parameters
+    /// The canonical form (docs/policies.md, "Canonical form and key"): the Standard's
+    /// serialization less tracking parameters
     /// and fragment.
     pub canonical: Option<String>,
     /// The Standard's serialization, untouched.
     pub href: Option<String>,
     /// True for http and https only.
     pub is_website: bool,
-    /// Seed 001's detector: does the text look like a web address at all?
+    /// Does the text look like a web address at all (docs/policies.md, "Inspecting one URL")?
     pub looks_like_web_address: bool,
     /// Facts.
     pub facts: Vec<Fact>,
@@ -44,7 +45,8 @@ pub struct Inspection {
     /// Spans of the components in the input as given.
     pub offsets: Offsets,
     /// The query as form-decoded pairs, in order; `None` (JSON `null`) when the text is not
-    /// a well-formed URL, since seed 002's `query_pairs` "inspects a well-formed URL" and an
+    /// a well-formed URL, since `query_pairs` "inspects a well-formed URL" (docs/policies.md,
+    /// "Inspecting one URL") and an
     /// empty list would read as "no parameters".
     pub query_pairs: Option<Vec<(String, String)>>,
     /// The host's registrable domain (Public Suffix List).
@@ -69,7 +71,8 @@ pub struct Inspection {
     pub keys: Vec<PolicyKey>,
 }
 
-/// Inspects `input`: canonical form and facts as seed 001 defines them (`webkey@1`'s
+/// Inspects `input`: canonical form and facts as docs/policies.md ("Inspecting one URL")
+/// defines them (`webkey@1`'s
 /// parse, scheme assumed when not written), and the key under `policy` and every other.
 ///
 /// ```
@@ -83,7 +86,7 @@ pub struct Inspection {
 pub fn inspect(input: &str, set: &PolicySet, policy: &Policy) -> Inspection {
     let seed = set.get("webkey@1").ok().map(|p| p.key(input));
     let chosen = policy.key(input);
-    // Trimmed as webkey@1 trims (seed 001, "Input text is trimmed of white space"), so
+    // Trimmed as webkey@1 trims (docs/policies.md, "Inspecting one URL"), so
     // that `valid` and `href` describe the parse the canonical form comes from.
     let (trimmed, _) = text::trim_white_space_and_c0(input);
     let cleaned: String = trimmed

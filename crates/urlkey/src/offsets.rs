@@ -184,8 +184,8 @@ pub fn offsets(input: &str, scheme_written: bool) -> Offsets {
     out
 }
 
-/// [`offsets`] of a web address as seed 001 reads it ("Input text is trimmed of white
-/// space"): the text `webkey@1` and `inspect` parse is `input` less Unicode white space and
+/// [`offsets`] of a web address as `webkey@1` reads it (docs/policies.md, "Inspecting one
+/// URL"): the text `webkey@1` and `inspect` parse is `input` less Unicode white space and
 /// C0 controls at both ends (`text::trim_white_space_and_c0`), so a leading U+00A0 or a
 /// trailing U+3000 is in no span, as a leading space is. The spans are still offsets into
 /// `input` as given ("in UTF-16 units of the input as given").

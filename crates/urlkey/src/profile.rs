@@ -1,9 +1,9 @@
-//! Social-profile shapes (seed 001, "Social-profile shapes").
+//! Social-profile shapes (docs/policies.md, "Inspecting one URL").
 //!
 //! [`profile`] says whether a parsed `http`/`https` address has the *shape* of a profile
 //! on one of a few networks. A match says nothing about whether the account exists.
 //!
-//! Rules, as seed 001 writes them (hosts match the domain and any subdomain, a root `.`
+//! Rules, as docs/policies.md states them (hosts match the domain and any subdomain, a root `.`
 //! on the host and one trailing `/` on the path are ignored):
 //!
 //! | Network | Hosts | Path |
@@ -103,7 +103,7 @@ pub struct Profile {
 }
 
 // ---------------------------------------------------------------------------------------
-// Hosts (seed 001). Each matches the domain itself and any subdomain.
+// Hosts (docs/policies.md, "Inspecting one URL"). Each matches the domain and any subdomain.
 
 const LINKEDIN_HOSTS: [&str; 1] = ["linkedin.com"];
 const X_HOSTS: [&str; 2] = ["x.com", "twitter.com"];
@@ -113,22 +113,22 @@ const INSTAGRAM_HOSTS: [&str; 1] = ["instagram.com"];
 const YOUTUBE_HOSTS: [&str; 1] = ["youtube.com"];
 const TIKTOK_HOSTS: [&str; 1] = ["tiktok.com"];
 
-/// Seed 001: hosts where `/@name` means something other than a fediverse account
+/// Hosts where `/@name` means something other than a fediverse account
 /// (a Medium author, a Substack writer, a Threads profile). No Mastodon match there.
 const NOT_MASTODON_HOSTS: [&str; 4] = ["medium.com", "substack.com", "threads.net", "threads.com"];
 
-/// Seed 001: the LinkedIn path prefixes of member, company, school and showcase pages.
+/// The LinkedIn path prefixes of member, company, school and showcase pages.
 const LINKEDIN_KINDS: [&str; 5] = ["in", "company", "school", "showcase", "pub"];
 
-/// Seed 001: the YouTube path prefixes of channels (besides `/@handle`).
+/// The YouTube path prefixes of channels (besides `/@handle`).
 const YOUTUBE_KINDS: [&str; 3] = ["channel", "c", "user"];
 
 // ---------------------------------------------------------------------------------------
-// Site pages. Seed 001 names a few of each list and ends with "..."; the rest are the
+// Site pages. The profile rules name a few of each list and end with "..."; the rest are the
 // networks' own top-level pages (reserved names that are not accounts), compared
 // ignoring ASCII case.
 
-/// X site pages (seed 001: `home`, `explore`, `search`, `settings`, `i`, `intent`, ...).
+/// X site pages (`home`, `explore`, `search`, `settings`, `i`, `intent`, ...).
 pub const X_SITE_PAGES: [&str; 32] = [
     "home",
     "explore",
@@ -164,7 +164,7 @@ pub const X_SITE_PAGES: [&str; 32] = [
     "topics",
 ];
 
-/// GitHub site pages (seed 001: "not a site page"; `orgs` is handled as `/orgs/<h>`).
+/// GitHub site pages (a profile is "not a site page"; `orgs` is handled as `/orgs/<h>`).
 pub const GITHUB_SITE_PAGES: [&str; 45] = [
     "about",
     "features",
@@ -213,7 +213,7 @@ pub const GITHUB_SITE_PAGES: [&str; 45] = [
     "education",
 ];
 
-/// Facebook site pages (seed 001: `sharer`, `login`, `events`, `watch`, ...;
+/// Facebook site pages (`sharer`, `login`, `events`, `watch`, ...;
 /// `profile.php`, `people` and `groups` are handled as profiles).
 pub const FACEBOOK_SITE_PAGES: [&str; 58] = [
     "sharer",
@@ -276,7 +276,7 @@ pub const FACEBOOK_SITE_PAGES: [&str; 58] = [
     "places",
 ];
 
-/// Instagram site pages (seed 001: `p`, `reel`, `explore`, ...).
+/// Instagram site pages (`p`, `reel`, `explore`, ...).
 pub const INSTAGRAM_SITE_PAGES: [&str; 24] = [
     "p",
     "reel",
@@ -306,7 +306,8 @@ pub const INSTAGRAM_SITE_PAGES: [&str; 24] = [
 
 // ---------------------------------------------------------------------------------------
 
-/// The profile shape of an address, from its scheme, host and path (seed 001).
+/// The profile shape of an address, from its scheme, host and path (docs/policies.md,
+/// "Inspecting one URL").
 ///
 /// - `scheme`: without the `:`, any case; only `http` and `https` can match.
 /// - `host`: the WHATWG-serialized host name (lowercase, punycode); a root `.` is ignored.
@@ -719,7 +720,7 @@ mod tests {
         no("youtube.com", "/@"); // '@' without a name
         no("youtube.com", "/channel/"); // no id
         no("youtube.com", "/mkbhd"); // bare name is not one of the shapes
-                                     // Seed 001 names youtube.com only: youtu.be/@x is "any other host", Mastodon-style.
+                                     // The rules name youtube.com only: youtu.be/@x is "any other host", Mastodon-style.
         assert_eq!(h("https", "youtu.be", "/@x").unwrap().0, Network::Mastodon);
         no("notyoutube.com.example", "/c/x"); // wrong host
         assert_eq!(h("ftp", "youtube.com", "/@mkbhd"), None);

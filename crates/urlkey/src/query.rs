@@ -112,9 +112,9 @@ pub(crate) fn hex(b: u8) -> Option<u8> {
     }
 }
 
-/// Seed 002's `query_pairs(url)`: the URL's query as ordered (name, value) pairs,
-/// form-decoded (`+` is a space, `%2B` a plus), blank values and repeats kept. It
-/// inspects and never rewrites a key.
+/// `query_pairs(url)` (docs/policies.md, "Inspecting one URL"): the URL's query as
+/// ordered (name, value) pairs, form-decoded (`+` is a space, `%2B` a plus), blank values
+/// and repeats kept. It inspects and never rewrites a key.
 ///
 /// ```
 /// let pairs = urlkey::query_pairs("https://a.test/?x=&x=2&q=a+b").unwrap();

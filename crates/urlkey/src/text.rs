@@ -35,9 +35,10 @@ pub fn is_js_white_space(c: char) -> bool {
 }
 
 /// Strips leading and trailing JavaScript white space ([`is_js_white_space`]), as
-/// `String.prototype.trim` does: seed 000's tool trims each line so ("Trim each line",
-/// seed 000, "The pipeline"). C0 controls other than TAB, LF, VT, FF and CR stay, so that
-/// `mapper@1` can refuse them. Returns the trimmed text and its byte offset in `input`.
+/// `String.prototype.trim` does: the Legacy URL Mapper's tool trims each line so
+/// (docs/policies.md, the `mapper` front end). C0 controls other than TAB, LF, VT, FF and
+/// CR stay, so that `mapper@1` can refuse them. Returns the trimmed text and its byte
+/// offset in `input`.
 pub fn trim_js(input: &str) -> (&str, usize) {
     // The white space is ASCII at or below U+0020, or not ASCII: text that starts and ends
     // with another ASCII byte (nearly every line) has nothing to trim.
@@ -53,7 +54,7 @@ pub fn trim_js(input: &str) -> (&str, usize) {
 
 /// Strips leading and trailing Unicode white space (`White_Space`, Rust's
 /// [`char::is_whitespace`]: U+0085, U+00A0, U+3000, ... included) and C0 controls and
-/// spaces: seed 001's "Input text is trimmed of white space" (seed 001, "Parsing"), plus
+/// spaces: "Input text is trimmed of white space" (docs/policies.md, scheme inference), plus
 /// what the URL Standard's parser strips anyway (<https://url.spec.whatwg.org/#concept-basic-url-parser>,
 /// "remove any leading and trailing C0 control or space"). U+FEFF is not white space and
 /// stays. Returns the trimmed text and its byte offset in `input`.
@@ -82,12 +83,13 @@ pub enum LineKind {
     Comment,
 }
 
-/// Seed 000's line rule, for every plain-text reader: "Trim each line; ignore blank lines
-/// and comments beginning with #" (seed 000, "The pipeline"), trimmed as the tool's
-/// `String.prototype.trim` does ([`trim_js`]). A line that is not UTF-8 is a blank or a
-/// comment only by its valid start (`#` then invalid bytes is a comment; white space then
-/// invalid bytes is a record, which the reader reports as `input.invalid-utf8`). The line
-/// is never rewritten: a record goes to the policy as read, which trims it its own way.
+/// The Legacy URL Mapper's line rule, for every plain-text reader: "Trim each line; ignore
+/// blank lines and comments beginning with #" (docs/policies.md, the `mapper` front end),
+/// trimmed as the tool's `String.prototype.trim` does ([`trim_js`]). A line that is not
+/// UTF-8 is a blank or a comment only by its valid start (`#` then invalid bytes is a
+/// comment; white space then invalid bytes is a record, which the reader reports as
+/// `input.invalid-utf8`). The line is never rewritten: a record goes to the policy as read,
+/// which trims it its own way.
 pub fn line_kind(line: &[u8]) -> LineKind {
     // Nearly every line starts with a printable ASCII byte: decided at the first byte.
     match line.first() {
@@ -110,7 +112,8 @@ pub fn line_kind(line: &[u8]) -> LineKind {
     }
 }
 
-/// Schemes that seed 001 counts as written even without `//` after the colon.
+/// Schemes counted as written even without `//` after the colon (docs/policies.md, scheme
+/// inference).
 pub const SLASHLESS_SCHEMES: [&str; 13] = [
     "mailto",
     "tel",
@@ -154,10 +157,10 @@ pub fn leading_scheme(text: &str) -> Option<&str> {
     None
 }
 
-/// Seed 001's rule: a scheme counts as written when the text starts with `scheme:` and
-/// the colon is followed by `//`, or the scheme is special or one of the slashless
-/// schemes (`mailto`, `tel`, ...). So `localhost:3000/x` and `example.com:8080` are hosts
-/// with a port. Returns the written scheme.
+/// Scheme inference (docs/policies.md): a scheme counts as written when the text starts
+/// with `scheme:` and the colon is followed by `//`, or the scheme is special or one of the
+/// slashless schemes (`mailto`, `tel`, ...). So `localhost:3000/x` and `example.com:8080`
+/// are hosts with a port. Returns the written scheme.
 pub fn written_scheme(text: &str) -> Option<&str> {
     let scheme = leading_scheme(text)?;
     let rest = &text[scheme.len() + 1..];

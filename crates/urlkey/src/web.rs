@@ -1,11 +1,12 @@
 //! The WHATWG URL Standard, through ada (a conformant implementation of
 //! <https://url.spec.whatwg.org/>). Everything the policies read of a parsed URL comes
-//! from [`WebUrl`]; error classification and seed 001's hardening limit live here.
+//! from [`WebUrl`]; error classification and the 4096-unit host limit (docs/policies.md,
+//! the `whatwg` front end) live here.
 
 use crate::error::{ErrorCode, KeyError};
 use crate::text;
 
-/// Seed 001's hardening limit: a non-ASCII host longer than this many UTF-16 units
+/// The 4096-unit host limit (docs/policies.md): a non-ASCII host longer than this many UTF-16 units
 /// fails before any IDNA work (domain names are at most 253 octets; the limit keeps
 /// the quadratic parts of Punycode and normalization out of reach).
 pub const MAX_NON_ASCII_HOST_UTF16: usize = 4096;
@@ -276,7 +277,7 @@ impl WebUrl {
     }
 }
 
-/// Seed 001 hardening: a non-ASCII host over 4096 UTF-16 units fails with
+/// The 4096-unit host limit (docs/policies.md): a non-ASCII host over 4096 UTF-16 units fails with
 /// `web.invalid-host` before the parser runs IDNA on it.
 ///
 /// The host measured is the one that goes into UTS #46, so that two spellings of one host
@@ -286,7 +287,7 @@ impl WebUrl {
 /// scheme's domain, after percent-decoding and UTF-8 decoding
 /// (<https://url.spec.whatwg.org/#concept-host-parser>, steps 4-5), so neither `%C3%BC`
 /// escapes nor removed tabs change the count. A host that is ASCII once decoded is never
-/// run through UTS #46 (seed 001, "ASCII hosts are never run through UTS #46") and is not
+/// run through UTS #46 (docs/policies.md, "The 4096-unit host limit") and is not
 /// limited. An opaque host (a non-special scheme) is not percent-decoded by the Standard:
 /// it is measured as written, less tabs and newlines.
 pub(crate) fn check_host_length(input: &str) -> Option<KeyError> {

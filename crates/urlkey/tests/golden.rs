@@ -379,8 +379,8 @@ mod review_fixes {
 
     /// document@1, rule 1: the control characters refused are every `Cc`: U+0000-U+001F,
     /// U+007F and the C1 controls U+0080-U+009F, in any component. An earlier review read
-    /// "control characters" as C0 and DEL only and accepted C1; seed 002's "no
-    /// whitespace/control characters" covers them.
+    /// "control characters" as C0 and DEL only and accepted C1; "no whitespace/control
+    /// characters" (docs/policies.md, the `document` front end) covers them.
     #[test]
     fn document_control_characters_are_c0_del_and_c1() {
         for input in [

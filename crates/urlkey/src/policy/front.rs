@@ -24,13 +24,15 @@ pub enum FrontEnd {
     Whatwg {
         /// Which schemes are accepted.
         schemes: Schemes,
-        /// Assume `https://` when no scheme is written (seed 001's rule).
+        /// Assume `https://` when no scheme is written (docs/policies.md, scheme inference).
         infer_scheme: bool,
     },
-    /// `mapper@1` (seed 000): whitespace and non-HTTP schemes refused before parsing;
+    /// `mapper@1` (docs/policies.md, the `mapper` front end): whitespace and non-HTTP
+    /// schemes refused before parsing;
     /// path-only input stays path-only.
     Mapper,
-    /// `document@1` (seed 002): a component split, not the WHATWG parser.
+    /// `document@1` (docs/policies.md, the `document` front end): a component split, not
+    /// the WHATWG parser.
     Document,
 }
 
@@ -100,8 +102,9 @@ pub(crate) fn unsupported_scheme(code: ErrorCode, scheme: &str, quiet: bool) -> 
     })
 }
 
-/// Seed 000's checks before parsing ("Reject whitespace and non-HTTP schemes before
-/// parsing so malformed input cannot become a plausible path", seed 000, "The pipeline").
+/// The Legacy URL Mapper's checks before parsing ("Reject whitespace and non-HTTP schemes
+/// before parsing so malformed input cannot become a plausible path"; docs/policies.md, the
+/// `mapper` front end).
 /// `text` is the line trimmed as the tool trims it ([`crate::text::trim_js`]) and `at` its
 /// byte offset in the input, so that a message names the byte of the input as given.
 /// Returns the base to parse against (the placeholder for path-only input).
@@ -201,19 +204,20 @@ pub fn parts_from_url<'u>(
     })
 }
 
-/// Seed 002's component split (`document@1`). Not the WHATWG parser: everything the
+/// The document key's component split (`document@1`; docs/policies.md, the `document` front
+/// end). Not the WHATWG parser: everything the
 /// rules below do not name stays byte for byte.
 ///
-/// `text` is the input as given: nothing is trimmed (seed 002: "no whitespace/control
-/// characters", wherever they are), so white space or a control character at either end
-/// is refused like one inside.
+/// `text` is the input as given: nothing is trimmed ("no whitespace/control characters",
+/// wherever they are: docs/policies.md, the `document` front end), so white space or a
+/// control character at either end is refused like one inside.
 pub fn document_parts(text: &str, quiet: bool) -> Result<Parts<'_>, KeyError> {
     let unusual = first_unusual_byte(text.as_bytes());
     if let Some(i) = unusual {
         let found = if text.as_bytes()[i] < 0x80 {
             Some((i, char::from(text.as_bytes()[i])))
         } else {
-            // Seed 002: "no whitespace/control characters": Unicode white space, and every
+            // "No whitespace/control characters" (docs/policies.md): Unicode white space, and every
             // control character (`Cc`: C0, DEL and the C1 controls U+0080-U+009F).
             text[i..]
                 .char_indices()
@@ -285,7 +289,8 @@ pub fn document_parts(text: &str, quiet: bool) -> Result<Parts<'_>, KeyError> {
                 "an explicit empty port (host:) is not accepted".into()
             }))
         }
-        // "a port that Python can parse in range" (seed 002): `urlsplit(...).port` takes
+        // "a port that Python can parse in range" (docs/policies.md, the `document` front
+        // end): `urlsplit(...).port` takes
         // any run of ASCII digits (`isdigit() and isascii()`, then `int()`), so
         // `:000080` is the port 80. `u32` parsing skips leading zeros
         // without overflow; a value past 65535 fails either way.

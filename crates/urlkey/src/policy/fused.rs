@@ -25,9 +25,10 @@ use super::PolicyDef;
 pub(crate) enum Fused {
     /// No fused path: the general front end and rules.
     None,
-    /// `document@1`'s rules (seed 002) on the document front end.
+    /// `document@1`'s rules (docs/policies.md, "`document@1`") on the document front end.
     Document,
-    /// `webkey@1`'s rules (seed 001) on its front end: the general front end, then the
+    /// `webkey@1`'s rules (docs/policies.md, "`webkey@1`") on its front end: the general
+    /// front end, then the
     /// key rules through [`webkey_key_rules`].
     WebKey,
 }
@@ -174,7 +175,7 @@ const WEBKEY_QUERY_RULES: [Rule; 4] = [
 
 /// [`WEBKEY_KEY_RULES`] on `p`, with the same effect on `p` and `log` as
 /// `rules::apply_all(&WEBKEY_KEY_RULES, ..)`, for less: the five path rules each scan the
-/// path (docs/benchmarks.md, "Why `webkey@1` misses 1.5x"), and on most paths one scan
+/// path (docs/benchmarks.md, "Why `webkey@1` costs more than ada"), and on most paths one scan
 /// shows that three of them have nothing to do. A rule that may change something runs as
 /// [`Rule::apply`], so there is one definition of what each does.
 #[inline(never)]

@@ -12,12 +12,13 @@ pub enum KeyForm {
     /// `scheme://host[:port]path[?query]`, or `path[?query]` for path-only input
     /// (with `userinfo@` and `#fragment` only when the policy's rules left them).
     Url,
-    /// Seed 001's key: no scheme for http(s), `scheme:[//]` otherwise; opaque paths as
+    /// The comparison key's form (docs/policies.md, "Key forms"): no scheme for http(s),
+    /// `scheme:[//]` otherwise; opaque paths as
     /// `scheme:path` (with `userinfo@` and `#fragment` only when the rules left them).
     WebKey,
 }
 
-/// Seed 001's key form.
+/// The `web-key` form (docs/policies.md, "Key forms").
 pub(super) fn write_webkey(p: &Parts<'_>, out: &mut String) {
     if p.opaque_path {
         out.push_str(&p.scheme);
@@ -68,7 +69,7 @@ pub(super) fn push_fragment(out: &mut String, p: &Parts<'_>) {
 }
 
 /// The grouping signature: `host[:port]` + path + `?` + sorted distinct parameter names
-/// joined by `&` (seed 000). Values never enter it.
+/// joined by `&` (docs/policies.md, "Signature"). Values never enter it.
 pub(super) fn write_signature(p: &Parts<'_>, s: &mut String) {
     if p.opaque_path {
         s.push_str(&p.scheme);

@@ -275,8 +275,8 @@ impl Policy {
     pub fn key_into(&self, input: &str, out: &mut String) -> Result<(), ErrorCode> {
         out.clear();
         if self.fused == fused::Fused::Document && input.len() <= self.max_input_bytes {
-            // document@1 trims nothing (seed 002 refuses white space at either end like
-            // inside): the fused pass reads the input as given.
+            // document@1 trims nothing (white space at either end is refused like inside:
+            // docs/policies.md, the `document` front end): the fused pass reads the input as given.
             if let Some(done) = fused::document(input, out) {
                 return done;
             }
@@ -689,16 +689,16 @@ pub(crate) fn fast_parse_applies(front: FrontEnd) -> bool {
     matches!(front, FrontEnd::Mapper | FrontEnd::Whatwg { .. })
 }
 
-/// The text a front end reads, and its byte offset in `input`. Each front end trims as its
-/// seed document says:
+/// The text a front end reads, and its byte offset in `input`. Each front end trims as
+/// docs/policies.md ("How a policy runs", step 2) says, and the source it cites:
 ///
 /// - `mapper`: JavaScript white space and U+FEFF at both ends, as the tool's
-///   `String.prototype.trim` (seed 000, "The pipeline": "Trim each line"); C0 controls
+///   `String.prototype.trim` (the Legacy URL Mapper's "Trim each line"); C0 controls
 ///   stay, for the front end to refuse.
-/// - `document`: nothing (seed 002: "no whitespace/control characters"); the line reader
+/// - `document`: nothing (the document key's "no whitespace/control characters"); the line reader
 ///   removes only the line end.
 /// - `whatwg` with scheme inference (`webkey@1`): Unicode white space and C0 controls and
-///   spaces (seed 001, "Parsing": "Input text is trimmed of white space").
+///   spaces (the comparison key's "Input text is trimmed of white space").
 /// - `whatwg` otherwise: C0 controls and spaces, as the URL Standard's parser does
 ///   (<https://url.spec.whatwg.org/#concept-basic-url-parser>).
 pub fn trim_for(front: FrontEnd, input: &str) -> (&str, usize) {

@@ -4,9 +4,9 @@
 //! registry 2 ([`super::registry2`]) or a new list version.
 //!
 //! It holds two seed documents' lists, and each policy names the one it uses: `webkey@1`
-//! is seed 001's closed table exactly (seed 001, "Tracking parameters"), `citation@1` seed
-//! 004's analytics allowlist (seed 004, "Conservative normalization sequence"),
-//! `registry@1` both (`mapper@1`).
+//! is the comparison key's closed table exactly, `citation@1` the citation ledger's
+//! analytics allowlist, `registry@1` both (`mapper@1`); docs/policies.md, "Tracking
+//! registry", says where each entry comes from.
 
 use super::matching::MatchKind;
 
@@ -21,7 +21,8 @@ pub struct TrackingRule {
     pub source: &'static str,
     /// Which seed document put it on the list.
     pub seed: &'static str,
-    /// True when `citation@1` (seed 004's analytics allowlist) removes it too.
+    /// True when `citation@1` (its analytics allowlist: docs/policies.md, "Tracking
+    /// registry") removes it too.
     pub citation: bool,
 }
 
@@ -39,7 +40,8 @@ macro_rules! rule {
     };
 }
 
-/// The registry, version 1: seed 001's table (read 2026-11-05) and seed 004's additions.
+/// The registry, version 1 (docs/policies.md, "Tracking registry"): the comparison key's
+/// table (read 2026-11-05) and the citation ledger's additions.
 pub const REGISTRY: &[TrackingRule] = &[
     rule!("utm_source", Exact, GA4, "001", true),
     rule!("utm_medium", Exact, GA4, "001", true),

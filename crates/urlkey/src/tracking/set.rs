@@ -35,15 +35,16 @@ impl TrackingSet {
         Self::from_rules(REGISTRY.iter())
     }
 
-    /// Seed 001's table and nothing else (`webkey@1`): its nineteen exact names, matched
-    /// ignoring ASCII case on the name as written. The table is closed (seed 001,
-    /// "Tracking parameters": "Each name is on the list because a platform documents
-    /// it"), so seed 004's `dclid`, `utm_*` and `_hs*` are not in it.
+    /// The comparison key's table and nothing else (`webkey@1`): its nineteen exact names,
+    /// matched ignoring ASCII case on the name as written. The table is closed
+    /// (docs/policies.md, "Tracking registry"), so the citation ledger's `dclid`, `utm_*`
+    /// and `_hs*` are not in it.
     pub fn webkey_v1() -> Self {
         Self::from_rules(REGISTRY.iter().filter(|r| r.seed == "001"))
     }
 
-    /// Seed 004's analytics allowlist (`citation@1`): `utm_*`, `gclid`, `dclid`, `fbclid`,
+    /// The citation ledger's analytics allowlist (`citation@1`; docs/policies.md, "Tracking
+    /// registry"): `utm_*`, `gclid`, `dclid`, `fbclid`,
     /// `msclkid`, `mc_cid`, `mc_eid`, `_hs*`.
     pub fn citation_v1() -> Self {
         Self::from_rules(REGISTRY.iter().filter(|r| r.citation))

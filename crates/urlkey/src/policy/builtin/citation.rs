@@ -1,5 +1,5 @@
-//! `citation@1`: seed 004's citation key (docs/policies.md, "`citation@1` — citation key
-//! (seed 004)").
+//! `citation@1`, the citation key (docs/policies.md, "`citation@1` — citation
+//! key").
 
 use super::prelude::*;
 

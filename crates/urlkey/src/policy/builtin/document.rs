@@ -1,5 +1,5 @@
-//! `document@1`: seed 002's document key (docs/policies.md, "`document@1` — document key
-//! (seed 002)"). Its rule list is also the one the fused single-pass path
+//! `document@1`, the document key (docs/policies.md, "`document@1` — document key").
+//! Its rule list is also the one the fused single-pass path
 //! (`policy/fused.rs`) implements: that path is chosen by comparing a definition's rules
 //! with these, so the list exists once.
 
@@ -25,7 +25,7 @@ pub(crate) const POLICY: Builtin = Builtin {
     ],
 };
 
-/// Seed 002's rules, in order.
+/// `document@1`'s rules, in order (docs/policies.md, "`document@1`").
 fn rules() -> Vec<Rule> {
     vec![
         Rule::LowercaseScheme(LowercaseScheme),

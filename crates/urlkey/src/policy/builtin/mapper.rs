@@ -1,9 +1,10 @@
-//! `mapper@1`: the Legacy URL Mapper of seed 000 (docs/policies.md, "`mapper@1` — Legacy URL
-//! Mapper (seed 000)").
+//! `mapper@1`, the Legacy URL Mapper (docs/policies.md, "`mapper@1` — Legacy URL
+//! Mapper").
 
 use super::prelude::*;
 
-/// Seed 000's key: http(s) or path-only input, tracking and empty pieces removed, sorted.
+/// The Legacy URL Mapper's key: http(s) or path-only input, tracking and empty pieces
+/// removed, sorted (docs/policies.md, "`mapper@1`").
 pub(crate) const POLICY: Builtin = Builtin {
     id: "mapper@1",
     listed: 2,

@@ -1,5 +1,5 @@
-//! `webkey@1`: seed 001's comparison key (docs/policies.md, "`webkey@1` — comparison key v1
-//! (seed 001)").
+//! `webkey@1`, the comparison key v1 (docs/policies.md, "`webkey@1` — comparison key
+//! v1").
 
 use super::prelude::*;
 
@@ -21,8 +21,8 @@ pub(crate) const POLICY: Builtin = Builtin {
 
 fn rules() -> Vec<Rule> {
     vec![
-        // Seed 001's closed table, not the whole registry: its "Tracking parameters" list is
-        // closed ("Each name is on the list because a platform documents it").
+        // The comparison key's closed table, not the whole registry: "Each name is on the
+        // list because a platform documents it" (docs/policies.md, "Tracking registry").
         Rule::RemoveTrackingParameters(RemoveTrackingParameters(TrackingSet::webkey_v1())),
         Rule::RemoveFragment(RemoveFragment { keep_routes: false }),
         Rule::DropCredentials(DropCredentials),
