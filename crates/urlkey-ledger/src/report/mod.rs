@@ -20,6 +20,7 @@
 //! read once (the observation's dimensions, run time, key, host and observed URL) and
 //! every measure is computed from them in memory.
 
+pub mod catalog;
 mod compute;
 mod csv;
 pub mod html;
