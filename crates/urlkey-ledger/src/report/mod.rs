@@ -183,18 +183,8 @@ pub fn write(
     let report = build(conn, opts)?;
     match format {
         ReportFormat::Json => {
-            let text = match &report {
-                Report::Compare(_, c) => serde_json::to_string_pretty(c),
-                Report::Groups(c) if opts.by.is_empty() => match c.groups.first() {
-                    Some(g) => serde_json::to_string_pretty(&g.measures),
-                    None => Ok("{}".to_string()),
-                },
-                Report::Groups(c) => serde_json::to_string_pretty(&Grouped {
-                    by: by_text(&opts.by),
-                    groups: c.groups.clone(),
-                }),
-            }
-            .map_err(|e| LedgerError::Output(format!("cannot write JSON: {e}")))?;
+            let text = serde_json::to_string_pretty(&JsonReport::of(&report, &opts.by))
+                .map_err(|e| LedgerError::Output(format!("cannot write JSON: {e}")))?;
             writeln!(out, "{text}")?;
         }
         ReportFormat::Csv => csv::write_csv(opts, &report, out)?,

@@ -253,7 +253,7 @@ pub(super) fn figures(rows: &[Row<'_>], d: &Decisions, top: usize) -> ReviewFigu
         e.0 += 1;
         e.1.insert(observed);
         if is_split(d, key) {
-            *e.2.entry(crate::verify::fetch::as_fetched(observed))
+            *e.2.entry(crate::spelling::as_fetched(observed))
                 .or_default() += 1;
         }
     }
