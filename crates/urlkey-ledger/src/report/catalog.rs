@@ -378,3 +378,6 @@ impl Measure {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
