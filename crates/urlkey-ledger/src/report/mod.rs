@@ -16,6 +16,9 @@
 //! - **compare** (`--compare A B`): per publisher and per key, the valid observations in
 //!   each of two collections, the change, new and gone ([`Comparison`]).
 //!
+//! [`catalog::MEASURES`] is the one table of every measure (its JSON path, CSV columns,
+//! label, and how it is shown), which every format loops over.
+//!
 //! Every share is printed with its denominator and the sample it describes. The rows are
 //! read once (the observation's dimensions, run time, key, host and observed URL) and
 //! every measure is computed from them in memory.
