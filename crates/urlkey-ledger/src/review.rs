@@ -99,7 +99,7 @@ BEGIN
 END;
 
 "#,
-    crate::db::audit_ledger_view!(4)
+    crate::db::view::audit_ledger_view!(4)
 );
 
 /// Allowed `--role` values.

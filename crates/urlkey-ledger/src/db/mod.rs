@@ -11,6 +11,8 @@ use rusqlite::{Connection, OpenFlags};
 
 use crate::error::{LedgerError, Result};
 
+pub(crate) mod view;
+
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = 6;
 
@@ -21,149 +23,6 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long an ingest waits in all for the write lock, which another writer (an ingest
 /// of a large file, a verify run) may hold for longer than [`BUSY_TIMEOUT`].
 pub const WRITE_LOCK_WAIT: Duration = Duration::from_secs(600);
-
-/// The audit view (`audit_ledger`): every observation with the latest verification of its
-/// key, as of a schema version. Its one definition: schema 1's columns, then the columns
-/// each later schema added, at the end (so an export's columns keep their places). A
-/// migration that adds columns, or rebuilds a table the view reads, recreates it with
-/// `audit_ledger_view!(N)`; migration N may only name the columns schema N has.
-macro_rules! audit_ledger_view {
-    () => {
-        concat!(
-            $crate::db::audit_view_head!(),
-            $crate::db::audit_view_tail!()
-        )
-    };
-    (2) => {
-        concat!(
-            $crate::db::audit_view_head!(),
-            $crate::db::audit_view_columns_2!(),
-            $crate::db::audit_view_tail!()
-        )
-    };
-    (4) => {
-        concat!(
-            $crate::db::audit_view_head!(),
-            $crate::db::audit_view_columns_2!(),
-            $crate::db::audit_view_columns_4!(),
-            $crate::db::audit_view_tail!()
-        )
-    };
-    (5) => {
-        concat!(
-            $crate::db::audit_view_head!(),
-            $crate::db::audit_view_columns_2!(),
-            $crate::db::audit_view_columns_4!(),
-            $crate::db::audit_view_columns_5!(),
-            $crate::db::audit_view_tail!()
-        )
-    };
-}
-pub(crate) use audit_ledger_view;
-
-/// Schema 1's columns: the seed's minimum audit ledger, all of it, with the latest
-/// verification of each observation's key.
-macro_rules! audit_view_head {
-    () => {
-        r#"
-DROP VIEW IF EXISTS audit_ledger;
-CREATE VIEW audit_ledger AS
-SELECT
-    o.observation_id,
-    o.prompt_id,
-    o.prompt_version,
-    o.answer_system,
-    o.market,
-    o.collection,
-    o.run_timestamp,
-    o.observed_url,
-    o.normalization_policy_version,
-    o.normalized_key,
-    o.publisher_hostname,
-    o.transformations,
-    o.error_code,
-    CASE
-        WHEN o.normalized_key IS NULL THEN NULL
-        WHEN v.verification_id IS NULL THEN 'unverified'
-        ELSE v.verification_status
-    END AS verification_status,
-    v.final_url AS verified_final_url,
-    v.publisher_canonical,
-    v.final_http_status AS verification_http_status,
-    v.reason AS verification_reason,
-    v.finished_at AS verified_at,
-    v.observation_id AS verified_via_observation_id"#
-    };
-}
-pub(crate) use audit_view_head;
-
-/// Schema 2: the answer text that cited the URL, and every other input column.
-macro_rules! audit_view_columns_2 {
-    () => {
-        r#",
-    o.claim,
-    o.extra"#
-    };
-}
-pub(crate) use audit_view_columns_2;
-
-/// Schema 4: the content check and the latest decisions.
-macro_rules! audit_view_columns_4 {
-    () => {
-        r#",
-    v.content_check,
-    (SELECT r.source_role FROM reviews AS r
-      WHERE r.normalization_policy_version = o.normalization_policy_version
-        AND r.normalized_key = o.normalized_key AND r.source_role IS NOT NULL
-      ORDER BY r.review_id DESC LIMIT 1) AS source_role,
-    (SELECT r.claim_support FROM reviews AS r
-      WHERE r.observation_id = o.observation_id AND r.claim_support IS NOT NULL
-      ORDER BY r.review_id DESC LIMIT 1) AS claim_support,
-    (SELECT r.merge_decision FROM reviews AS r
-      WHERE r.normalization_policy_version = o.normalization_policy_version
-        AND r.normalized_key = o.normalized_key AND r.merge_decision IS NOT NULL
-      ORDER BY r.review_id DESC LIMIT 1) AS merge_decision,
-    (SELECT r.reviewer FROM reviews AS r
-      WHERE r.observation_id = o.observation_id
-         OR (r.normalization_policy_version = o.normalization_policy_version
-             AND r.normalized_key = o.normalized_key
-             AND (r.source_role IS NOT NULL OR r.merge_decision IS NOT NULL))
-      ORDER BY r.review_id DESC LIMIT 1) AS reviewed_by,
-    (SELECT r.reviewed_at FROM reviews AS r
-      WHERE r.observation_id = o.observation_id
-         OR (r.normalization_policy_version = o.normalization_policy_version
-             AND r.normalized_key = o.normalized_key
-             AND (r.source_role IS NOT NULL OR r.merge_decision IS NOT NULL))
-      ORDER BY r.review_id DESC LIMIT 1) AS reviewed_at"#
-    };
-}
-pub(crate) use audit_view_columns_4;
-
-/// Schema 5: `run_timestamp` is the UTC instant; the text as written comes last.
-macro_rules! audit_view_columns_5 {
-    () => {
-        r#",
-    o.run_timestamp_as_written"#
-    };
-}
-pub(crate) use audit_view_columns_5;
-
-/// The join with the latest verification of the observation's key.
-macro_rules! audit_view_tail {
-    () => {
-        r#"
-FROM observations AS o
-LEFT JOIN verifications AS v
-    ON v.verification_id = (
-        SELECT max(v2.verification_id)
-        FROM verifications AS v2
-        WHERE v2.normalization_policy_version = o.normalization_policy_version
-          AND v2.normalized_key = o.normalized_key
-    );
-"#
-    };
-}
-pub(crate) use audit_view_tail;
 
 /// Migration 1: observations, ingests, verifications, hops, and the audit view.
 /// `IF NOT EXISTS` throughout: the migration runs under the write lock after the version
@@ -268,7 +127,7 @@ CREATE TABLE IF NOT EXISTS verification_hops (
 ) STRICT;
 
 "#,
-    audit_ledger_view!()
+    view::audit_ledger_view!()
 );
 
 /// Migration 2: the answer text that cited the URL (`claim`) and every other
@@ -281,7 +140,7 @@ const MIGRATION_2: &str = concat!(
 ALTER TABLE observations ADD COLUMN claim TEXT;
 ALTER TABLE observations ADD COLUMN extra TEXT CHECK (extra IS NULL OR json_valid(extra));
 "#,
-    audit_ledger_view!(2)
+    view::audit_ledger_view!(2)
 );
 
 /// Migration 3: spreadsheets and compressed files. `ingests.input_format` also
@@ -322,7 +181,7 @@ DROP VIEW IF EXISTS audit_ledger;
 DROP TABLE ingests;
 ALTER TABLE ingests_v3 RENAME TO ingests;
 "#,
-    audit_ledger_view!(2)
+    view::audit_ledger_view!(2)
 );
 
 /// Migration 4: the content comparison of a key's variants and what people
@@ -405,7 +264,7 @@ ALTER TABLE verifications_v5 RENAME TO verifications;
 CREATE INDEX IF NOT EXISTS verifications_by_key
     ON verifications (normalization_policy_version, normalized_key, verification_id);
 "#,
-    audit_ledger_view!(5)
+    view::audit_ledger_view!(5)
 );
 
 /// Migration 6: a key whose risky rules were not all compared has its own content check,
@@ -485,7 +344,7 @@ ALTER TABLE verifications_v6 RENAME TO verifications;
 CREATE INDEX IF NOT EXISTS verifications_by_key
     ON verifications (normalization_policy_version, normalized_key, verification_id);
 "#,
-    audit_ledger_view!(5)
+    view::audit_ledger_view!(5)
 );
 
 const MIGRATIONS: &[&str] = &[
