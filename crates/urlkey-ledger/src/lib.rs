@@ -22,6 +22,7 @@ pub mod ingest;
 pub mod norm;
 pub mod report;
 pub mod review;
+pub mod spelling;
 pub mod timefmt;
 pub mod verify;
 

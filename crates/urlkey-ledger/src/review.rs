@@ -29,7 +29,8 @@ use crate::error::{LedgerError, Result};
 /// Migration 4: the content comparison of a key's variants (columns of `verifications` and
 /// the `verification_variants` table), the `reviews` table, and the audit view with
 /// `content_check` and the latest decisions.
-pub const MIGRATION_4: &str = r#"
+pub const MIGRATION_4: &str = concat!(
+    r#"
 ALTER TABLE verifications ADD COLUMN content_check TEXT
     CHECK (content_check IS NULL OR content_check IN ('same', 'similar', 'different', 'unresolved', 'single'));
 ALTER TABLE verifications ADD COLUMN content_detail TEXT;
@@ -97,68 +98,9 @@ BEGIN
     SELECT RAISE(ABORT, 'reviews are append-only: add a new decision instead');
 END;
 
-DROP VIEW IF EXISTS audit_ledger;
-CREATE VIEW audit_ledger AS
-SELECT
-    o.observation_id,
-    o.prompt_id,
-    o.prompt_version,
-    o.answer_system,
-    o.market,
-    o.collection,
-    o.run_timestamp,
-    o.observed_url,
-    o.normalization_policy_version,
-    o.normalized_key,
-    o.publisher_hostname,
-    o.transformations,
-    o.error_code,
-    CASE
-        WHEN o.normalized_key IS NULL THEN NULL
-        WHEN v.verification_id IS NULL THEN 'unverified'
-        ELSE v.verification_status
-    END AS verification_status,
-    v.final_url AS verified_final_url,
-    v.publisher_canonical,
-    v.final_http_status AS verification_http_status,
-    v.reason AS verification_reason,
-    v.finished_at AS verified_at,
-    v.observation_id AS verified_via_observation_id,
-    o.claim,
-    o.extra,
-    v.content_check,
-    (SELECT r.source_role FROM reviews AS r
-      WHERE r.normalization_policy_version = o.normalization_policy_version
-        AND r.normalized_key = o.normalized_key AND r.source_role IS NOT NULL
-      ORDER BY r.review_id DESC LIMIT 1) AS source_role,
-    (SELECT r.claim_support FROM reviews AS r
-      WHERE r.observation_id = o.observation_id AND r.claim_support IS NOT NULL
-      ORDER BY r.review_id DESC LIMIT 1) AS claim_support,
-    (SELECT r.merge_decision FROM reviews AS r
-      WHERE r.normalization_policy_version = o.normalization_policy_version
-        AND r.normalized_key = o.normalized_key AND r.merge_decision IS NOT NULL
-      ORDER BY r.review_id DESC LIMIT 1) AS merge_decision,
-    (SELECT r.reviewer FROM reviews AS r
-      WHERE r.observation_id = o.observation_id
-         OR (r.normalization_policy_version = o.normalization_policy_version
-             AND r.normalized_key = o.normalized_key
-             AND (r.source_role IS NOT NULL OR r.merge_decision IS NOT NULL))
-      ORDER BY r.review_id DESC LIMIT 1) AS reviewed_by,
-    (SELECT r.reviewed_at FROM reviews AS r
-      WHERE r.observation_id = o.observation_id
-         OR (r.normalization_policy_version = o.normalization_policy_version
-             AND r.normalized_key = o.normalized_key
-             AND (r.source_role IS NOT NULL OR r.merge_decision IS NOT NULL))
-      ORDER BY r.review_id DESC LIMIT 1) AS reviewed_at
-FROM observations AS o
-LEFT JOIN verifications AS v
-    ON v.verification_id = (
-        SELECT max(v2.verification_id)
-        FROM verifications AS v2
-        WHERE v2.normalization_policy_version = o.normalization_policy_version
-          AND v2.normalized_key = o.normalized_key
-    );
-"#;
+"#,
+    crate::db::view::audit_ledger_view!(4)
+);
 
 /// Allowed `--role` values.
 pub const ROLES: [&str; 5] = [
@@ -759,11 +701,92 @@ pub fn merges(conn: &Connection) -> Result<Vec<Merge>> {
     Ok(out)
 }
 
+/// One variant of a merged key, as the review queue (`urlkey serve --ledger`) shows it:
+/// what its latest verification found, and the claim of its observation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Variant {
+    /// The observation (the first one with this URL when never verified).
+    pub observation: String,
+    /// The observed URL (as fetched, when verified).
+    pub url: String,
+    /// The verification status of this variant.
+    pub status: Option<String>,
+    /// Its final HTTP status.
+    pub http: Option<i64>,
+    /// The page title.
+    pub title: Option<String>,
+    /// The URL of the last response.
+    pub final_url: Option<String>,
+    /// The publisher's canonical URL.
+    pub canonical: Option<String>,
+    /// Text distance to variant 0, in bits of 64.
+    pub distance: Option<i64>,
+    /// The observation's claim.
+    pub claim: Option<String>,
+}
+
+/// The variants of a key: those its latest verification fetched, or (never verified) one
+/// observation per distinct observed URL.
+pub fn variants(conn: &Connection, policy: &str, key: &str) -> Result<Vec<Variant>> {
+    let mut st = conn.prepare(
+        "SELECT vv.observation_id, vv.requested_url, vv.verification_status, \
+         vv.final_http_status, vv.title, vv.final_url, vv.publisher_canonical, \
+         vv.distance_to_first, o.claim \
+         FROM verification_variants AS vv \
+         JOIN observations AS o ON o.observation_id = vv.observation_id \
+         WHERE vv.verification_id = (SELECT max(v.verification_id) FROM verifications AS v \
+           WHERE v.normalization_policy_version = ?1 AND v.normalized_key = ?2) \
+         ORDER BY vv.variant",
+    )?;
+    let got: Vec<Variant> = st
+        .query_map([policy, key], |r| {
+            Ok(Variant {
+                observation: r.get(0)?,
+                url: r.get(1)?,
+                status: r.get(2)?,
+                http: r.get(3)?,
+                title: r.get(4)?,
+                final_url: r.get(5)?,
+                canonical: r.get(6)?,
+                distance: r.get(7)?,
+                claim: r.get(8)?,
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    if !got.is_empty() {
+        return Ok(got);
+    }
+    let mut st = conn.prepare(
+        "SELECT observation_id, observed_url, claim FROM observations \
+         WHERE normalization_policy_version = ?1 AND normalized_key = ?2 ORDER BY rowid",
+    )?;
+    let mut seen = std::collections::HashSet::new();
+    let all = st
+        .query_map([policy, key], |r| {
+            Ok(Variant {
+                observation: r.get(0)?,
+                url: r.get(1)?,
+                status: None,
+                http: None,
+                title: None,
+                final_url: None,
+                canonical: None,
+                distance: None,
+                claim: r.get(2)?,
+            })
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(all
+        .into_iter()
+        .filter(|v| seen.insert(v.url.clone()))
+        .collect())
+}
+
 /// The distinct observed URLs as verify fetches them, in a JSON array of observed URLs.
 fn spelling_count(json_urls: &str) -> usize {
     let urls: Vec<String> = serde_json::from_str(json_urls).unwrap_or_default();
     urls.iter()
-        .map(|u| crate::verify::fetch::as_fetched(u))
+        .map(|u| crate::spelling::as_fetched(u))
         .collect::<BTreeSet<_>>()
         .len()
 }

@@ -11,6 +11,8 @@ use rusqlite::{Connection, OpenFlags};
 
 use crate::error::{LedgerError, Result};
 
+pub(crate) mod view;
+
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = 6;
 
@@ -25,8 +27,9 @@ pub const WRITE_LOCK_WAIT: Duration = Duration::from_secs(600);
 /// Migration 1: observations, ingests, verifications, hops, and the audit view.
 /// `IF NOT EXISTS` throughout: the migration runs under the write lock after the version
 /// is read (see [`migrate`]), so it never meets its own tables; should it ever, it is
-/// still a no-op rather than "table already exists".
-const MIGRATION_1: &str = r#"
+/// still a no-op rather than "table already exists" (the view is dropped and made again).
+const MIGRATION_1: &str = concat!(
+    r#"
 -- One row per ingested file that added something.
 CREATE TABLE IF NOT EXISTS ingests (
     ingest_id                    INTEGER PRIMARY KEY,
@@ -123,88 +126,9 @@ CREATE TABLE IF NOT EXISTS verification_hops (
     PRIMARY KEY (verification_id, hop)
 ) STRICT;
 
--- The seed's minimum audit ledger, all of it, with the latest verification of each
--- observation's key.
-CREATE VIEW IF NOT EXISTS audit_ledger AS
-SELECT
-    o.observation_id,
-    o.prompt_id,
-    o.prompt_version,
-    o.answer_system,
-    o.market,
-    o.collection,
-    o.run_timestamp,
-    o.observed_url,
-    o.normalization_policy_version,
-    o.normalized_key,
-    o.publisher_hostname,
-    o.transformations,
-    o.error_code,
-    CASE
-        WHEN o.normalized_key IS NULL THEN NULL
-        WHEN v.verification_id IS NULL THEN 'unverified'
-        ELSE v.verification_status
-    END AS verification_status,
-    v.final_url AS verified_final_url,
-    v.publisher_canonical,
-    v.final_http_status AS verification_http_status,
-    v.reason AS verification_reason,
-    v.finished_at AS verified_at,
-    v.observation_id AS verified_via_observation_id
-FROM observations AS o
-LEFT JOIN verifications AS v
-    ON v.verification_id = (
-        SELECT max(v2.verification_id)
-        FROM verifications AS v2
-        WHERE v2.normalization_policy_version = o.normalization_policy_version
-          AND v2.normalized_key = o.normalized_key
-    );
-"#;
-
-/// The audit view of schema 2 (with `claim` and `extra`), created by migration 2 and again
-/// by migration 3 (which rebuilds a table beside it).
-macro_rules! audit_ledger_view_2 {
-    () => {
-        r#"
-CREATE VIEW audit_ledger AS
-SELECT
-    o.observation_id,
-    o.prompt_id,
-    o.prompt_version,
-    o.answer_system,
-    o.market,
-    o.collection,
-    o.run_timestamp,
-    o.observed_url,
-    o.normalization_policy_version,
-    o.normalized_key,
-    o.publisher_hostname,
-    o.transformations,
-    o.error_code,
-    CASE
-        WHEN o.normalized_key IS NULL THEN NULL
-        WHEN v.verification_id IS NULL THEN 'unverified'
-        ELSE v.verification_status
-    END AS verification_status,
-    v.final_url AS verified_final_url,
-    v.publisher_canonical,
-    v.final_http_status AS verification_http_status,
-    v.reason AS verification_reason,
-    v.finished_at AS verified_at,
-    v.observation_id AS verified_via_observation_id,
-    o.claim,
-    o.extra
-FROM observations AS o
-LEFT JOIN verifications AS v
-    ON v.verification_id = (
-        SELECT max(v2.verification_id)
-        FROM verifications AS v2
-        WHERE v2.normalization_policy_version = o.normalization_policy_version
-          AND v2.normalized_key = o.normalized_key
-    );
-"#
-    };
-}
+"#,
+    view::audit_ledger_view!()
+);
 
 /// Migration 2: the answer text that cited the URL (`claim`) and every other
 /// input column (`extra`, a JSON object; `{}` when there is none, NULL for rows stored
@@ -215,9 +139,8 @@ const MIGRATION_2: &str = concat!(
     r#"
 ALTER TABLE observations ADD COLUMN claim TEXT;
 ALTER TABLE observations ADD COLUMN extra TEXT CHECK (extra IS NULL OR json_valid(extra));
-DROP VIEW IF EXISTS audit_ledger;
 "#,
-    audit_ledger_view_2!()
+    view::audit_ledger_view!(2)
 );
 
 /// Migration 3: spreadsheets and compressed files. `ingests.input_format` also
@@ -258,83 +181,12 @@ DROP VIEW IF EXISTS audit_ledger;
 DROP TABLE ingests;
 ALTER TABLE ingests_v3 RENAME TO ingests;
 "#,
-    audit_ledger_view_2!()
+    view::audit_ledger_view!(2)
 );
 
 /// Migration 4: the content comparison of a key's variants and what people
 /// decide. Its SQL is in [`crate::review::MIGRATION_4`], beside the code that uses it.
 const MIGRATION_4: &str = crate::review::MIGRATION_4;
-
-/// The audit view of schema 5: `run_timestamp` is the UTC instant, and the text as written
-/// comes last, after the columns of schema 4 (so an export's columns keep their places).
-macro_rules! audit_ledger_view_5 {
-    () => {
-        r#"
-DROP VIEW IF EXISTS audit_ledger;
-CREATE VIEW audit_ledger AS
-SELECT
-    o.observation_id,
-    o.prompt_id,
-    o.prompt_version,
-    o.answer_system,
-    o.market,
-    o.collection,
-    o.run_timestamp,
-    o.observed_url,
-    o.normalization_policy_version,
-    o.normalized_key,
-    o.publisher_hostname,
-    o.transformations,
-    o.error_code,
-    CASE
-        WHEN o.normalized_key IS NULL THEN NULL
-        WHEN v.verification_id IS NULL THEN 'unverified'
-        ELSE v.verification_status
-    END AS verification_status,
-    v.final_url AS verified_final_url,
-    v.publisher_canonical,
-    v.final_http_status AS verification_http_status,
-    v.reason AS verification_reason,
-    v.finished_at AS verified_at,
-    v.observation_id AS verified_via_observation_id,
-    o.claim,
-    o.extra,
-    v.content_check,
-    (SELECT r.source_role FROM reviews AS r
-      WHERE r.normalization_policy_version = o.normalization_policy_version
-        AND r.normalized_key = o.normalized_key AND r.source_role IS NOT NULL
-      ORDER BY r.review_id DESC LIMIT 1) AS source_role,
-    (SELECT r.claim_support FROM reviews AS r
-      WHERE r.observation_id = o.observation_id AND r.claim_support IS NOT NULL
-      ORDER BY r.review_id DESC LIMIT 1) AS claim_support,
-    (SELECT r.merge_decision FROM reviews AS r
-      WHERE r.normalization_policy_version = o.normalization_policy_version
-        AND r.normalized_key = o.normalized_key AND r.merge_decision IS NOT NULL
-      ORDER BY r.review_id DESC LIMIT 1) AS merge_decision,
-    (SELECT r.reviewer FROM reviews AS r
-      WHERE r.observation_id = o.observation_id
-         OR (r.normalization_policy_version = o.normalization_policy_version
-             AND r.normalized_key = o.normalized_key
-             AND (r.source_role IS NOT NULL OR r.merge_decision IS NOT NULL))
-      ORDER BY r.review_id DESC LIMIT 1) AS reviewed_by,
-    (SELECT r.reviewed_at FROM reviews AS r
-      WHERE r.observation_id = o.observation_id
-         OR (r.normalization_policy_version = o.normalization_policy_version
-             AND r.normalized_key = o.normalized_key
-             AND (r.source_role IS NOT NULL OR r.merge_decision IS NOT NULL))
-      ORDER BY r.review_id DESC LIMIT 1) AS reviewed_at,
-    o.run_timestamp_as_written
-FROM observations AS o
-LEFT JOIN verifications AS v
-    ON v.verification_id = (
-        SELECT max(v2.verification_id)
-        FROM verifications AS v2
-        WHERE v2.normalization_policy_version = o.normalization_policy_version
-          AND v2.normalized_key = o.normalized_key
-    );
-"#
-    };
-}
 
 /// Migration 5: the collection time is stored, exported and reported in UTC, and a fetch
 /// that read no page has its own content check.
@@ -412,7 +264,7 @@ ALTER TABLE verifications_v5 RENAME TO verifications;
 CREATE INDEX IF NOT EXISTS verifications_by_key
     ON verifications (normalization_policy_version, normalized_key, verification_id);
 "#,
-    audit_ledger_view_5!()
+    view::audit_ledger_view!(5)
 );
 
 /// Migration 6: a key whose risky rules were not all compared has its own content check,
@@ -492,7 +344,7 @@ ALTER TABLE verifications_v6 RENAME TO verifications;
 CREATE INDEX IF NOT EXISTS verifications_by_key
     ON verifications (normalization_policy_version, normalized_key, verification_id);
 "#,
-    audit_ledger_view_5!()
+    view::audit_ledger_view!(5)
 );
 
 const MIGRATIONS: &[&str] = &[

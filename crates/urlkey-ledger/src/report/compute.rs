@@ -321,7 +321,7 @@ fn overlap(rows: &[&Obs], decisions: &review::Decisions) -> Vec<Overlap> {
             e.1.insert(p.as_str());
             e.2.insert(k.as_str());
             if review::is_split(decisions, k) {
-                e.3.insert(crate::verify::fetch::as_fetched(&o.observed));
+                e.3.insert(crate::spelling::as_fetched(&o.observed));
                 e.4 = true;
             } else {
                 e.3.insert(k.clone());

@@ -3,7 +3,8 @@
 
 use std::io::Write;
 
-use super::review::{counts_cell, FigureRow, MergeToReview};
+use super::catalog::{Measure, Section, Shown, MEASURES};
+use super::review::{self, counts_cell, FigureRow, MergeToReview};
 use super::share::round_share;
 use super::{by_text, Comparison, Group, Measures, Report, ReportOptions};
 use crate::error::{LedgerError, Result};
@@ -18,113 +19,20 @@ pub(super) fn write_csv(opts: &ReportOptions, report: &Report, out: &mut dyn Wri
 
 fn write_groups_csv(opts: &ReportOptions, groups: &[Group], out: &mut dyn Write) -> Result<()> {
     let mut w = csv::Writer::from_writer(out);
-    let mut header: Vec<&str> = vec![
-        "by",
-        "value",
-        "observations",
-        "valid_observations",
-        "invalid_observations",
-        "unique_keys",
-        "unique_publishers",
-        "top_publisher",
-        "top_publisher_observations",
-        "top_publisher_share",
-        "top_publishers",
-        "prompt_versions",
-        "answer_systems",
-        "markets",
-        "window_from",
-        "window_to",
-        "top5_share",
-        "hhi",
-        "publisher_unit",
-        "top_keys",
-        "overlap",
-        "source_roles",
-        "claim_support",
-        "merges_to_review",
-        "split_keys",
-        "unique_keys_with_splits",
-        "merges_to_review_list",
-        "top_keys_with_splits",
-    ];
+    let mut header: Vec<&str> = vec!["by", "value"];
+    header.extend(MEASURES.iter().flat_map(|x| x.csv.iter().copied()));
     header.extend(opts.by.iter().map(|b| b.column()));
     w.write_record(&header).map_err(LedgerError::from)?;
     let by = by_text(&opts.by);
     for g in groups {
         let m = &g.measures;
-        let top = m.top_publishers.first();
-        let all_top: Vec<String> = m
-            .top_publishers
-            .iter()
-            .map(|t| format!("{} {} {:.4}", t.name(), t.observations, t.share))
-            .collect();
-        let keys: Vec<String> = m
-            .top_keys
-            .iter()
-            .map(|k| {
-                format!(
-                    "{} {} {:.4} spellings {} {}..{}",
-                    k.key, k.observations, k.share, k.spellings, k.first_seen, k.last_seen
-                )
-            })
-            .collect();
-        let overlap: Vec<String> = m
-            .overlap
-            .iter()
-            .map(|o| {
-                let splits = o.keys_with_splits.as_ref().map_or(String::new(), |k| {
-                    format!(
-                        ", keys with splits {}/{} {:.4}",
-                        k.both, k.either, k.jaccard
-                    )
-                });
-                format!(
-                    "{} ~ {}: publishers {}/{} {:.4}, keys {}/{} {:.4}{splits}",
-                    o.a,
-                    o.b,
-                    o.publishers.both,
-                    o.publishers.either,
-                    o.publishers.jaccard,
-                    o.keys.both,
-                    o.keys.either,
-                    o.keys.jaccard
-                )
-            })
-            .collect();
-        let value = spreadsheet_safe(g.value.clone().unwrap_or_default());
-        let safe = |v: &[String]| spreadsheet_safe(v.join("; "));
         let mut rec: Vec<String> = vec![
             by.clone(),
-            value,
-            m.observations.to_string(),
-            m.valid_observations.to_string(),
-            m.invalid_observations.to_string(),
-            m.unique_keys.to_string(),
-            m.unique_publishers.to_string(),
-            top.map(|t| t.name().to_string()).unwrap_or_default(),
-            top.map(|t| t.observations.to_string()).unwrap_or_default(),
-            top.map(|t| format!("{:.4}", t.share)).unwrap_or_default(),
-            all_top.join("; "),
-            safe(&m.sample.prompt_versions),
-            safe(&m.sample.answer_systems),
-            safe(&m.sample.markets),
-            m.sample.window.from.clone().unwrap_or_default(),
-            m.sample.window.to.clone().unwrap_or_default(),
-            format!("{:.4}", m.concentration.top5_share),
-            format!("{:.4}", m.concentration.hhi),
-            m.publisher_unit.as_str().to_string(),
-            spreadsheet_safe(keys.join("; ")),
-            spreadsheet_safe(overlap.join("; ")),
-            spreadsheet_safe(counts_cell(&m.review.observations_by_source_role)),
-            spreadsheet_safe(counts_cell(&m.review.claim_support)),
-            m.review.merges_to_review.to_string(),
-            m.review.split_keys.to_string(),
-            m.review.unique_keys_with_splits.to_string(),
+            spreadsheet_safe(g.value.clone().unwrap_or_default()),
         ];
-        let (merges, tops) = review_list_cells(m);
-        rec.push(spreadsheet_safe(merges));
-        rec.push(spreadsheet_safe(tops));
+        for x in MEASURES {
+            rec.extend(cells(x, m));
+        }
         rec.extend(
             g.values
                 .0
@@ -135,6 +43,119 @@ fn write_groups_csv(opts: &ReportOptions, groups: &[Group], out: &mut dyn Write)
     }
     w.flush()?;
     Ok(())
+}
+
+/// A measure's CSV cells, one per column it names.
+pub(super) fn cells(x: &Measure, m: &Measures) -> Vec<String> {
+    if x.csv.is_empty() {
+        return Vec::new();
+    }
+    match x.shown {
+        Shown::Count(v) => vec![v(m).to_string()],
+        Shown::Share { .. } | Shown::Index(_) => vec![x.text(m)],
+        Shown::PerValue { of, .. } => vec![spreadsheet_safe(counts_cell(of(m)))],
+        Shown::Section(s) => section_cells(s, m),
+    }
+}
+
+/// The cells of a section: lists `; `-joined in one cell.
+fn section_cells(s: Section, m: &Measures) -> Vec<String> {
+    let safe = |v: &[String]| spreadsheet_safe(v.join("; "));
+    match s {
+        Section::TopPublishers => {
+            let top = m.top_publishers.first();
+            let all_top: Vec<String> = m
+                .top_publishers
+                .iter()
+                .map(|t| format!("{} {} {:.4}", t.name(), t.observations, t.share))
+                .collect();
+            vec![
+                top.map(|t| t.name().to_string()).unwrap_or_default(),
+                top.map(|t| t.observations.to_string()).unwrap_or_default(),
+                top.map(|t| format!("{:.4}", t.share)).unwrap_or_default(),
+                all_top.join("; "),
+            ]
+        }
+        Section::Sample => vec![
+            safe(&m.sample.prompt_versions),
+            safe(&m.sample.answer_systems),
+            safe(&m.sample.markets),
+            m.sample.window.from.clone().unwrap_or_default(),
+            m.sample.window.to.clone().unwrap_or_default(),
+        ],
+        Section::PublisherUnit => vec![m.publisher_unit.as_str().to_string()],
+        Section::TopKeys => {
+            let keys: Vec<String> = m
+                .top_keys
+                .iter()
+                .map(|k| {
+                    format!(
+                        "{} {} {:.4} spellings {} {}..{}",
+                        k.key, k.observations, k.share, k.spellings, k.first_seen, k.last_seen
+                    )
+                })
+                .collect();
+            vec![safe(&keys)]
+        }
+        Section::Overlap => {
+            let overlap: Vec<String> = m
+                .overlap
+                .iter()
+                .map(|o| {
+                    let splits = o.keys_with_splits.as_ref().map_or(String::new(), |k| {
+                        format!(
+                            ", keys with splits {}/{} {:.4}",
+                            k.both, k.either, k.jaccard
+                        )
+                    });
+                    format!(
+                        "{} ~ {}: publishers {}/{} {:.4}, keys {}/{} {:.4}{splits}",
+                        o.a,
+                        o.b,
+                        o.publishers.both,
+                        o.publishers.either,
+                        o.publishers.jaccard,
+                        o.keys.both,
+                        o.keys.either,
+                        o.keys.jaccard
+                    )
+                })
+                .collect();
+            vec![safe(&overlap)]
+        }
+        Section::MergesToReview => {
+            let merges: Vec<String> = m
+                .review
+                .merges_to_review_list
+                .iter()
+                .map(|t| {
+                    format!(
+                        "{} {} variants {} rules {} check {}",
+                        t.key,
+                        t.observations,
+                        t.variants,
+                        t.risky_rules.join(","),
+                        t.check_text()
+                    )
+                })
+                .collect();
+            vec![safe(&merges)]
+        }
+        Section::TopKeysWithSplits => {
+            let tops: Vec<String> = m
+                .review
+                .top_keys_with_splits
+                .iter()
+                .map(|k| match &k.split_from {
+                    Some(f) => {
+                        format!("{} {} {:.4} split from {f}", k.key, k.observations, k.share)
+                    }
+                    None => format!("{} {} {:.4}", k.key, k.observations, k.share),
+                })
+                .collect();
+            vec![safe(&tops)]
+        }
+    }
 }
 
 fn write_compare_csv(c: &Comparison, out: &mut dyn Write) -> Result<()> {
@@ -200,7 +221,7 @@ fn write_compare_csv(c: &Comparison, out: &mut dyn Write) -> Result<()> {
 /// figures that count observations; the status column stays empty.
 fn review_change_rows(c: &Comparison) -> Vec<[String; 13]> {
     let (ma, mb) = (&c.a.measures, &c.b.measures);
-    let (ra, rb) = (ma.review.rows(), mb.review.rows());
+    let (ra, rb) = (review::rows(ma), review::rows(mb));
     let mut names: Vec<(String, bool)> = Vec::new();
     for r in ra.iter().chain(&rb) {
         if !names.iter().any(|(n, _)| *n == r.name) {
@@ -245,35 +266,6 @@ fn review_change_rows(c: &Comparison) -> Vec<[String; 13]> {
             ]
         })
         .collect()
-}
-
-/// The CSV cells: every merge to review, and the top keys with splits, each `; `-joined.
-fn review_list_cells(m: &Measures) -> (String, String) {
-    let merges: Vec<String> = m
-        .review
-        .merges_to_review_list
-        .iter()
-        .map(|t| {
-            format!(
-                "{} {} variants {} rules {} check {}",
-                t.key,
-                t.observations,
-                t.variants,
-                t.risky_rules.join(","),
-                t.check_text()
-            )
-        })
-        .collect();
-    let tops: Vec<String> = m
-        .review
-        .top_keys_with_splits
-        .iter()
-        .map(|k| match &k.split_from {
-            Some(f) => format!("{} {} {:.4} split from {f}", k.key, k.observations, k.share),
-            None => format!("{} {} {:.4}", k.key, k.observations, k.share),
-        })
-        .collect();
-    (merges.join("; "), tops.join("; "))
 }
 
 /// The compare CSV's `merge_to_review` rows: every key listed on either side, with its

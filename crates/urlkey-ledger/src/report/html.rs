@@ -14,6 +14,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use super::catalog::{Group, Measure, Section, Shown, MEASURES};
 use super::review::LISTED;
 use super::share::round_share;
 use super::{
@@ -196,43 +197,16 @@ fn lead(h: &mut String, opts: &ReportOptions, report: &Report) -> Result<()> {
             };
             let m = &g.measures;
             h.push_str("<section class=\"lead\" id=\"lead\">\n<dl class=\"headline\">");
-            headline_item(
-                h,
-                "observations",
-                "observations",
-                &thousands(m.observations),
-            );
-            headline_item(
-                h,
-                "valid_observations",
-                "valid observations",
-                &thousands(m.valid_observations),
-            );
-            headline_item(
-                h,
-                "unique_keys",
-                "unique URL keys",
-                &thousands(m.unique_keys),
-            );
-            headline_item(
-                h,
-                "unique_publishers",
-                &format!("unique {}", m.publisher_unit.noun()),
-                &thousands(m.unique_publishers),
-            );
-            headline_item(
-                h,
-                "top1_share",
-                "top-1 publisher share",
-                &format!("{:.4}", m.concentration.top1_share),
-            );
-            if m.review.has_any() {
-                headline_item(
-                    h,
-                    "merges_to_review",
-                    "merges to review",
-                    &thousands(m.review.merges_to_review),
-                );
+            let review = m.review.has_any();
+            for x in MEASURES.iter().filter(|x| x.headline) {
+                if x.group == Group::Review && !review {
+                    continue;
+                }
+                let value = match x.shown {
+                    Shown::Count(n) => thousands(n(m)),
+                    _ => x.text(m),
+                };
+                headline_item(h, x.name, &x.label(m), &value);
             }
             h.push_str("</dl>\n");
             if let Some(t) = m.top_publishers.first() {
@@ -263,57 +237,59 @@ fn share_cell(h: &mut String, measure: &str, share: f64, part: u64, whole: u64) 
 }
 
 fn measures(h: &mut String, m: &Measures, id: &str) -> Result<()> {
-    let _ = writeln!(
-        h,
-        "<p class=\"sample\"><strong>Sample:</strong> <span data-measure=\"sample\">{}</span>.</p>",
-        esc(&sample_sentence(m))
-    );
+    section(h, Section::Sample, m, id)?;
     h.push_str("<table class=\"measures\">\n<tr><th>measure</th><th>value</th></tr>\n");
-    let unique_pub = format!("unique {}", m.publisher_unit.noun());
-    for (name, label, n) in [
-        (
-            "observations",
-            "observations (invalid URLs included)",
-            m.observations,
-        ),
-        (
-            "valid_observations",
-            "valid observations (URL has a key)",
-            m.valid_observations,
-        ),
-        (
-            "invalid_observations",
-            "invalid observations (kept, with error code)",
-            m.invalid_observations,
-        ),
-        ("unique_keys", "unique URL keys", m.unique_keys),
-        (
-            "unique_publishers",
-            unique_pub.as_str(),
-            m.unique_publishers,
-        ),
-    ] {
+    for x in Measure::of(Group::Counts).chain(Measure::of(Group::Concentration)) {
+        let label = match x.shown {
+            Shown::Share { of, .. } => {
+                format!("{} (of {} valid observations)", x.label_noted(m), of(m))
+            }
+            _ => x.label_noted(m),
+        };
         let _ = writeln!(
             h,
-            "<tr><td>{label}</td><td class=\"n\" data-measure=\"{name}\">{n}</td></tr>"
+            "<tr><td>{label}</td><td class=\"n\" data-measure=\"{}\">{}</td></tr>",
+            x.name,
+            x.text(m)
         );
     }
-    let c = &m.concentration;
-    let _ = writeln!(
-        h,
-        "<tr><td>top-1 publisher share (of {v} valid observations)</td><td class=\"n\" \
-         data-measure=\"top1_share\">{:.4}</td></tr>\n<tr><td>top-5 publishers share (of {v} \
-         valid observations)</td><td class=\"n\" data-measure=\"top5_share\">{:.4}</td></tr>\n\
-         <tr><td>HHI over {} publishers</td><td class=\"n\" data-measure=\"hhi\">{:.4}</td></tr>",
-        c.top1_share,
-        c.top5_share,
-        c.publishers,
-        c.hhi,
-        v = c.valid_observations
-    );
     h.push_str("</table>\n");
     review_figures(h, m);
+    for s in [
+        Section::MergesToReview,
+        Section::TopKeysWithSplits,
+        Section::PublisherUnit,
+        Section::TopPublishers,
+        Section::TopKeys,
+        Section::Overlap,
+    ] {
+        section(h, s, m, id)?;
+    }
+    Ok(())
+}
 
+/// One section of the measures (`id`: the group's, for the charts' ids).
+fn section(h: &mut String, s: Section, m: &Measures, id: &str) -> Result<()> {
+    match s {
+        Section::Sample => {
+            let _ = writeln!(
+                h,
+                "<p class=\"sample\"><strong>Sample:</strong> <span data-measure=\"sample\">{}</span>.</p>",
+                esc(&sample_sentence(m))
+            );
+        }
+        // Stated by the labels (`unique publisher hostnames`) and the publishers' header.
+        Section::PublisherUnit => {}
+        Section::TopPublishers => top_publishers(h, m, id)?,
+        Section::TopKeys => top_keys(h, m),
+        Section::Overlap => overlap(h, m),
+        Section::MergesToReview => merges_to_review(h, m),
+        Section::TopKeysWithSplits => top_keys_with_splits(h, m),
+    }
+    Ok(())
+}
+
+fn top_publishers(h: &mut String, m: &Measures, id: &str) -> Result<()> {
     if m.top_publishers.is_empty() {
         h.push_str("<p>No valid observations: no publishers.</p>\n");
     } else {
@@ -376,7 +352,10 @@ fn measures(h: &mut String, m: &Measures, id: &str) -> Result<()> {
             m.valid_observations, m.unique_publishers, m.unique_publishers
         );
     }
+    Ok(())
+}
 
+fn top_keys(h: &mut String, m: &Measures) {
     if !m.top_keys.is_empty() {
         let _ = writeln!(
             h,
@@ -415,7 +394,9 @@ fn measures(h: &mut String, m: &Measures, id: &str) -> Result<()> {
         }
         h.push_str("</table>\n");
     }
+}
 
+fn overlap(h: &mut String, m: &Measures) {
     if !m.overlap.is_empty() {
         h.push_str(
             "<h3>Overlap between answer systems</h3>\n<p>Jaccard index = cited by both / cited \
@@ -465,7 +446,6 @@ fn measures(h: &mut String, m: &Measures, id: &str) -> Result<()> {
         }
         h.push_str("</table>\n");
     }
-    Ok(())
 }
 
 fn summary(h: &mut String, what: &str, kind: &str, s: &ChangeSummary) {
@@ -523,7 +503,7 @@ fn review_figures(h: &mut String, m: &Measures) {
     h.push_str(
         "<table class=\"review\">\n<tr><th>figure</th><th>value</th><th>share</th><th>of</th></tr>\n",
     );
-    for r in m.review.rows() {
+    for r in super::review::rows(m) {
         let _ = write!(
             h,
             "<tr data-figure=\"{}\"><td>{}</td><td class=\"n\" data-measure=\"review\">{}</td>",
@@ -540,7 +520,6 @@ fn review_figures(h: &mut String, m: &Measures) {
         h.push_str("</tr>\n");
     }
     h.push_str("</table>\n");
-    review_lists(h, m);
 }
 
 /// The measures of the two compared samples, after the change ([`change`]) that leads.
@@ -590,8 +569,8 @@ fn change(h: &mut String, c: &Comparison) -> Result<()> {
     Ok(())
 }
 
-/// The tables of merges to review and of the top keys with splits applied (`tr data-merge="KEY"`, `tr data-split-top="KEY"`).
-fn review_lists(h: &mut String, m: &Measures) {
+/// The table of merges to review (`tr data-merge="KEY"`).
+fn merges_to_review(h: &mut String, m: &Measures) {
     let r = &m.review;
     if !r.merges_to_review_list.is_empty() {
         h.push_str(
@@ -624,6 +603,11 @@ fn review_lists(h: &mut String, m: &Measures) {
             );
         }
     }
+}
+
+/// The table of the top keys with splits applied (`tr data-split-top="KEY"`).
+fn top_keys_with_splits(h: &mut String, m: &Measures) {
+    let r = &m.review;
     if !r.top_keys_with_splits.is_empty() {
         let _ = writeln!(
             h,

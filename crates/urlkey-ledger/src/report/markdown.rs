@@ -2,6 +2,7 @@
 
 use std::io::Write;
 
+use super::catalog::{Group, Measure, Section, Shown};
 use super::review::LISTED;
 use super::{
     policy_text, sample_sentence, summary_text, Comparison, Measures, Overlap, Report,
@@ -59,41 +60,54 @@ pub(super) fn write_markdown(
 }
 
 fn markdown_measures(m: &Measures, h: &str, out: &mut dyn Write) -> Result<()> {
-    writeln!(out, "**Sample:** {}.", md(&sample_sentence(m)))?;
-    writeln!(out)?;
+    section(Section::Sample, m, h, out)?;
     writeln!(out, "| measure | value |")?;
     writeln!(out, "|---|---:|")?;
-    let unique_pub = format!("unique {}", m.publisher_unit.noun());
-    for (label, n) in [
-        ("observations (invalid URLs included)", m.observations),
-        ("valid observations (URL has a key)", m.valid_observations),
-        (
-            "invalid observations (kept, with error code)",
-            m.invalid_observations,
-        ),
-        ("unique URL keys", m.unique_keys),
-        (unique_pub.as_str(), m.unique_publishers),
-    ] {
-        writeln!(out, "| {label} | {n} |")?;
+    for x in Measure::of(Group::Counts).chain(Measure::of(Group::Concentration)) {
+        let v = match x.shown {
+            Shown::Share { of, .. } => format!("{} (of {})", x.text(m), of(m)),
+            _ => x.text(m),
+        };
+        writeln!(out, "| {} | {v} |", x.label_noted(m))?;
     }
-    let c = &m.concentration;
-    writeln!(
-        out,
-        "| top-1 publisher share | {:.4} (of {}) |",
-        c.top1_share, c.valid_observations
-    )?;
-    writeln!(
-        out,
-        "| top-5 publishers share | {:.4} (of {}) |",
-        c.top5_share, c.valid_observations
-    )?;
-    writeln!(
-        out,
-        "| HHI over {} publishers | {:.4} |",
-        c.publishers, c.hhi
-    )?;
-    markdown_review(m, out)?;
+    if m.review.has_any() {
+        for r in super::review::rows(m) {
+            writeln!(out, "| {} | {} |", md(&r.label), r.value)?;
+        }
+    }
     writeln!(out)?;
+    for s in [
+        Section::PublisherUnit,
+        Section::TopPublishers,
+        Section::TopKeys,
+        Section::MergesToReview,
+        Section::TopKeysWithSplits,
+        Section::Overlap,
+    ] {
+        section(s, m, h, out)?;
+    }
+    Ok(())
+}
+
+/// One section of the measures, under headings of level `h`.
+fn section(s: Section, m: &Measures, h: &str, out: &mut dyn Write) -> Result<()> {
+    match s {
+        Section::Sample => {
+            writeln!(out, "**Sample:** {}.", md(&sample_sentence(m)))?;
+            writeln!(out)?;
+        }
+        // Stated by the labels (`unique publisher hostnames`) and the publishers' header.
+        Section::PublisherUnit => {}
+        Section::TopPublishers => top_publishers(m, out)?,
+        Section::TopKeys => top_keys(m, h, out)?,
+        Section::Overlap => overlap(m, h, out)?,
+        Section::MergesToReview => merges_to_review(m, h, out)?,
+        Section::TopKeysWithSplits => top_keys_with_splits(m, h, out)?,
+    }
+    Ok(())
+}
+
+fn top_publishers(m: &Measures, out: &mut dyn Write) -> Result<()> {
     if m.top_publishers.is_empty() {
         writeln!(out, "No valid observations: no publishers.")?;
     } else {
@@ -140,6 +154,10 @@ fn markdown_measures(m: &Measures, h: &str, out: &mut dyn Write) -> Result<()> {
             )?;
         }
     }
+    Ok(())
+}
+
+fn top_keys(m: &Measures, h: &str, out: &mut dyn Write) -> Result<()> {
     if !m.top_keys.is_empty() {
         writeln!(out)?;
         writeln!(out, "{h} Top URL keys")?;
@@ -171,7 +189,10 @@ fn markdown_measures(m: &Measures, h: &str, out: &mut dyn Write) -> Result<()> {
             )?;
         }
     }
-    review_lists(m, h, out)?;
+    Ok(())
+}
+
+fn overlap(m: &Measures, h: &str, out: &mut dyn Write) -> Result<()> {
     if !m.overlap.is_empty() {
         writeln!(out)?;
         writeln!(out, "{h} Overlap between answer systems")?;
@@ -289,40 +310,13 @@ fn markdown_compare(c: &Comparison, out: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
-/// The review figures (source roles, claim support, merges, splits) as rows of the
-/// measures table, when people decided something or a merge waits for them.
-fn markdown_review(m: &Measures, out: &mut dyn Write) -> Result<()> {
-    if !m.review.has_any() {
-        return Ok(());
-    }
-    let r = &m.review;
-    for (role, n) in &r.observations_by_source_role {
-        writeln!(
-            out,
-            "| valid observations, source role {} | {n} |",
-            md(role)
-        )?;
-    }
-    for (c, n) in &r.claim_support {
-        writeln!(out, "| valid observations, claim support {} | {n} |", md(c))?;
-    }
-    writeln!(out, "| merges to review | {} |", r.merges_to_review)?;
-    writeln!(out, "| keys split by a person | {} |", r.split_keys)?;
-    writeln!(
-        out,
-        "| unique URL keys with splits applied | {} |",
-        r.unique_keys_with_splits
-    )?;
-    Ok(())
-}
-
 /// Text inside a Markdown code span (a backtick would end it).
 fn code(s: &str) -> String {
     md(s).replace('`', "'")
 }
 
-/// The sections listing the merges to review and the top keys with splits applied.
-fn review_lists(m: &Measures, h: &str, out: &mut dyn Write) -> Result<()> {
+/// The merges to review.
+fn merges_to_review(m: &Measures, h: &str, out: &mut dyn Write) -> Result<()> {
     let r = &m.review;
     if !r.merges_to_review_list.is_empty() {
         writeln!(out)?;
@@ -363,6 +357,12 @@ fn review_lists(m: &Measures, h: &str, out: &mut dyn Write) -> Result<()> {
             )?;
         }
     }
+    Ok(())
+}
+
+/// The top keys with splits applied.
+fn top_keys_with_splits(m: &Measures, h: &str, out: &mut dyn Write) -> Result<()> {
+    let r = &m.review;
     if !r.top_keys_with_splits.is_empty() {
         writeln!(out)?;
         writeln!(out, "{h} Top URL keys with splits applied")?;

@@ -251,13 +251,42 @@ fn is_empty_values(v: &Values) -> bool {
     v.0.is_empty()
 }
 
-/// A `--by` report.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Grouped {
-    /// The columns grouped by, joined with `,` (as `--by` takes them).
-    pub by: String,
-    /// One entry per combination of values present, sorted (`null` first).
-    pub groups: Vec<Group>,
+/// The JSON report (`report --format json`, serve's `GET /api/ledger`), decided once:
+/// a comparison; without `--by`, the whole ledger's measures (`{}` for an empty ledger);
+/// with `--by`, the columns and the groups.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum JsonReport<'a> {
+    /// `--compare A B` or two windows.
+    Compare(&'a Comparison),
+    /// The whole ledger.
+    Measures(&'a Measures),
+    /// An empty ledger without `--by`.
+    Empty {},
+    /// A `--by` report.
+    Grouped {
+        /// The columns grouped by, joined with `,` (as `--by` takes them).
+        by: String,
+        /// One entry per combination of values present, sorted (`null` first).
+        groups: &'a [Group],
+    },
+}
+
+impl<'a> JsonReport<'a> {
+    /// The JSON shape of `report`, grouped by `by`.
+    pub fn of(report: &'a super::Report, by: &[GroupBy]) -> JsonReport<'a> {
+        match report {
+            super::Report::Compare(_, c) => JsonReport::Compare(c),
+            super::Report::Groups(c) if by.is_empty() => match c.groups.first() {
+                Some(g) => JsonReport::Measures(&g.measures),
+                None => JsonReport::Empty {},
+            },
+            super::Report::Groups(c) => JsonReport::Grouped {
+                by: super::by_text(by),
+                groups: &c.groups,
+            },
+        }
+    }
 }
 
 /// One publisher or key in a comparison.

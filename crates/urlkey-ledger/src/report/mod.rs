@@ -16,10 +16,14 @@
 //! - **compare** (`--compare A B`): per publisher and per key, the valid observations in
 //!   each of two collections, the change, new and gone ([`Comparison`]).
 //!
+//! [`catalog::MEASURES`] is the one table of every measure (its JSON path, CSV columns,
+//! label, and how it is shown), which every format loops over.
+//!
 //! Every share is printed with its denominator and the sample it describes. The rows are
 //! read once (the observation's dimensions, run time, key, host and observed URL) and
 //! every measure is computed from them in memory.
 
+pub mod catalog;
 mod compute;
 mod csv;
 pub mod html;
@@ -182,18 +186,8 @@ pub fn write(
     let report = build(conn, opts)?;
     match format {
         ReportFormat::Json => {
-            let text = match &report {
-                Report::Compare(_, c) => serde_json::to_string_pretty(c),
-                Report::Groups(c) if opts.by.is_empty() => match c.groups.first() {
-                    Some(g) => serde_json::to_string_pretty(&g.measures),
-                    None => Ok("{}".to_string()),
-                },
-                Report::Groups(c) => serde_json::to_string_pretty(&Grouped {
-                    by: by_text(&opts.by),
-                    groups: c.groups.clone(),
-                }),
-            }
-            .map_err(|e| LedgerError::Output(format!("cannot write JSON: {e}")))?;
+            let text = serde_json::to_string_pretty(&JsonReport::of(&report, &opts.by))
+                .map_err(|e| LedgerError::Output(format!("cannot write JSON: {e}")))?;
             writeln!(out, "{text}")?;
         }
         ReportFormat::Csv => csv::write_csv(opts, &report, out)?,

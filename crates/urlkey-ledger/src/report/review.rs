@@ -152,48 +152,35 @@ impl ReviewFigures {
             || self.split_keys > 0
             || self.merges_to_review > 0
     }
+}
 
-    /// Every figure in report order: roles, claim support, then the key counts.
-    pub fn rows(&self) -> Vec<FigureRow> {
-        let mut rows = Vec::new();
-        for (role, n) in &self.observations_by_source_role {
-            rows.push(FigureRow {
-                name: format!("source_role={role}"),
-                label: format!("valid observations, source role {role}"),
-                value: *n,
-                of_observations: true,
-            });
-        }
-        for (c, n) in &self.claim_support {
-            rows.push(FigureRow {
-                name: format!("claim_support={c}"),
-                label: format!("valid observations, claim support {c}"),
-                value: *n,
-                of_observations: true,
-            });
-        }
-        for (name, label, value) in [
-            (
-                "merges_to_review",
-                "merges to review",
-                self.merges_to_review,
-            ),
-            ("split_keys", "keys split by a person", self.split_keys),
-            (
-                "unique_keys_with_splits",
-                "unique URL keys with splits applied",
-                self.unique_keys_with_splits,
-            ),
-        ] {
-            rows.push(FigureRow {
-                name: name.to_string(),
-                label: label.to_string(),
-                value,
+/// Every review figure of `m` in the table's order ([`super::catalog::MEASURES`]): one row
+/// per value of the per-value counts (roles, claim support), then the key counts.
+pub fn rows(m: &super::Measures) -> Vec<FigureRow> {
+    use super::catalog::{Group, Measure, Shown};
+    let mut rows = Vec::new();
+    for x in Measure::of(Group::Review) {
+        match x.shown {
+            Shown::PerValue { of, row } => {
+                for (v, n) in of(m) {
+                    rows.push(FigureRow {
+                        name: format!("{row}={v}"),
+                        label: format!("{} {v}", x.label(m)),
+                        value: *n,
+                        of_observations: true,
+                    });
+                }
+            }
+            Shown::Count(value) => rows.push(FigureRow {
+                name: x.name.to_string(),
+                label: x.label(m),
+                value: value(m),
                 of_observations: false,
-            });
+            }),
+            Shown::Share { .. } | Shown::Index(_) | Shown::Section(_) => {}
         }
-        rows
     }
+    rows
 }
 
 impl ReviewFigures {
@@ -266,7 +253,7 @@ pub(super) fn figures(rows: &[Row<'_>], d: &Decisions, top: usize) -> ReviewFigu
         e.0 += 1;
         e.1.insert(observed);
         if is_split(d, key) {
-            *e.2.entry(crate::verify::fetch::as_fetched(observed))
+            *e.2.entry(crate::spelling::as_fetched(observed))
                 .or_default() += 1;
         }
     }

@@ -2,6 +2,7 @@
 
 use std::io::Write;
 
+use super::catalog::{Group, Measure, Section, Shown};
 use super::review::LISTED;
 use super::{
     policy_text, sample_sentence, summary_text, Change, Comparison, Measures, Report,
@@ -39,150 +40,180 @@ pub(super) fn write_table(
     Ok(())
 }
 
-/// The review figures (source roles, claim support, merges, splits), when people decided
-/// something or a merge waits for them.
+/// After the text's `merges to review: N`: where they are listed.
+const MERGES_LISTED: &str = " (listed below; all policies: `urlkey ledger merges`)";
+
+/// The review figures (source roles, claim support, merges, splits) in two lines, when
+/// people decided something or a merge waits for them.
 fn table_review(m: &Measures, out: &mut dyn Write) -> Result<()> {
-    let r = &m.review;
     if !m.review.has_any() {
         return Ok(());
     }
-    let list = |map: &std::collections::BTreeMap<String, u64>| {
-        map.iter()
-            .map(|(k, n)| format!("{k} {n}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    let (mut per_value, mut counts) = (Vec::new(), Vec::new());
+    for x in Measure::of(Group::Review) {
+        match x.shown {
+            Shown::PerValue { .. } => per_value.push(format!("{}: {}", x.short, x.text(m))),
+            _ => {
+                let after = if x.name == "merges_to_review" {
+                    MERGES_LISTED
+                } else {
+                    ""
+                };
+                counts.push(format!("{}: {}{after}", x.label(m), x.text(m)));
+            }
+        }
+    }
     writeln!(
         out,
-        "  reviews (of the {} valid observations): source role: {}; claim support: {}",
+        "  reviews (of the {} valid observations): {}",
         m.valid_observations,
-        list(&r.observations_by_source_role),
-        list(&r.claim_support)
+        per_value.join("; ")
     )?;
-    writeln!(
-        out,
-        "  merges to review: {} (listed below; all policies: `urlkey ledger merges`); keys split by a person: {}; \
-         unique URL keys with splits applied: {}",
-        r.merges_to_review, r.split_keys, r.unique_keys_with_splits
-    )?;
+    writeln!(out, "  {}", counts.join("; "))?;
     Ok(())
 }
 
 fn table_measures(m: &Measures, out: &mut dyn Write) -> Result<()> {
-    writeln!(out, "Sample: {}", sample_sentence(m))?;
-    let unique_pub = format!("unique {}", m.publisher_unit.noun());
-    let rows = [
-        ("observations (invalid URLs included)", m.observations),
-        ("valid observations (URL has a key)", m.valid_observations),
-        (
-            "invalid observations (kept, with error code)",
-            m.invalid_observations,
-        ),
-        ("unique URL keys", m.unique_keys),
-        (unique_pub.as_str(), m.unique_publishers),
-    ];
-    for (label, n) in rows {
-        writeln!(out, "  {label:<46} {n:>8}")?;
+    section(Section::Sample, m, out)?;
+    for x in Measure::of(Group::Counts) {
+        writeln!(out, "  {:<46} {:>8}", x.label_noted(m), x.text(m))?;
     }
-    if m.top_publishers.is_empty() {
-        writeln!(out, "  top publishers: none (no valid observations)")?;
-    } else {
-        writeln!(
-            out,
-            "  top publishers (share = publisher's valid observations / all {} valid \
-             observations):",
-            m.valid_observations
-        )?;
-        let head = m.publisher_unit.header();
-        let width = m
-            .top_publishers
-            .iter()
-            .map(|t| t.name().chars().count())
-            .max()
-            .unwrap_or(8)
-            .max(head.len());
-        writeln!(out, "    {head:<width$}  {:>12}  share", "observations")?;
-        for t in &m.top_publishers {
-            let hosts = if t.hostnames.is_empty() {
-                String::new()
-            } else {
-                format!("  [{}]", t.hostnames.join(", "))
-            };
-            writeln!(
-                out,
-                "    {:<width$}  {:>12}  {:.4} ({}/{}){hosts}",
-                t.name(),
-                t.observations,
-                t.share,
-                t.observations,
-                m.valid_observations
-            )?;
-        }
-    }
+    section(Section::PublisherUnit, m, out)?;
+    section(Section::TopPublishers, m, out)?;
     let c = &m.concentration;
+    let figures: Vec<String> = Measure::of(Group::Concentration)
+        .map(|x| format!("{} {}", x.short, x.text(m)))
+        .collect();
     writeln!(
         out,
-        "  concentration over {} publishers (shares of the {} valid observations): top1 \
-         {:.4}, top5 {:.4}, HHI {:.4}",
-        c.publishers, c.valid_observations, c.top1_share, c.top5_share, c.hhi
+        "  concentration over {} publishers (shares of the {} valid observations): {}",
+        c.publishers,
+        c.valid_observations,
+        figures.join(", ")
     )?;
     table_review(m, out)?;
-    if !m.top_keys.is_empty() {
+    section(Section::TopKeys, m, out)?;
+    // After the top keys, so the keys with splits applied read as their recount.
+    section(Section::MergesToReview, m, out)?;
+    section(Section::TopKeysWithSplits, m, out)?;
+    section(Section::Overlap, m, out)
+}
+
+/// One section of the measures.
+fn section(s: Section, m: &Measures, out: &mut dyn Write) -> Result<()> {
+    match s {
+        Section::Sample => writeln!(out, "Sample: {}", sample_sentence(m))?,
+        // Stated by the labels (`unique publisher hostnames`) and the publishers' header.
+        Section::PublisherUnit => {}
+        Section::TopPublishers => top_publishers(m, out)?,
+        Section::TopKeys => top_keys(m, out)?,
+        Section::Overlap => overlap(m, out)?,
+        Section::MergesToReview => merges_to_review(m, out)?,
+        Section::TopKeysWithSplits => top_keys_with_splits(m, out)?,
+    }
+    Ok(())
+}
+
+fn top_publishers(m: &Measures, out: &mut dyn Write) -> Result<()> {
+    if m.top_publishers.is_empty() {
+        writeln!(out, "  top publishers: none (no valid observations)")?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "  top publishers (share = publisher's valid observations / all {} valid \
+         observations):",
+        m.valid_observations
+    )?;
+    let head = m.publisher_unit.header();
+    let width = m
+        .top_publishers
+        .iter()
+        .map(|t| t.name().chars().count())
+        .max()
+        .unwrap_or(8)
+        .max(head.len());
+    writeln!(out, "    {head:<width$}  {:>12}  share", "observations")?;
+    for t in &m.top_publishers {
+        let hosts = if t.hostnames.is_empty() {
+            String::new()
+        } else {
+            format!("  [{}]", t.hostnames.join(", "))
+        };
         writeln!(
             out,
-            "  top URL keys (share = key's valid observations / all {} valid observations; \
-             spellings = distinct observed URLs):",
+            "    {:<width$}  {:>12}  {:.4} ({}/{}){hosts}",
+            t.name(),
+            t.observations,
+            t.share,
+            t.observations,
             m.valid_observations
         )?;
-        for k in &m.top_keys {
-            writeln!(
-                out,
-                "    {}  {} obs  {:.4} ({}/{})  spellings: {}  first {}  last {}",
-                k.key,
-                k.observations,
-                k.share,
-                k.observations,
-                m.valid_observations,
-                k.spellings,
-                k.first_seen,
-                k.last_seen
-            )?;
-        }
     }
-    // After the top keys, so the keys with splits applied read as their recount.
-    review_lists(m, out)?;
-    if !m.overlap.is_empty() {
+    Ok(())
+}
+
+fn top_keys(m: &Measures, out: &mut dyn Write) -> Result<()> {
+    if m.top_keys.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "  top URL keys (share = key's valid observations / all {} valid observations; \
+         spellings = distinct observed URLs):",
+        m.valid_observations
+    )?;
+    for k in &m.top_keys {
         writeln!(
             out,
-            "  overlap between answer systems (Jaccard = cited by both / cited by either):"
+            "    {}  {} obs  {:.4} ({}/{})  spellings: {}  first {}  last {}",
+            k.key,
+            k.observations,
+            k.share,
+            k.observations,
+            m.valid_observations,
+            k.spellings,
+            k.first_seen,
+            k.last_seen
         )?;
-        for o in &m.overlap {
+    }
+    Ok(())
+}
+
+fn overlap(m: &Measures, out: &mut dyn Write) -> Result<()> {
+    if m.overlap.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "  overlap between answer systems (Jaccard = cited by both / cited by either):"
+    )?;
+    for o in &m.overlap {
+        writeln!(
+            out,
+            "    {} ({} valid obs) ~ {} ({} valid obs): publishers {} of {} = {:.4} \
+             ({} and {}); keys {} of {} = {:.4} ({} and {})",
+            o.a,
+            o.a_valid_observations,
+            o.b,
+            o.b_valid_observations,
+            o.publishers.both,
+            o.publishers.either,
+            o.publishers.jaccard,
+            o.publishers.in_a,
+            o.publishers.in_b,
+            o.keys.both,
+            o.keys.either,
+            o.keys.jaccard,
+            o.keys.in_a,
+            o.keys.in_b
+        )?;
+        if let Some(k) = &o.keys_with_splits {
             writeln!(
                 out,
-                "    {} ({} valid obs) ~ {} ({} valid obs): publishers {} of {} = {:.4} \
-                 ({} and {}); keys {} of {} = {:.4} ({} and {})",
-                o.a,
-                o.a_valid_observations,
-                o.b,
-                o.b_valid_observations,
-                o.publishers.both,
-                o.publishers.either,
-                o.publishers.jaccard,
-                o.publishers.in_a,
-                o.publishers.in_b,
-                o.keys.both,
-                o.keys.either,
-                o.keys.jaccard,
-                o.keys.in_a,
-                o.keys.in_b
+                "      with split decisions applied: keys {} of {} = {:.4} ({} and {})",
+                k.both, k.either, k.jaccard, k.in_a, k.in_b
             )?;
-            if let Some(k) = &o.keys_with_splits {
-                writeln!(
-                    out,
-                    "      with split decisions applied: keys {} of {} = {:.4} ({} and {})",
-                    k.both, k.either, k.jaccard, k.in_a, k.in_b
-                )?;
-            }
         }
     }
     Ok(())
@@ -240,8 +271,8 @@ fn change_line(c: &Comparison, r: &Change) -> String {
     )
 }
 
-/// The lists of merges to review and of the top keys with splits applied.
-fn review_lists(m: &Measures, out: &mut dyn Write) -> Result<()> {
+/// The list of merges to review.
+fn merges_to_review(m: &Measures, out: &mut dyn Write) -> Result<()> {
     let r = &m.review;
     if !r.merges_to_review_list.is_empty() {
         writeln!(
@@ -264,6 +295,12 @@ fn review_lists(m: &Measures, out: &mut dyn Write) -> Result<()> {
             writeln!(out, "    {more}")?;
         }
     }
+    Ok(())
+}
+
+/// The top keys with splits applied.
+fn top_keys_with_splits(m: &Measures, out: &mut dyn Write) -> Result<()> {
+    let r = &m.review;
     if !r.top_keys_with_splits.is_empty() {
         writeln!(
             out,

@@ -12,6 +12,7 @@ use tokio::sync::Mutex;
 use super::canonical::{canonical_from_link_headers, HeadScanner};
 use super::content::{analyse, Content};
 use super::guard::{check_ip, check_url_host, DnsFailure, GuardedResolver, NetworkScope, Refused};
+use crate::spelling::sanitize;
 use crate::timefmt::now_millis;
 
 /// The user agent: names the tool and what it is doing.
@@ -506,32 +507,6 @@ fn elapsed_ms(t0: Instant) -> u64 {
     u64::try_from(t0.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
-/// The observed URL as verify fetches it (trimmed, no fragment, no userinfo); the text as
-/// it is when the HTTP client cannot parse it.
-pub fn as_fetched(observed: &str) -> String {
-    let text = observed.trim_matches(|c: char| c <= ' ');
-    match Url::parse(text) {
-        Ok(mut u) => {
-            sanitize(&mut u);
-            u.to_string()
-        }
-        Err(_) => observed.to_string(),
-    }
-}
-
-/// Removes what is never sent: the fragment, and userinfo. Returns true when userinfo
-/// was there.
-fn sanitize(url: &mut Url) -> bool {
-    url.set_fragment(None);
-    let had = !url.username().is_empty() || url.password().is_some();
-    if had {
-        // Both fail only for URLs that cannot have credentials, which have none.
-        let _ = url.set_username("");
-        let _ = url.set_password(None);
-    }
-    had
-}
-
 fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {
     headers
         .get(name)
@@ -606,17 +581,6 @@ fn classify_error(e: &reqwest::Error) -> (&'static str, &'static str, String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sanitize_removes_fragment_and_userinfo_only() {
-        let mut u =
-            Url::parse("https://user:pw@docs.example.org/A?utm_source=x#frag").expect("url");
-        assert!(sanitize(&mut u));
-        assert_eq!(u.as_str(), "https://docs.example.org/A?utm_source=x");
-        let mut u = Url::parse("https://docs.example.org/#x").expect("url");
-        assert!(!sanitize(&mut u));
-        assert_eq!(u.as_str(), "https://docs.example.org/");
-    }
 
     #[test]
     fn user_agent_names_the_tool() {

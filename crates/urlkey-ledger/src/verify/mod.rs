@@ -201,7 +201,7 @@ pub fn spellings(
             .into_iter()
             .filter_map(|a| a.rule)
             .filter(|n| urlkey::risk::risk_of(n) == Some(urlkey::risk::RiskClass::Risky));
-        let fetched = fetch::as_fetched(url);
+        let fetched = crate::spelling::as_fetched(url);
         match out.iter_mut().find(|(f, _)| *f == fetched) {
             Some((_, s)) => s.risky_rules.extend(rules),
             None => out.push((

@@ -318,18 +318,7 @@ pub(crate) async fn json(State(st): State<Arc<AppState>>, uri: Uri) -> Response 
         Err(e) => return e.into_response(),
     };
     match build(path, opts, None).await {
-        Ok((Report::Compare(_, c), _, _, _)) => json_response(StatusCode::OK, &c),
-        Ok((Report::Groups(g), _, opts, _)) if opts.by.is_empty() => match g.groups.first() {
-            Some(g) => json_response(StatusCode::OK, &g.measures),
-            None => json_response(StatusCode::OK, &serde_json::json!({})),
-        },
-        Ok((Report::Groups(g), _, opts, _)) => json_response(
-            StatusCode::OK,
-            &report::Grouped {
-                by: report::by_text(&opts.by),
-                groups: g.groups,
-            },
-        ),
+        Ok((r, _, opts, _)) => json_response(StatusCode::OK, &report::JsonReport::of(&r, &opts.by)),
         Err(e) => e.into_response(),
     }
 }

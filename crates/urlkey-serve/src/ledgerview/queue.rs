@@ -8,6 +8,7 @@
 //! key on one page, drew a page of 13,474 x 116,194 px.
 
 use urlkey_ledger::report::html;
+use urlkey_ledger::review::{variants, Variant};
 
 /// The review queue's style, after the report's.
 pub(super) const QUEUE_CSS: &str = "
@@ -63,80 +64,6 @@ impl QueueView {
         }
         html::esc(&format!("/ledger?{}#{anchor}", q.join("&")))
     }
-}
-
-/// One variant of a merged key, as the queue shows it.
-struct Variant {
-    observation: String,
-    url: String,
-    status: Option<String>,
-    http: Option<i64>,
-    title: Option<String>,
-    final_url: Option<String>,
-    canonical: Option<String>,
-    distance: Option<i64>,
-    claim: Option<String>,
-}
-
-/// The variants of a key: those its latest verification fetched, or (never verified) one
-/// observation per distinct observed URL.
-fn variants(
-    conn: &rusqlite::Connection,
-    policy: &str,
-    key: &str,
-) -> rusqlite::Result<Vec<Variant>> {
-    let mut st = conn.prepare(
-        "SELECT vv.observation_id, vv.requested_url, vv.verification_status, \
-         vv.final_http_status, vv.title, vv.final_url, vv.publisher_canonical, \
-         vv.distance_to_first, o.claim \
-         FROM verification_variants AS vv \
-         JOIN observations AS o ON o.observation_id = vv.observation_id \
-         WHERE vv.verification_id = (SELECT max(v.verification_id) FROM verifications AS v \
-           WHERE v.normalization_policy_version = ?1 AND v.normalized_key = ?2) \
-         ORDER BY vv.variant",
-    )?;
-    let got: Vec<Variant> = st
-        .query_map([policy, key], |r| {
-            Ok(Variant {
-                observation: r.get(0)?,
-                url: r.get(1)?,
-                status: r.get(2)?,
-                http: r.get(3)?,
-                title: r.get(4)?,
-                final_url: r.get(5)?,
-                canonical: r.get(6)?,
-                distance: r.get(7)?,
-                claim: r.get(8)?,
-            })
-        })?
-        .collect::<rusqlite::Result<_>>()?;
-    if !got.is_empty() {
-        return Ok(got);
-    }
-    let mut st = conn.prepare(
-        "SELECT observation_id, observed_url, claim FROM observations \
-         WHERE normalization_policy_version = ?1 AND normalized_key = ?2 ORDER BY rowid",
-    )?;
-    let mut seen = std::collections::HashSet::new();
-    let all = st
-        .query_map([policy, key], |r| {
-            Ok(Variant {
-                observation: r.get(0)?,
-                url: r.get(1)?,
-                status: None,
-                http: None,
-                title: None,
-                final_url: None,
-                canonical: None,
-                distance: None,
-                claim: r.get(2)?,
-            })
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(all
-        .into_iter()
-        .filter(|v| seen.insert(v.url.clone()))
-        .collect())
 }
 
 /// The columns of a spellings table, one row per spelling.
