@@ -8,13 +8,14 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::db;
-use crate::error::{LedgerError, Result};
+use crate::error::{ErrorKind, LedgerError, Result, Setting};
 use crate::export::{self, ExportFormat};
 use crate::ingest::{self, Defaults, InputFormat};
 use crate::norm::Normalizer;
 use crate::report::{self, GroupBy, PublisherUnit, ReportFormat, ReportOptions};
 use crate::review::{self, Decision, ListFormat};
 use crate::verify::{self, FetchConfig, NetworkScope, VerifyOptions};
+use crate::words::{Hint, NoProgress, PlainWords, Progress, Remedy, Words};
 
 /// The policy `ingest` keys with when none is named.
 pub const DEFAULT_POLICY: &str = urlkey::policy::defaults::LEDGER;
@@ -211,21 +212,6 @@ pub enum ReviewCommand {
     },
 }
 
-/// The ingest progress bar: on standard error when it is a terminal, as `urlkey map`'s.
-fn ingest_bar(path: &std::path::Path) -> Option<indicatif::ProgressBar> {
-    use std::io::IsTerminal;
-    if !std::io::stderr().is_terminal() {
-        return None;
-    }
-    let style = indicatif::ProgressStyle::with_template(
-        "{prefix}{msg} {bar:30} {bytes}/{total_bytes} {elapsed}",
-    )
-    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
-    let bar = indicatif::ProgressBar::new(0).with_style(style);
-    bar.set_prefix(format!("ingest {}: ", path.display()));
-    Some(bar)
-}
-
 /// Writes an output file atomically (a temporary file beside it, renamed when complete),
 /// refusing the ledger itself as the output.
 fn write_to_file(
@@ -238,9 +224,9 @@ fn write_to_file(
         &[path],
         &[urlkey_batch::input::Source::File(db.to_path_buf())],
     )
-    .map_err(|m| LedgerError::Usage(m.replace("the input", "the ledger")))?;
+    .map_err(|m| LedgerError::usage(m.replace("the input", "the ledger")))?;
     let failed = |e: std::io::Error| {
-        LedgerError::Output(format!(
+        LedgerError::output(format!(
             "cannot write {}: {e}; check the path and the free space",
             path.display()
         ))
@@ -256,42 +242,33 @@ fn write_to_file(
     Ok(())
 }
 
-/// Runs a ledger command on standard output and standard error. A reader of standard
-/// output that goes away (`urlkey ledger export | head`) ends a command whose product is
-/// standard output quietly; `ingest`, whose product is the database and whose standard
-/// output only reports, ingests every file regardless. A closed standard error loses the
-/// notes, never the run ([`urlkey_batch::stdio`]).
-pub fn run_on_stdio(command: LedgerCommand, db_path: &Path) -> Result<()> {
-    use urlkey_batch::stdio::Lossy;
-    let mut err = Lossy(std::io::stderr().lock());
-    let result = if matches!(command, LedgerCommand::Ingest(_)) {
-        run(
-            command,
-            db_path,
-            &mut Lossy(std::io::stdout().lock()),
-            &mut err,
-        )
-    } else {
-        run(command, db_path, &mut std::io::stdout().lock(), &mut err)
-    };
-    match result {
-        Err(LedgerError::OutputClosed) => Ok(()),
-        other => other,
-    }
-}
-
-/// Runs `command` on the ledger at `db_path`: results to `out`, notes to `err`.
+/// Runs `command` on the ledger at `db_path`: results to `out`, notes to `err`, in the
+/// ledger's own words and without progress ([`run_with`]).
 pub fn run(
     command: LedgerCommand,
     db_path: &Path,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<()> {
+    run_with(command, db_path, out, err, &NoProgress, &PlainWords)
+}
+
+/// Runs `command` on the ledger at `db_path`: results to `out`, notes to `err`, the
+/// progress of each ingested file to `progress`, advice in `words` (the command line's
+/// names its flags).
+pub fn run_with(
+    command: LedgerCommand,
+    db_path: &Path,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    progress: &dyn Progress,
+    words: &dyn Words,
+) -> Result<()> {
     match command {
         LedgerCommand::Init => init(db_path, out),
-        LedgerCommand::Ingest(command) => ingest_files(command, db_path, out, err),
+        LedgerCommand::Ingest(command) => ingest_files(command, db_path, out, err, progress, words),
         LedgerCommand::Report(command) => report(command, db_path, out, err),
-        LedgerCommand::Verify(command) => verify_keys(command, db_path, out),
+        LedgerCommand::Verify(command) => verify_keys(command, db_path, out, words),
         LedgerCommand::Review(command) => run_review(command, db_path, out),
         LedgerCommand::Merges { format } => {
             let conn = db::open(db_path, false)?;
@@ -322,6 +299,8 @@ fn ingest_files(
     db_path: &Path,
     out: &mut dyn Write,
     err: &mut dyn Write,
+    progress: &dyn Progress,
+    words: &dyn Words,
 ) -> Result<()> {
     let IngestCommand {
         files,
@@ -344,39 +323,35 @@ fn ingest_files(
         .as_deref()
         .map(|d| {
             urlkey_batch::input::parse_delimiter(d).ok_or_else(|| {
-                LedgerError::Usage(format!(
-                    "--delimiter {d:?}: give one ASCII character such as ; or |, or tab"
-                ))
+                LedgerError::invalid(
+                    Setting::Delimiter,
+                    format!(" {d:?}: give one ASCII character such as ; or |, or tab"),
+                )
             })
         })
         .transpose()?;
     let columns = ingest::ColumnMap::parse(columns.as_deref().unwrap_or(""))
-        .map_err(|m| LedgerError::Usage(format!("--columns: {m}")))?;
+        .map_err(|m| LedgerError::invalid(Setting::Columns, format!(": {m}")))?;
     if let Some(l) = &encoding {
         if urlkey_batch::input::encoding_for_label(l).is_none() {
-            return Err(LedgerError::Usage(format!(
-                "--encoding {l:?} is not an encoding label: use e.g. utf-8, utf-16le, \
-                 windows-1252, iso-8859-1"
-            )));
+            return Err(crate::ingest::unknown_encoding(l));
         }
     }
     if files.iter().filter(|f| f.as_os_str() == "-").count() > 1 {
-        return Err(LedgerError::Usage(
+        return Err(LedgerError::usage(
             "standard input (-) can be read once per command".to_string(),
         ));
     }
     let timezone = timezone
         .map(|z| crate::timefmt::time_zone(&z))
         .transpose()
-        .map_err(|m| LedgerError::Usage(format!("--timezone: {m}")))?;
+        .map_err(|m| LedgerError::invalid(Setting::Timezone, format!(": {m}")))?;
     if let Some(r) = &rejects {
         if files.len() > 1 {
-            return Err(LedgerError::Usage(format!(
-                "--rejects {} with {} input files: give one file per ingest when \
-                 setting refused rows aside, so that each rejects file matches its input",
-                r.display(),
-                files.len()
-            )));
+            return Err(LedgerError::new(ErrorKind::RejectsWithFiles {
+                rejects: r.clone(),
+                files: files.len(),
+            }));
         }
         let mut inputs: Vec<urlkey_batch::input::Source> = files
             .iter()
@@ -384,12 +359,18 @@ fn ingest_files(
             .collect();
         inputs.push(urlkey_batch::input::Source::File(db_path.to_path_buf()));
         urlkey_batch::outfile::check_outputs(&[r.as_path()], &inputs)
-            .map_err(|m| LedgerError::Usage(format!("--rejects: {m}")))?;
+            .map_err(|m| LedgerError::invalid(Setting::Rejects, format!(": {m}")))?;
     }
-    let norm = Normalizer::new(&policy).map_err(LedgerError::Policy)?;
+    let norm = Normalizer::new(&policy).map_err(LedgerError::policy)?;
     if let Some(ts) = &run_timestamp {
-        crate::timefmt::parse_run_timestamp_in(ts, timezone.as_ref())
-            .map_err(|m| LedgerError::Usage(format!("--run-timestamp: {m}")))?;
+        crate::timefmt::parse_run_timestamp_in(ts, timezone.as_ref()).map_err(|m| {
+            LedgerError::new(ErrorKind::Invalid {
+                setting: Setting::RunTimestamp,
+                detail: format!(": {m}"),
+                remedy: (timezone.is_none() && crate::timefmt::is_naive(ts))
+                    .then_some(Remedy::Timezone),
+            })
+        })?;
     }
     let defaults = Defaults {
         answer_system,
@@ -401,18 +382,7 @@ fn ingest_files(
     };
     let mut conn = db::open(db_path, true)?;
     for f in &files {
-        let bar = ingest_bar(f);
-        let progress = |phase: ingest::Phase, done: u64, total: u64| {
-            if let Some(b) = &bar {
-                // Standard input and a decompressed stream have no known size.
-                b.set_length(total.max(done));
-                b.set_position(done);
-                b.set_message(match phase {
-                    ingest::Phase::Check => "checking",
-                    ingest::Phase::Store => "storing",
-                });
-            }
-        };
+        progress.start(f);
         let s = ingest::ingest(
             &mut conn,
             f,
@@ -426,16 +396,16 @@ fn ingest_files(
                 sheet: sheet.as_deref(),
                 delimiter,
                 quotes,
-                progress: &progress,
+                progress,
+                words,
             },
-        )?;
-        if let Some(b) = bar {
-            b.finish_and_clear();
-        }
+        );
+        progress.finish();
+        let s = s?;
         for n in &s.notices {
             let n = n.replace(
                 urlkey_batch::input::OTHER_DELIMITER,
-                "give another with --delimiter C",
+                &words.hint(Hint::OtherDelimiter),
             );
             writeln!(err, "note: {n}")?;
         }
@@ -455,7 +425,7 @@ fn ingest_files(
                 ingest::plural(s.rejected, "row"),
                 ingest::plural(s.problem_count, "problem"),
                 s.rejects.as_deref().unwrap_or("?"),
-                ingest::list_problems(&s.problems, s.problem_count)
+                ingest::list_problems(&s.problems, s.problem_count, words)
             )?;
         }
         writeln!(out, "{s}")?;
@@ -486,12 +456,11 @@ fn report(
         .iter()
         .map(|w| report::TimeWindow::parse(w))
         .collect::<std::result::Result<Vec<_>, _>>()
-        .map_err(|m| LedgerError::Usage(format!("--window {m}")))?;
+        .map_err(|m| LedgerError::invalid(Setting::Window, format!(" {m}")))?;
     if windows.len() > 2 {
-        return Err(LedgerError::Usage(format!(
-            "--window given {} times: give one (a filter) or two (compared)",
-            windows.len()
-        )));
+        return Err(LedgerError::new(ErrorKind::TooManyWindows {
+            given: windows.len(),
+        }));
     }
     let opts = ReportOptions {
         by,
@@ -512,7 +481,12 @@ fn report(
 }
 
 /// `verify`: the settings checked, then the keys fetched and their results recorded.
-fn verify_keys(command: VerifyCommand, db_path: &Path, out: &mut dyn Write) -> Result<()> {
+fn verify_keys(
+    command: VerifyCommand,
+    db_path: &Path,
+    out: &mut dyn Write,
+    words: &dyn Words,
+) -> Result<()> {
     let VerifyCommand {
         limit,
         concurrency,
@@ -526,32 +500,37 @@ fn verify_keys(command: VerifyCommand, db_path: &Path, out: &mut dyn Write) -> R
         ca_cert,
     } = command;
     if max_variants == 0 {
-        return Err(LedgerError::Usage(
-            "--max-variants 0: give at least 1 (1 fetches the first observation's URL \
-             only)"
-                .to_string(),
+        return Err(LedgerError::invalid(
+            Setting::MaxVariants,
+            " 0: give at least 1 (1 fetches the first observation's URL only)",
         ));
     }
     let extra_roots = match &ca_cert {
         None => Vec::new(),
         Some(p) => vec![std::fs::read(p).map_err(|e| {
-            LedgerError::Usage(format!("--ca-cert {}: cannot read it: {e}", p.display()))
+            LedgerError::invalid(
+                Setting::CaCert,
+                format!(" {}: cannot read it: {e}", p.display()),
+            )
+            .with_source(e)
         })?],
     };
     if !(timeout.is_finite() && timeout > 0.0 && timeout <= 3600.0) {
-        return Err(LedgerError::Usage(format!(
-            "--timeout {timeout}: give seconds between 0 and 3600, e.g. --timeout 10"
-        )));
+        return Err(LedgerError::invalid(
+            Setting::Timeout,
+            format!(" {timeout}: give seconds between 0 and 3600, e.g. 10"),
+        ));
     }
     if concurrency == 0 {
-        return Err(LedgerError::Usage(
-            "--concurrency 0: give at least 1".to_string(),
+        return Err(LedgerError::invalid(
+            Setting::Concurrency,
+            " 0: give at least 1",
         ));
     }
     let older_than = older_than
         .map(|t| crate::timefmt::parse_duration(&t))
         .transpose()
-        .map_err(|m| LedgerError::Usage(format!("--older-than: {m}")))?;
+        .map_err(|m| LedgerError::invalid(Setting::OlderThan, format!(": {m}")))?;
     let scope = if allow_private_network {
         NetworkScope::AnyPrivate
     } else if allow_loopback {
@@ -574,7 +553,7 @@ fn verify_keys(command: VerifyCommand, db_path: &Path, out: &mut dyn Write) -> R
         },
     };
     let mut conn = db::open(db_path, false)?;
-    verify::run(&mut conn, &opts, out)?;
+    verify::run(&mut conn, &opts, out, words)?;
     Ok(())
 }
 
@@ -593,9 +572,9 @@ fn export_observations(
                 &[path.as_path()],
                 &[urlkey_batch::input::Source::File(db_path.to_path_buf())],
             )
-            .map_err(|m| LedgerError::Usage(m.replace("the input", "the ledger")))?;
+            .map_err(|m| LedgerError::usage(m.replace("the input", "the ledger")))?;
             let failed = |e: std::io::Error| {
-                LedgerError::Output(format!(
+                LedgerError::output(format!(
                     "cannot write {}: {e}; check the path and the free space",
                     path.display()
                 ))

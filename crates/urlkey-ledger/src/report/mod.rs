@@ -193,7 +193,7 @@ pub fn write(
                     groups: c.groups.clone(),
                 }),
             }
-            .map_err(|e| LedgerError::Output(format!("cannot write JSON: {e}")))?;
+            .map_err(|e| LedgerError::output(format!("cannot write JSON: {e}")))?;
             writeln!(out, "{text}")?;
         }
         ReportFormat::Csv => csv::write_csv(opts, &report, out)?,
