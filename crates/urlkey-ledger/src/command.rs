@@ -12,7 +12,7 @@ use crate::error::{ErrorKind, LedgerError, Result, Setting};
 use crate::export::{self, ExportFormat};
 use crate::ingest::{self, Defaults, InputFormat};
 use crate::norm::Normalizer;
-use crate::report::{self, GroupBy, PublisherUnit, ReportFormat, ReportOptions};
+use crate::report::{self, ReportFormat, ReportOptions};
 use crate::review::{self, Decision, ListFormat};
 use crate::verify::{self, FetchConfig, NetworkScope, VerifyOptions};
 use crate::words::{Hint, NoProgress, PlainWords, Progress, Remedy, Words};
@@ -68,18 +68,12 @@ pub struct IngestCommand {
     pub policy: String,
     /// Read the files as this format instead of guessing.
     pub input_format: Option<InputFormat>,
-    /// answer_system for rows that have none.
-    pub answer_system: Option<String>,
-    /// prompt_version for rows that have none.
-    pub prompt_version: Option<String>,
-    /// market for rows that have none.
-    pub market: Option<String>,
-    /// run_timestamp (RFC 3339 or YYYY-MM-DD) for rows that have none.
-    pub run_timestamp: Option<String>,
+    /// Values for rows that have none (answer_system, prompt_version, market,
+    /// run_timestamp, collection), handed to the ingest as they are; their `timezone` is
+    /// [`IngestCommand::timezone`]'s, read by the run.
+    pub defaults: Defaults,
     /// The IANA zone of run timestamps without Z or an offset (none: they are refused).
     pub timezone: Option<String>,
-    /// collection for rows that have none.
-    pub collection: Option<String>,
     /// Store the good rows and write every refused row here (none: all or nothing).
     pub rejects: Option<PathBuf>,
 }
@@ -95,12 +89,8 @@ impl Default for IngestCommand {
             quotes: true,
             policy: DEFAULT_POLICY.to_string(),
             input_format: None,
-            answer_system: None,
-            prompt_version: None,
-            market: None,
-            run_timestamp: None,
+            defaults: Defaults::default(),
             timezone: None,
-            collection: None,
             rejects: None,
         }
     }
@@ -109,38 +99,24 @@ impl Default for IngestCommand {
 /// `report`: what to count, over which observations, written how.
 #[derive(Debug, Clone)]
 pub struct ReportCommand {
-    /// Report each value (each combination of values) of these columns separately.
-    pub by: Vec<GroupBy>,
-    /// What a publisher is.
-    pub publisher: PublisherUnit,
-    /// Compare these two collections (A, B).
-    pub compare: Option<(String, String)>,
+    /// What to count and over which observations (grouping, comparison, policy, tops),
+    /// handed to the report as they are; its `windows` are [`ReportCommand::window`]'s,
+    /// read by the run.
+    pub options: ReportOptions,
     /// `FROM..TO` windows: one filters, two are compared.
     pub window: Vec<String>,
     /// Output format.
     pub format: ReportFormat,
-    /// How many top publishers to list (0 = all).
-    pub top: usize,
-    /// How many top URL keys to list (0 = all).
-    pub top_keys: usize,
-    /// Only observations keyed with this policy.
-    pub policy: Option<String>,
     /// Write here (through a temporary file and a rename) instead of `out`.
     pub output: Option<PathBuf>,
 }
 
 impl Default for ReportCommand {
     fn default() -> Self {
-        let opts = ReportOptions::default();
         ReportCommand {
-            by: opts.by,
-            publisher: opts.publisher,
-            compare: None,
+            options: ReportOptions::default(),
             window: Vec::new(),
             format: ReportFormat::Table,
-            top: opts.top,
-            top_keys: opts.top_keys,
-            policy: None,
             output: None,
         }
     }
@@ -304,22 +280,13 @@ fn ingest_files(
 ) -> Result<()> {
     let IngestCommand {
         files,
-        policy,
-        input_format,
-        answer_system,
-        prompt_version,
-        market,
-        run_timestamp,
+        mut defaults,
         timezone,
-        collection,
         rejects,
-        columns,
-        encoding,
-        delimiter,
-        quotes,
-        sheet,
+        ..
     } = command;
-    let delimiter = delimiter
+    let delimiter = command
+        .delimiter
         .as_deref()
         .map(|d| {
             urlkey_batch::input::parse_delimiter(d).ok_or_else(|| {
@@ -330,9 +297,9 @@ fn ingest_files(
             })
         })
         .transpose()?;
-    let columns = ingest::ColumnMap::parse(columns.as_deref().unwrap_or(""))
+    let columns = ingest::ColumnMap::parse(command.columns.as_deref().unwrap_or(""))
         .map_err(|m| LedgerError::invalid(Setting::Columns, format!(": {m}")))?;
-    if let Some(l) = &encoding {
+    if let Some(l) = &command.encoding {
         if urlkey_batch::input::encoding_for_label(l).is_none() {
             return Err(crate::ingest::unknown_encoding(l));
         }
@@ -361,8 +328,8 @@ fn ingest_files(
         urlkey_batch::outfile::check_outputs(&[r.as_path()], &inputs)
             .map_err(|m| LedgerError::invalid(Setting::Rejects, format!(": {m}")))?;
     }
-    let norm = Normalizer::new(&policy).map_err(LedgerError::policy)?;
-    if let Some(ts) = &run_timestamp {
+    let norm = Normalizer::new(&command.policy).map_err(LedgerError::policy)?;
+    if let Some(ts) = &defaults.run_timestamp {
         crate::timefmt::parse_run_timestamp_in(ts, timezone.as_ref()).map_err(|m| {
             LedgerError::new(ErrorKind::Invalid {
                 setting: Setting::RunTimestamp,
@@ -372,14 +339,7 @@ fn ingest_files(
             })
         })?;
     }
-    let defaults = Defaults {
-        answer_system,
-        prompt_version,
-        market,
-        run_timestamp,
-        collection,
-        timezone,
-    };
+    defaults.timezone = timezone;
     let mut conn = db::open(db_path, true)?;
     for f in &files {
         progress.start(f);
@@ -387,15 +347,15 @@ fn ingest_files(
             &mut conn,
             f,
             &ingest::IngestOptions {
-                format: input_format,
+                format: command.input_format,
                 defaults: &defaults,
                 norm: &norm,
                 rejects: rejects.as_deref(),
                 columns: &columns,
-                encoding: encoding.as_deref(),
-                sheet: sheet.as_deref(),
+                encoding: command.encoding.as_deref(),
+                sheet: command.sheet.as_deref(),
                 delimiter,
-                quotes,
+                quotes: command.quotes,
                 progress,
                 words,
             },
@@ -441,36 +401,22 @@ fn report(
     err: &mut dyn Write,
 ) -> Result<()> {
     let ReportCommand {
-        by,
-        publisher,
-        compare,
+        options: mut opts,
         window,
         format,
-        top,
-        top_keys,
-        policy,
         output,
     } = command;
     let conn = db::open(db_path, false)?;
-    let windows = window
+    opts.windows = window
         .iter()
         .map(|w| report::TimeWindow::parse(w))
         .collect::<std::result::Result<Vec<_>, _>>()
         .map_err(|m| LedgerError::invalid(Setting::Window, format!(" {m}")))?;
-    if windows.len() > 2 {
+    if opts.windows.len() > 2 {
         return Err(LedgerError::new(ErrorKind::TooManyWindows {
-            given: windows.len(),
+            given: opts.windows.len(),
         }));
     }
-    let opts = ReportOptions {
-        by,
-        top,
-        top_keys,
-        policy,
-        publisher,
-        compare,
-        windows,
-    };
     match output {
         Some(path) => write_to_file(&path, db_path, err, |w| {
             report::write(&conn, &opts, format, w)

@@ -290,14 +290,18 @@ impl ErrorKind {
 /// the cause (SQLite, a read or a write, CSV), that error as [`std::error::Error::source`].
 #[derive(Debug)]
 pub struct LedgerError {
-    kind: ErrorKind,
+    // Boxed: errors are rare, and a `Result<T, LedgerError>` stays two words wide.
+    kind: Box<ErrorKind>,
     source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
 }
 
 impl LedgerError {
     /// An error of this kind, with no source.
     pub fn new(kind: ErrorKind) -> LedgerError {
-        LedgerError { kind, source: None }
+        LedgerError {
+            kind: Box::new(kind),
+            source: None,
+        }
     }
 
     /// The same error, caused by `source`.
@@ -326,7 +330,7 @@ impl LedgerError {
 
     /// Whether the reader of the output went away ([`ErrorKind::OutputClosed`]).
     pub fn is_output_closed(&self) -> bool {
-        self.kind == ErrorKind::OutputClosed
+        *self.kind == ErrorKind::OutputClosed
     }
 
     /// [`ErrorKind::Usage`].
@@ -574,7 +578,7 @@ impl From<csv::Error> for LedgerError {
     fn from(err: csv::Error) -> Self {
         if let csv::ErrorKind::Io(e) = err.kind() {
             let kind = LedgerError::from(std::io::Error::new(e.kind(), e.to_string())).kind;
-            return LedgerError::new(kind).with_source(err);
+            return LedgerError { kind, source: None }.with_source(err);
         }
         LedgerError::output(format!("could not write CSV: {:?}", err.kind())).with_source(err)
     }
