@@ -561,3 +561,88 @@ fn run_review(command: ReviewCommand, db_path: &Path, out: &mut dyn Write) -> Re
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::RefCell;
+
+    /// Records what the run tells it.
+    #[derive(Default)]
+    struct Recorder(RefCell<Vec<String>>);
+
+    impl Progress for Recorder {
+        fn start(&self, file: &Path) {
+            let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
+            self.0
+                .borrow_mut()
+                .push(format!("start {}", name.unwrap_or_default()));
+        }
+        fn advance(&self, phase: ingest::Phase, done: u64, total: u64) {
+            let mut calls = self.0.borrow_mut();
+            let line = format!("advance {phase:?}");
+            if calls.last() != Some(&line) {
+                calls.push(line);
+            }
+            assert!(done <= total.max(done));
+        }
+        fn finish(&self) {
+            self.0.borrow_mut().push("finish".to_string());
+        }
+    }
+
+    /// Each ingested file is started, advanced through both passes and finished, the
+    /// refused one too; the caller's words reach the notes.
+    #[test]
+    fn the_caller_draws_each_file_and_words_the_notes() {
+        struct Marked;
+        impl Words for Marked {
+            fn hint(&self, _: Hint) -> String {
+                "MARK".to_string()
+            }
+        }
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = dir.path().join("l.sqlite");
+        let header = "observation_id;observed_url;prompt_version;answer_system;market;\
+                      run_timestamp;collection\n";
+        let good = dir.path().join("a.csv");
+        std::fs::write(
+            &good,
+            format!("{header}1;https://a.example/;v;s;m;2026-11-01;c\n"),
+        )
+        .expect("write");
+        let command = |f: &Path| {
+            LedgerCommand::Ingest(IngestCommand {
+                files: vec![f.to_path_buf()],
+                ..IngestCommand::default()
+            })
+        };
+        let (rec, mut out, mut err) = (Recorder::default(), Vec::new(), Vec::new());
+        run_with(command(&good), &db, &mut out, &mut err, &rec, &Marked).expect("ingest");
+        assert_eq!(
+            rec.0.borrow().as_slice(),
+            ["start a.csv", "advance Check", "advance Store", "finish"]
+        );
+        let notes = String::from_utf8_lossy(&err);
+        assert!(
+            notes.contains("separated (detected from the header line; MARK)"),
+            "{notes}"
+        );
+
+        let bad = dir.path().join("b.csv");
+        std::fs::write(
+            &bad,
+            format!("{header}2;https://b.example/;v;s;m;yesterday;c\n"),
+        )
+        .expect("write");
+        let rec = Recorder::default();
+        let e =
+            run_with(command(&bad), &db, &mut out, &mut err, &rec, &Marked).expect_err("refused");
+        assert!(matches!(e.kind(), ErrorKind::RowsRefused { .. }), "{e:?}");
+        assert_eq!(
+            rec.0.borrow().first().map(String::as_str),
+            Some("start b.csv")
+        );
+        assert_eq!(rec.0.borrow().last().map(String::as_str), Some("finish"));
+    }
+}

@@ -11,88 +11,8 @@ use std::path::PathBuf;
 use urlkey_batch::exit::Exit;
 
 use crate::ingest::Problem;
+pub use crate::words::Setting;
 use crate::words::{PlainWords, Remedy, Words};
-
-/// A setting of a ledger command, named so that each caller can word it: the command line
-/// as its flag (`run_timestamp` is `--run-timestamp`), the web page as its field.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-#[allow(missing_docs)] // Each is the field of the same name of the typed options.
-pub enum Setting {
-    Db,
-    Delimiter,
-    Columns,
-    Encoding,
-    Quote,
-    Sheet,
-    InputFormat,
-    Timezone,
-    Rejects,
-    RunTimestamp,
-    AnswerSystem,
-    PromptVersion,
-    Market,
-    Collection,
-    Policy,
-    By,
-    Window,
-    Compare,
-    Format,
-    MaxVariants,
-    CaCert,
-    Timeout,
-    Concurrency,
-    OlderThan,
-    AllowLoopback,
-    AllowPrivateNetwork,
-    Role,
-    ClaimSupport,
-    Merge,
-    Reviewer,
-    Observation,
-    Key,
-}
-
-impl Setting {
-    /// The setting's field name (`run_timestamp`, `claim_support`).
-    pub fn name(self) -> &'static str {
-        use Setting::*;
-        match self {
-            Db => "db",
-            Delimiter => "delimiter",
-            Columns => "columns",
-            Encoding => "encoding",
-            Quote => "quote",
-            Sheet => "sheet",
-            InputFormat => "input_format",
-            Timezone => "timezone",
-            Rejects => "rejects",
-            RunTimestamp => "run_timestamp",
-            AnswerSystem => "answer_system",
-            PromptVersion => "prompt_version",
-            Market => "market",
-            Collection => "collection",
-            Policy => "policy",
-            By => "by",
-            Window => "window",
-            Compare => "compare",
-            Format => "format",
-            MaxVariants => "max_variants",
-            CaCert => "ca_cert",
-            Timeout => "timeout",
-            Concurrency => "concurrency",
-            OlderThan => "older_than",
-            AllowLoopback => "allow_loopback",
-            AllowPrivateNetwork => "allow_private_network",
-            Role => "role",
-            ClaimSupport => "claim_support",
-            Merge => "merge",
-            Reviewer => "reviewer",
-            Observation => "observation",
-            Key => "key",
-        }
-    }
-}
 
 /// What went wrong. The general kinds carry a message that names no setting; the others
 /// carry what a caller needs to say what to do (which setting, which file, which line).
