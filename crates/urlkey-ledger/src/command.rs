@@ -1,7 +1,8 @@
 //! The ledger's commands as typed options ([`LedgerCommand`]) and their run ([`run`]).
-//! The command line (`urlkey ledger`, in the urlkey-cli crate) parses its flags into these;
+//! The command line (`urlkey ledger`, in the urlkey-cli crate) builds these from its flags;
 //! every check of a value that clap cannot make (a window, a time zone, an encoding label)
-//! is made here, so that every caller gets the same message.
+//! is made here, so that every caller gets the same error kind, which each words its own
+//! way ([`crate::words`]).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
