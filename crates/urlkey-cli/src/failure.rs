@@ -16,6 +16,9 @@ use urlkey_batch::input::{InputError, InputErrorKind};
 use urlkey_batch::key::KeyRunError;
 use urlkey_batch::map::MapError;
 use urlkey_batch::pipeline::ThreadError;
+use urlkey_cli::flags::advice;
+#[cfg(test)]
+use urlkey_ledger::error::ErrorKind;
 use urlkey_ledger::error::LedgerError;
 use urlkey_serve::ServeError;
 
@@ -69,7 +72,9 @@ impl Failure {
             | Failure::Input(m)
             | Failure::Output(m)
             | Failure::Policy(m) => urlkey_batch::note!("urlkey: {m}"),
-            Failure::Ledger(e) => urlkey_batch::note!("urlkey ledger: {e}"),
+            Failure::Ledger(e) => {
+                urlkey_batch::note!("urlkey ledger: {}", advice::ledger(e, "--db"))
+            }
             Failure::Serve(_, m) => urlkey_batch::note!("urlkey serve: {m}"),
             Failure::Exit(_) => {}
         }
@@ -162,12 +167,16 @@ pub fn diff_error(e: DiffError) -> Failure {
 }
 
 /// Why `serve` stopped: settings that cannot work are usage errors (exit 2), as in every
-/// command; a socket or runtime that cannot be set up is internal (exit 70).
+/// command; a socket or runtime that cannot be set up is internal (exit 70); a `--ledger`
+/// that cannot be served has the ledger's own row and advice, its path named `--ledger`.
 pub fn serve_error(e: ServeError) -> Failure {
     match e {
         ServeError::Usage(m) => Failure::Usage(m),
         ServeError::Thread(e) => thread_error(e),
-        ServeError::Ledger(_) => Failure::Serve(e.exit(), e.to_string()),
+        ServeError::Ledger(l) => Failure::Serve(
+            l.exit(),
+            format!("--ledger: {}", advice::ledger(&l, "--ledger")),
+        ),
         other => Failure::Internal(other.to_string()),
     }
 }
@@ -197,10 +206,10 @@ mod tests {
             (serve_error(ServeError::Usage("x".into())), Exit::Usage),
             (serve_error(ServeError::Run("x".into())), Exit::Internal),
             (
-                Failure::Ledger(LedgerError::Database("x".into())),
+                Failure::Ledger(LedgerError::database("x".into())),
                 Exit::Database,
             ),
-            (Failure::Ledger(LedgerError::OutputClosed), Exit::Done),
+            (Failure::Ledger(ErrorKind::OutputClosed.into()), Exit::Done),
         ];
         for (failure, want) in cases {
             assert_eq!(failure.exit(), want, "{failure:?}");

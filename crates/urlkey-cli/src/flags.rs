@@ -1,6 +1,7 @@
 //! Command-line definitions (clap), kept apart from the work: each command turns its
 //! low-level flags into the settings the work uses.
 
+pub mod advice;
 pub mod ledger;
 pub mod serve;
 

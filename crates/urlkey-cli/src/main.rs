@@ -16,7 +16,7 @@ use urlkey_cli::flags;
 
 use clap::Parser;
 
-use failure::{serve_error, Failure};
+use failure::serve_error;
 
 // Key and map allocate small strings per record; mimalloc cut their CPU time by a fifth
 // (docs/benchmarks.md, "A faster allocator").
@@ -35,10 +35,7 @@ fn main() {
         flags::Command::Policies(a) => cmd::info::policies(a),
         flags::Command::Rules(a) => cmd::rules::run(a),
         flags::Command::Codes(a) => cmd::info::codes(a),
-        flags::Command::Ledger(a) => {
-            let (db, command) = a.into_command();
-            urlkey_ledger::run_on_stdio(command, &db).map_err(Failure::Ledger)
-        }
+        flags::Command::Ledger(a) => cmd::ledger::run(a),
         flags::Command::Serve(a) => a
             .config()
             .and_then(|_| urlkey_serve::run(a.options()))

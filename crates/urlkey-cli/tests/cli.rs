@@ -537,19 +537,19 @@ fn exit_code_table_in_the_docs_is_the_codes() {
 #[test]
 fn exit_code_table_of_the_ledger_is_part_of_the_shared_one() {
     use urlkey_batch::exit::Exit;
-    use urlkey_ledger::error::LedgerError;
+    use urlkey_ledger::error::ErrorKind;
     let m = String::new;
     let mut want: Vec<i32> = [
-        LedgerError::OutputClosed,
-        LedgerError::Usage(m()),
-        LedgerError::Input(m()),
-        LedgerError::Output(m()),
-        LedgerError::Policy(m()),
-        LedgerError::Database(m()),
-        LedgerError::Other(m()),
+        ErrorKind::OutputClosed,
+        ErrorKind::Usage(m()),
+        ErrorKind::Input(m()),
+        ErrorKind::Output(m()),
+        ErrorKind::Policy(m()),
+        ErrorKind::Database(m()),
+        ErrorKind::Other(m()),
     ]
     .iter()
-    .map(LedgerError::exit_code)
+    .map(|k| k.exit().code())
     .chain([Exit::Interrupted.code(), Exit::Terminated.code()])
     .collect();
     want.sort_unstable();

@@ -98,6 +98,7 @@ fn main() -> Result<(), String> {
                     checked.set(Some(start.elapsed().as_secs_f64()));
                 }
             },
+            words: &urlkey_ledger::PlainWords,
         },
     )
     .map_err(|e| e.to_string())?;

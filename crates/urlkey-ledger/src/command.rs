@@ -1,20 +1,22 @@
 //! The ledger's commands as typed options ([`LedgerCommand`]) and their run ([`run`]).
-//! The command line (`urlkey ledger`, in the urlkey-cli crate) parses its flags into these;
+//! The command line (`urlkey ledger`, in the urlkey-cli crate) builds these from its flags;
 //! every check of a value that clap cannot make (a window, a time zone, an encoding label)
-//! is made here, so that every caller gets the same message.
+//! is made here, so that every caller gets the same error kind, which each words its own
+//! way ([`crate::words`]).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::db;
-use crate::error::{LedgerError, Result};
+use crate::error::{ErrorKind, LedgerError, Result, Setting};
 use crate::export::{self, ExportFormat};
 use crate::ingest::{self, Defaults, InputFormat};
 use crate::norm::Normalizer;
-use crate::report::{self, GroupBy, PublisherUnit, ReportFormat, ReportOptions};
+use crate::report::{self, ReportFormat, ReportOptions};
 use crate::review::{self, Decision, ListFormat};
 use crate::verify::{self, FetchConfig, NetworkScope, VerifyOptions};
+use crate::words::{Hint, NoProgress, PlainWords, Progress, Remedy, Words};
 
 /// The policy `ingest` keys with when none is named.
 pub const DEFAULT_POLICY: &str = urlkey::policy::defaults::LEDGER;
@@ -67,18 +69,12 @@ pub struct IngestCommand {
     pub policy: String,
     /// Read the files as this format instead of guessing.
     pub input_format: Option<InputFormat>,
-    /// answer_system for rows that have none.
-    pub answer_system: Option<String>,
-    /// prompt_version for rows that have none.
-    pub prompt_version: Option<String>,
-    /// market for rows that have none.
-    pub market: Option<String>,
-    /// run_timestamp (RFC 3339 or YYYY-MM-DD) for rows that have none.
-    pub run_timestamp: Option<String>,
+    /// Values for rows that have none (answer_system, prompt_version, market,
+    /// run_timestamp, collection), handed to the ingest as they are; their `timezone` is
+    /// [`IngestCommand::timezone`]'s, read by the run.
+    pub defaults: Defaults,
     /// The IANA zone of run timestamps without Z or an offset (none: they are refused).
     pub timezone: Option<String>,
-    /// collection for rows that have none.
-    pub collection: Option<String>,
     /// Store the good rows and write every refused row here (none: all or nothing).
     pub rejects: Option<PathBuf>,
 }
@@ -94,12 +90,8 @@ impl Default for IngestCommand {
             quotes: true,
             policy: DEFAULT_POLICY.to_string(),
             input_format: None,
-            answer_system: None,
-            prompt_version: None,
-            market: None,
-            run_timestamp: None,
+            defaults: Defaults::default(),
             timezone: None,
-            collection: None,
             rejects: None,
         }
     }
@@ -108,38 +100,24 @@ impl Default for IngestCommand {
 /// `report`: what to count, over which observations, written how.
 #[derive(Debug, Clone)]
 pub struct ReportCommand {
-    /// Report each value (each combination of values) of these columns separately.
-    pub by: Vec<GroupBy>,
-    /// What a publisher is.
-    pub publisher: PublisherUnit,
-    /// Compare these two collections (A, B).
-    pub compare: Option<(String, String)>,
+    /// What to count and over which observations (grouping, comparison, policy, tops),
+    /// handed to the report as they are; its `windows` are [`ReportCommand::window`]'s,
+    /// read by the run.
+    pub options: ReportOptions,
     /// `FROM..TO` windows: one filters, two are compared.
     pub window: Vec<String>,
     /// Output format.
     pub format: ReportFormat,
-    /// How many top publishers to list (0 = all).
-    pub top: usize,
-    /// How many top URL keys to list (0 = all).
-    pub top_keys: usize,
-    /// Only observations keyed with this policy.
-    pub policy: Option<String>,
     /// Write here (through a temporary file and a rename) instead of `out`.
     pub output: Option<PathBuf>,
 }
 
 impl Default for ReportCommand {
     fn default() -> Self {
-        let opts = ReportOptions::default();
         ReportCommand {
-            by: opts.by,
-            publisher: opts.publisher,
-            compare: None,
+            options: ReportOptions::default(),
             window: Vec::new(),
             format: ReportFormat::Table,
-            top: opts.top,
-            top_keys: opts.top_keys,
-            policy: None,
             output: None,
         }
     }
@@ -211,21 +189,6 @@ pub enum ReviewCommand {
     },
 }
 
-/// The ingest progress bar: on standard error when it is a terminal, as `urlkey map`'s.
-fn ingest_bar(path: &std::path::Path) -> Option<indicatif::ProgressBar> {
-    use std::io::IsTerminal;
-    if !std::io::stderr().is_terminal() {
-        return None;
-    }
-    let style = indicatif::ProgressStyle::with_template(
-        "{prefix}{msg} {bar:30} {bytes}/{total_bytes} {elapsed}",
-    )
-    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
-    let bar = indicatif::ProgressBar::new(0).with_style(style);
-    bar.set_prefix(format!("ingest {}: ", path.display()));
-    Some(bar)
-}
-
 /// Writes an output file atomically (a temporary file beside it, renamed when complete),
 /// refusing the ledger itself as the output.
 fn write_to_file(
@@ -238,9 +201,9 @@ fn write_to_file(
         &[path],
         &[urlkey_batch::input::Source::File(db.to_path_buf())],
     )
-    .map_err(|m| LedgerError::Usage(m.replace("the input", "the ledger")))?;
+    .map_err(|m| LedgerError::usage(m.replace("the input", "the ledger")))?;
     let failed = |e: std::io::Error| {
-        LedgerError::Output(format!(
+        LedgerError::output(format!(
             "cannot write {}: {e}; check the path and the free space",
             path.display()
         ))
@@ -256,42 +219,33 @@ fn write_to_file(
     Ok(())
 }
 
-/// Runs a ledger command on standard output and standard error. A reader of standard
-/// output that goes away (`urlkey ledger export | head`) ends a command whose product is
-/// standard output quietly; `ingest`, whose product is the database and whose standard
-/// output only reports, ingests every file regardless. A closed standard error loses the
-/// notes, never the run ([`urlkey_batch::stdio`]).
-pub fn run_on_stdio(command: LedgerCommand, db_path: &Path) -> Result<()> {
-    use urlkey_batch::stdio::Lossy;
-    let mut err = Lossy(std::io::stderr().lock());
-    let result = if matches!(command, LedgerCommand::Ingest(_)) {
-        run(
-            command,
-            db_path,
-            &mut Lossy(std::io::stdout().lock()),
-            &mut err,
-        )
-    } else {
-        run(command, db_path, &mut std::io::stdout().lock(), &mut err)
-    };
-    match result {
-        Err(LedgerError::OutputClosed) => Ok(()),
-        other => other,
-    }
-}
-
-/// Runs `command` on the ledger at `db_path`: results to `out`, notes to `err`.
+/// Runs `command` on the ledger at `db_path`: results to `out`, notes to `err`, in the
+/// ledger's own words and without progress ([`run_with`]).
 pub fn run(
     command: LedgerCommand,
     db_path: &Path,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<()> {
+    run_with(command, db_path, out, err, &NoProgress, &PlainWords)
+}
+
+/// Runs `command` on the ledger at `db_path`: results to `out`, notes to `err`, the
+/// progress of each ingested file to `progress`, advice in `words` (the command line's
+/// names its flags).
+pub fn run_with(
+    command: LedgerCommand,
+    db_path: &Path,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    progress: &dyn Progress,
+    words: &dyn Words,
+) -> Result<()> {
     match command {
         LedgerCommand::Init => init(db_path, out),
-        LedgerCommand::Ingest(command) => ingest_files(command, db_path, out, err),
+        LedgerCommand::Ingest(command) => ingest_files(command, db_path, out, err, progress, words),
         LedgerCommand::Report(command) => report(command, db_path, out, err),
-        LedgerCommand::Verify(command) => verify_keys(command, db_path, out),
+        LedgerCommand::Verify(command) => verify_keys(command, db_path, out, words),
         LedgerCommand::Review(command) => run_review(command, db_path, out),
         LedgerCommand::Merges { format } => {
             let conn = db::open(db_path, false)?;
@@ -322,61 +276,50 @@ fn ingest_files(
     db_path: &Path,
     out: &mut dyn Write,
     err: &mut dyn Write,
+    progress: &dyn Progress,
+    words: &dyn Words,
 ) -> Result<()> {
     let IngestCommand {
         files,
-        policy,
-        input_format,
-        answer_system,
-        prompt_version,
-        market,
-        run_timestamp,
+        mut defaults,
         timezone,
-        collection,
         rejects,
-        columns,
-        encoding,
-        delimiter,
-        quotes,
-        sheet,
+        ..
     } = command;
-    let delimiter = delimiter
+    let delimiter = command
+        .delimiter
         .as_deref()
         .map(|d| {
             urlkey_batch::input::parse_delimiter(d).ok_or_else(|| {
-                LedgerError::Usage(format!(
-                    "--delimiter {d:?}: give one ASCII character such as ; or |, or tab"
-                ))
+                LedgerError::invalid(
+                    Setting::Delimiter,
+                    format!(" {d:?}: give one ASCII character such as ; or |, or tab"),
+                )
             })
         })
         .transpose()?;
-    let columns = ingest::ColumnMap::parse(columns.as_deref().unwrap_or(""))
-        .map_err(|m| LedgerError::Usage(format!("--columns: {m}")))?;
-    if let Some(l) = &encoding {
+    let columns = ingest::ColumnMap::parse(command.columns.as_deref().unwrap_or(""))
+        .map_err(|m| LedgerError::invalid(Setting::Columns, format!(": {m}")))?;
+    if let Some(l) = &command.encoding {
         if urlkey_batch::input::encoding_for_label(l).is_none() {
-            return Err(LedgerError::Usage(format!(
-                "--encoding {l:?} is not an encoding label: use e.g. utf-8, utf-16le, \
-                 windows-1252, iso-8859-1"
-            )));
+            return Err(crate::ingest::unknown_encoding(l));
         }
     }
     if files.iter().filter(|f| f.as_os_str() == "-").count() > 1 {
-        return Err(LedgerError::Usage(
+        return Err(LedgerError::usage(
             "standard input (-) can be read once per command".to_string(),
         ));
     }
     let timezone = timezone
         .map(|z| crate::timefmt::time_zone(&z))
         .transpose()
-        .map_err(|m| LedgerError::Usage(format!("--timezone: {m}")))?;
+        .map_err(|m| LedgerError::invalid(Setting::Timezone, format!(": {m}")))?;
     if let Some(r) = &rejects {
         if files.len() > 1 {
-            return Err(LedgerError::Usage(format!(
-                "--rejects {} with {} input files: give one file per ingest when \
-                 setting refused rows aside, so that each rejects file matches its input",
-                r.display(),
-                files.len()
-            )));
+            return Err(LedgerError::new(ErrorKind::RejectsWithFiles {
+                rejects: r.clone(),
+                files: files.len(),
+            }));
         }
         let mut inputs: Vec<urlkey_batch::input::Source> = files
             .iter()
@@ -384,58 +327,46 @@ fn ingest_files(
             .collect();
         inputs.push(urlkey_batch::input::Source::File(db_path.to_path_buf()));
         urlkey_batch::outfile::check_outputs(&[r.as_path()], &inputs)
-            .map_err(|m| LedgerError::Usage(format!("--rejects: {m}")))?;
+            .map_err(|m| LedgerError::invalid(Setting::Rejects, format!(": {m}")))?;
     }
-    let norm = Normalizer::new(&policy).map_err(LedgerError::Policy)?;
-    if let Some(ts) = &run_timestamp {
-        crate::timefmt::parse_run_timestamp_in(ts, timezone.as_ref())
-            .map_err(|m| LedgerError::Usage(format!("--run-timestamp: {m}")))?;
+    let norm = Normalizer::new(&command.policy).map_err(LedgerError::policy)?;
+    if let Some(ts) = &defaults.run_timestamp {
+        crate::timefmt::parse_run_timestamp_in(ts, timezone.as_ref()).map_err(|m| {
+            LedgerError::new(ErrorKind::Invalid {
+                setting: Setting::RunTimestamp,
+                detail: format!(": {m}"),
+                remedy: (timezone.is_none() && crate::timefmt::is_naive(ts))
+                    .then_some(Remedy::Timezone),
+            })
+        })?;
     }
-    let defaults = Defaults {
-        answer_system,
-        prompt_version,
-        market,
-        run_timestamp,
-        collection,
-        timezone,
-    };
+    defaults.timezone = timezone;
     let mut conn = db::open(db_path, true)?;
     for f in &files {
-        let bar = ingest_bar(f);
-        let progress = |phase: ingest::Phase, done: u64, total: u64| {
-            if let Some(b) = &bar {
-                // Standard input and a decompressed stream have no known size.
-                b.set_length(total.max(done));
-                b.set_position(done);
-                b.set_message(match phase {
-                    ingest::Phase::Check => "checking",
-                    ingest::Phase::Store => "storing",
-                });
-            }
-        };
+        progress.start(f);
         let s = ingest::ingest(
             &mut conn,
             f,
             &ingest::IngestOptions {
-                format: input_format,
+                format: command.input_format,
                 defaults: &defaults,
                 norm: &norm,
                 rejects: rejects.as_deref(),
                 columns: &columns,
-                encoding: encoding.as_deref(),
-                sheet: sheet.as_deref(),
+                encoding: command.encoding.as_deref(),
+                sheet: command.sheet.as_deref(),
                 delimiter,
-                quotes,
-                progress: &progress,
+                quotes: command.quotes,
+                progress,
+                words,
             },
-        )?;
-        if let Some(b) = bar {
-            b.finish_and_clear();
-        }
+        );
+        progress.finish();
+        let s = s?;
         for n in &s.notices {
             let n = n.replace(
                 urlkey_batch::input::OTHER_DELIMITER,
-                "give another with --delimiter C",
+                &words.hint(Hint::OtherDelimiter),
             );
             writeln!(err, "note: {n}")?;
         }
@@ -455,7 +386,7 @@ fn ingest_files(
                 ingest::plural(s.rejected, "row"),
                 ingest::plural(s.problem_count, "problem"),
                 s.rejects.as_deref().unwrap_or("?"),
-                ingest::list_problems(&s.problems, s.problem_count)
+                ingest::list_problems(&s.problems, s.problem_count, words)
             )?;
         }
         writeln!(out, "{s}")?;
@@ -471,37 +402,22 @@ fn report(
     err: &mut dyn Write,
 ) -> Result<()> {
     let ReportCommand {
-        by,
-        publisher,
-        compare,
+        options: mut opts,
         window,
         format,
-        top,
-        top_keys,
-        policy,
         output,
     } = command;
     let conn = db::open(db_path, false)?;
-    let windows = window
+    opts.windows = window
         .iter()
         .map(|w| report::TimeWindow::parse(w))
         .collect::<std::result::Result<Vec<_>, _>>()
-        .map_err(|m| LedgerError::Usage(format!("--window {m}")))?;
-    if windows.len() > 2 {
-        return Err(LedgerError::Usage(format!(
-            "--window given {} times: give one (a filter) or two (compared)",
-            windows.len()
-        )));
+        .map_err(|m| LedgerError::invalid(Setting::Window, format!(" {m}")))?;
+    if opts.windows.len() > 2 {
+        return Err(LedgerError::new(ErrorKind::TooManyWindows {
+            given: opts.windows.len(),
+        }));
     }
-    let opts = ReportOptions {
-        by,
-        top,
-        top_keys,
-        policy,
-        publisher,
-        compare,
-        windows,
-    };
     match output {
         Some(path) => write_to_file(&path, db_path, err, |w| {
             report::write(&conn, &opts, format, w)
@@ -512,7 +428,12 @@ fn report(
 }
 
 /// `verify`: the settings checked, then the keys fetched and their results recorded.
-fn verify_keys(command: VerifyCommand, db_path: &Path, out: &mut dyn Write) -> Result<()> {
+fn verify_keys(
+    command: VerifyCommand,
+    db_path: &Path,
+    out: &mut dyn Write,
+    words: &dyn Words,
+) -> Result<()> {
     let VerifyCommand {
         limit,
         concurrency,
@@ -526,32 +447,37 @@ fn verify_keys(command: VerifyCommand, db_path: &Path, out: &mut dyn Write) -> R
         ca_cert,
     } = command;
     if max_variants == 0 {
-        return Err(LedgerError::Usage(
-            "--max-variants 0: give at least 1 (1 fetches the first observation's URL \
-             only)"
-                .to_string(),
+        return Err(LedgerError::invalid(
+            Setting::MaxVariants,
+            " 0: give at least 1 (1 fetches the first observation's URL only)",
         ));
     }
     let extra_roots = match &ca_cert {
         None => Vec::new(),
         Some(p) => vec![std::fs::read(p).map_err(|e| {
-            LedgerError::Usage(format!("--ca-cert {}: cannot read it: {e}", p.display()))
+            LedgerError::invalid(
+                Setting::CaCert,
+                format!(" {}: cannot read it: {e}", p.display()),
+            )
+            .with_source(e)
         })?],
     };
     if !(timeout.is_finite() && timeout > 0.0 && timeout <= 3600.0) {
-        return Err(LedgerError::Usage(format!(
-            "--timeout {timeout}: give seconds between 0 and 3600, e.g. --timeout 10"
-        )));
+        return Err(LedgerError::invalid(
+            Setting::Timeout,
+            format!(" {timeout}: give seconds between 0 and 3600, e.g. 10"),
+        ));
     }
     if concurrency == 0 {
-        return Err(LedgerError::Usage(
-            "--concurrency 0: give at least 1".to_string(),
+        return Err(LedgerError::invalid(
+            Setting::Concurrency,
+            " 0: give at least 1",
         ));
     }
     let older_than = older_than
         .map(|t| crate::timefmt::parse_duration(&t))
         .transpose()
-        .map_err(|m| LedgerError::Usage(format!("--older-than: {m}")))?;
+        .map_err(|m| LedgerError::invalid(Setting::OlderThan, format!(": {m}")))?;
     let scope = if allow_private_network {
         NetworkScope::AnyPrivate
     } else if allow_loopback {
@@ -574,7 +500,7 @@ fn verify_keys(command: VerifyCommand, db_path: &Path, out: &mut dyn Write) -> R
         },
     };
     let mut conn = db::open(db_path, false)?;
-    verify::run(&mut conn, &opts, out)?;
+    verify::run(&mut conn, &opts, out, words)?;
     Ok(())
 }
 
@@ -593,9 +519,9 @@ fn export_observations(
                 &[path.as_path()],
                 &[urlkey_batch::input::Source::File(db_path.to_path_buf())],
             )
-            .map_err(|m| LedgerError::Usage(m.replace("the input", "the ledger")))?;
+            .map_err(|m| LedgerError::usage(m.replace("the input", "the ledger")))?;
             let failed = |e: std::io::Error| {
-                LedgerError::Output(format!(
+                LedgerError::output(format!(
                     "cannot write {}: {e}; check the path and the free space",
                     path.display()
                 ))
@@ -635,4 +561,89 @@ fn run_review(command: ReviewCommand, db_path: &Path, out: &mut dyn Write) -> Re
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::RefCell;
+
+    /// Records what the run tells it.
+    #[derive(Default)]
+    struct Recorder(RefCell<Vec<String>>);
+
+    impl Progress for Recorder {
+        fn start(&self, file: &Path) {
+            let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
+            self.0
+                .borrow_mut()
+                .push(format!("start {}", name.unwrap_or_default()));
+        }
+        fn advance(&self, phase: ingest::Phase, done: u64, total: u64) {
+            let mut calls = self.0.borrow_mut();
+            let line = format!("advance {phase:?}");
+            if calls.last() != Some(&line) {
+                calls.push(line);
+            }
+            assert!(done <= total.max(done));
+        }
+        fn finish(&self) {
+            self.0.borrow_mut().push("finish".to_string());
+        }
+    }
+
+    /// Each ingested file is started, advanced through both passes and finished, the
+    /// refused one too; the caller's words reach the notes.
+    #[test]
+    fn the_caller_draws_each_file_and_words_the_notes() {
+        struct Marked;
+        impl Words for Marked {
+            fn hint(&self, _: Hint) -> String {
+                "MARK".to_string()
+            }
+        }
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = dir.path().join("l.sqlite");
+        let header = "observation_id;observed_url;prompt_version;answer_system;market;\
+                      run_timestamp;collection\n";
+        let good = dir.path().join("a.csv");
+        std::fs::write(
+            &good,
+            format!("{header}1;https://a.example/;v;s;m;2026-11-01;c\n"),
+        )
+        .expect("write");
+        let command = |f: &Path| {
+            LedgerCommand::Ingest(IngestCommand {
+                files: vec![f.to_path_buf()],
+                ..IngestCommand::default()
+            })
+        };
+        let (rec, mut out, mut err) = (Recorder::default(), Vec::new(), Vec::new());
+        run_with(command(&good), &db, &mut out, &mut err, &rec, &Marked).expect("ingest");
+        assert_eq!(
+            rec.0.borrow().as_slice(),
+            ["start a.csv", "advance Check", "advance Store", "finish"]
+        );
+        let notes = String::from_utf8_lossy(&err);
+        assert!(
+            notes.contains("separated (detected from the header line; MARK)"),
+            "{notes}"
+        );
+
+        let bad = dir.path().join("b.csv");
+        std::fs::write(
+            &bad,
+            format!("{header}2;https://b.example/;v;s;m;yesterday;c\n"),
+        )
+        .expect("write");
+        let rec = Recorder::default();
+        let e =
+            run_with(command(&bad), &db, &mut out, &mut err, &rec, &Marked).expect_err("refused");
+        assert!(matches!(e.kind(), ErrorKind::RowsRefused { .. }), "{e:?}");
+        assert_eq!(
+            rec.0.borrow().first().map(String::as_str),
+            Some("start b.csv")
+        );
+        assert_eq!(rec.0.borrow().last().map(String::as_str), Some("finish"));
+    }
 }

@@ -25,6 +25,8 @@ pub mod review;
 pub mod spelling;
 pub mod timefmt;
 pub mod verify;
+pub mod words;
 
-pub use command::{run, run_on_stdio, LedgerCommand};
-pub use error::LedgerError;
+pub use command::{run, run_with, LedgerCommand};
+pub use error::{ErrorKind, LedgerError, Setting};
+pub use words::{NoProgress, PlainWords, Progress, Words};

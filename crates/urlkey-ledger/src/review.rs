@@ -24,7 +24,7 @@ use std::path::Path;
 use rusqlite::{params, Connection, OptionalExtension};
 use serde_json::{json, Value};
 
-use crate::error::{LedgerError, Result};
+use crate::error::{ErrorKind, LedgerError, Result, Setting};
 
 /// Migration 4: the content comparison of a key's variants (columns of `verifications` and
 /// the `verification_variants` table), the `reviews` table, and the audit view with
@@ -136,7 +136,7 @@ pub struct Decision {
     pub note: Option<String>,
 }
 
-fn check_value(what: &str, v: &Option<String>, allowed: &[&str]) -> Result<Option<String>> {
+fn check_value(what: Setting, v: &Option<String>, allowed: &[&str]) -> Result<Option<String>> {
     match v.as_deref().map(str::trim) {
         None | Some("") => Ok(None),
         Some(x) => {
@@ -144,10 +144,10 @@ fn check_value(what: &str, v: &Option<String>, allowed: &[&str]) -> Result<Optio
             if allowed.contains(&lower.as_str()) {
                 Ok(Some(lower))
             } else {
-                Err(LedgerError::Usage(format!(
-                    "{what} {x:?} is not allowed: use one of {}",
-                    allowed.join(", ")
-                )))
+                Err(LedgerError::invalid(
+                    what,
+                    format!(" {x:?} is not allowed: use one of {}", allowed.join(", ")),
+                ))
             }
         }
     }
@@ -165,18 +165,20 @@ type Resolved = (
 );
 
 fn resolve(conn: &Connection, d: &Decision) -> Result<Resolved> {
-    let role = check_value("--role", &d.role, &ROLES)?;
-    let claim = check_value("--claim-support", &d.claim_support, &CLAIM_SUPPORT)?;
-    let merge = check_value("--merge", &d.merge, &MERGE)?;
+    let role = check_value(Setting::Role, &d.role, &ROLES)?;
+    let claim = check_value(Setting::ClaimSupport, &d.claim_support, &CLAIM_SUPPORT)?;
+    let merge = check_value(Setting::Merge, &d.merge, &MERGE)?;
     if d.reviewer.trim().is_empty() {
-        return Err(LedgerError::Usage(
-            "--reviewer NAME is needed: every decision says who made it".into(),
-        ));
+        return Err(LedgerError::new(ErrorKind::Needed {
+            settings: &[Setting::Reviewer],
+            why: "a reviewer is needed: every decision says who made it",
+        }));
     }
     if role.is_none() && claim.is_none() && merge.is_none() {
-        return Err(LedgerError::Usage(
-            "nothing decided: give --role, --claim-support or --merge".into(),
-        ));
+        return Err(LedgerError::new(ErrorKind::Needed {
+            settings: &[Setting::Role, Setting::ClaimSupport, Setting::Merge],
+            why: "nothing decided",
+        }));
     }
     let obs = d
         .observation
@@ -195,12 +197,12 @@ fn resolve(conn: &Connection, d: &Decision) -> Result<Resolved> {
                 )
                 .optional()?;
             let Some((policy, key)) = found else {
-                return Err(LedgerError::Usage(format!(
+                return Err(LedgerError::usage(format!(
                     "there is no observation {o:?} in the ledger"
                 )));
             };
             let Some(key) = key else {
-                return Err(LedgerError::Usage(format!(
+                return Err(LedgerError::usage(format!(
                     "observation {o:?} has an invalid URL and no key: nothing to review"
                 )));
             };
@@ -208,11 +210,11 @@ fn resolve(conn: &Connection, d: &Decision) -> Result<Resolved> {
         }
         (None, Some(k)) => {
             if claim.is_some() {
-                return Err(LedgerError::Usage(
-                    "--claim-support belongs to an observation (its answer's claim): give \
-                     --observation ID instead of --key"
-                        .into(),
-                ));
+                return Err(LedgerError::new(ErrorKind::Conflict {
+                    settings: (Setting::ClaimSupport, Setting::Key),
+                    why: "claim support belongs to an observation (its answer's claim): name \
+                          the observation instead of the key",
+                }));
             }
             let mut st = conn.prepare(
                 "SELECT DISTINCT normalization_policy_version FROM observations \
@@ -224,29 +226,29 @@ fn resolve(conn: &Connection, d: &Decision) -> Result<Resolved> {
             let policy = match (&d.policy, policies.as_slice()) {
                 (Some(p), ps) if ps.contains(p) => p.clone(),
                 (Some(p), _) => {
-                    return Err(LedgerError::Usage(format!(
+                    return Err(LedgerError::usage(format!(
                         "no observation has the key {k:?} under the policy {p}"
                     )))
                 }
                 (None, [one]) => one.clone(),
                 (None, []) => {
-                    return Err(LedgerError::Usage(format!(
+                    return Err(LedgerError::usage(format!(
                         "no observation has the key {k:?}"
                     )))
                 }
                 (None, many) => {
-                    return Err(LedgerError::Usage(format!(
-                        "the key {k:?} is in the ledger under several policies ({}): say \
-                         which with --policy",
-                        many.join(", ")
-                    )))
+                    return Err(LedgerError::new(ErrorKind::SeveralPolicies {
+                        policies: many.to_vec(),
+                        key: Some(k.to_string()),
+                    }))
                 }
             };
             Ok((policy, k.to_string(), None, role, None, merge))
         }
-        _ => Err(LedgerError::Usage(
-            "give exactly one of --observation ID and --key KEY".into(),
-        )),
+        _ => Err(LedgerError::new(ErrorKind::Needed {
+            settings: &[Setting::Observation, Setting::Key],
+            why: "a decision is about exactly one observation or one key",
+        })),
     }
 }
 
@@ -303,7 +305,7 @@ pub fn import(conn: &mut Connection, path: &Path) -> Result<usize> {
         ..ReadOptions::default()
     };
     let mut src = urlkey_batch::input::open_records(&Source::File(path.to_path_buf()), &ropts)
-        .map_err(|e| LedgerError::Input(format!("{e}; nothing from {shown} was stored")))?;
+        .map_err(|e| LedgerError::input(format!("{e}; nothing from {shown} was stored")))?;
     let header: Vec<String> = src
         .header()
         .iter()
@@ -334,7 +336,7 @@ pub fn import(conn: &mut Connection, path: &Path) -> Result<usize> {
         .map(|(_, h)| h)
         .collect();
     if !unknown.is_empty() || col("reviewer").is_none() {
-        return Err(LedgerError::Input(format!(
+        return Err(LedgerError::input(format!(
             "{shown}: the header must name the columns {} (reviewer needed; observation or \
              key in each row){}; nothing was stored",
             IMPORT_COLUMNS.join(", "),
@@ -357,7 +359,7 @@ pub fn import(conn: &mut Connection, path: &Path) -> Result<usize> {
     loop {
         let more = src
             .next_batch(&mut recs, 1024)
-            .map_err(|e| LedgerError::Input(format!("{e}; nothing from {shown} was stored")))?;
+            .map_err(|e| LedgerError::input(format!("{e}; nothing from {shown} was stored")))?;
         for rec in recs.drain(..) {
             let mut cells = vec![rec.observed];
             cells.extend(rec.kept);
@@ -398,7 +400,7 @@ pub fn import(conn: &mut Connection, path: &Path) -> Result<usize> {
         }
     }
     if !problems.is_empty() {
-        return Err(LedgerError::Input(format!(
+        return Err(LedgerError::input(format!(
             "{shown}: {} of {} rows refused, nothing was stored:\n  {}",
             problems.len(),
             rows.len(),

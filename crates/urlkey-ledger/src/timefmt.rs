@@ -42,6 +42,15 @@ pub fn parse_run_timestamp(text: &str) -> Result<String, String> {
     parse_run_timestamp_in(text, None)
 }
 
+/// Whether `text` is a date and time without Z or an offset (`2026-11-08 09:00:00`): read
+/// only in a named time zone ([`parse_run_timestamp_in`]).
+pub fn is_naive(text: &str) -> bool {
+    let t = text.trim();
+    parse_date(t).is_none()
+        && t.parse::<jiff::Timestamp>().is_err()
+        && t.parse::<jiff::civil::DateTime>().is_ok()
+}
+
 /// Parses a `run_timestamp` and returns the same instant in the normalized UTC form used
 /// for ordering and for the collection window (`YYYY-MM-DDTHH:MM:SSZ`, fractions of a
 /// second cut). The text as written is kept separately, untouched. Accepted:
@@ -79,16 +88,16 @@ pub fn parse_run_timestamp_in(
                 format!(
                     "run_timestamp {t:?} names no single instant in {}: {e}; write it with \
                      its offset (e.g. {}+01:00)",
-                    z.iana_name().unwrap_or("the --timezone zone"),
+                    z.iana_name().unwrap_or("the given zone"),
                     t
                 )
             })?,
             None => {
+                // The remedy (a time zone named) is the caller's to word ([`is_naive`]).
                 return Err(format!(
                     "run_timestamp {t:?} has no time zone: add Z or an offset \
-                     (2026-11-08T09:00:00Z, 2026-11-08 09:00:00+01:00), or pass --timezone \
-                     (an IANA name such as Europe/Paris or UTC) to read such times in that zone"
-                ))
+                     (2026-11-08T09:00:00Z, 2026-11-08 09:00:00+01:00)"
+                ));
             }
         }
     } else {
@@ -197,9 +206,11 @@ mod tests {
         );
         assert!(parse_run_timestamp("yesterday").is_err());
         assert!(parse_run_timestamp("2026-13-01").is_err());
-        // Naive: refused without a zone, and the message names --timezone.
+        // Naive: refused without a zone, and known as naive (the caller says how to name one).
         let e = parse_run_timestamp("2026-11-01 09:00").expect_err("naive");
-        assert!(e.contains("--timezone"), "{e}");
+        assert!(e.contains("has no time zone"), "{e}");
+        assert!(is_naive("2026-11-01 09:00"));
+        assert!(!is_naive("2026-11-01 09:00Z") && !is_naive("2026-11-01") && !is_naive("x"));
     }
 
     #[test]

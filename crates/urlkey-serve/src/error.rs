@@ -128,11 +128,14 @@ impl ApiError {
         ApiError::new(e.code(), e.to_string())
     }
 
-    /// A ledger that cannot be read, or a request the ledger refuses (`invalid-option`).
+    /// A ledger that cannot be read, or a request the ledger refuses (`invalid-option`),
+    /// in the page's words ([`ledger_words`]).
     pub fn ledger(e: urlkey_ledger::LedgerError) -> Self {
-        match e {
-            urlkey_ledger::LedgerError::Usage(m) => ApiError::new("request.invalid-option", m),
-            other => ApiError::new("input.unreadable", format!("the ledger: {other}")),
+        let message = ledger_words(&e);
+        if e.exit() == urlkey_batch::exit::Exit::Usage {
+            ApiError::new("request.invalid-option", message)
+        } else {
+            ApiError::new("input.unreadable", format!("the ledger: {message}"))
         }
     }
 
@@ -147,6 +150,22 @@ impl ApiError {
     /// An internal failure.
     pub fn internal(message: impl Into<String>) -> Self {
         ApiError::new("internal", message)
+    }
+}
+
+/// A ledger error as the page and the API say it: the ledger names each setting by its
+/// field (`window`, `claim_support`), which is the page's query parameter or the review's
+/// JSON field; where the ledger's words say "choose one", the page says how.
+pub fn ledger_words(e: &urlkey_ledger::LedgerError) -> String {
+    use urlkey_ledger::ErrorKind;
+    match e.kind() {
+        ErrorKind::SeveralPolicies { .. } => format!("{e} with the policy option"),
+        ErrorKind::NothingToCompare => {
+            "compare two collections (compare=A&compare=B) or two windows (window=FROM..TO \
+             given twice)"
+                .to_string()
+        }
+        _ => e.to_string(),
     }
 }
 

@@ -116,15 +116,9 @@ impl std::fmt::Display for ServeError {
         match self {
             ServeError::Usage(m) | ServeError::Run(m) => f.write_str(m),
             ServeError::Thread(e) => write!(f, "{e}"),
-            // The ledger's messages name `urlkey ledger`'s flag; here the file is --ledger.
-            ServeError::Ledger(e) => write!(
-                f,
-                "--ledger: {}",
-                e.to_string()
-                    .replace("the right --db", "the right --ledger")
-                    .replace("another --db", "another --ledger")
-                    .replace("that --db names", "that --ledger names")
-            ),
+            // The ledger's own words name no flag; the command line words its advice
+            // (urlkey-cli's `failure::serve_error`).
+            ServeError::Ledger(e) => write!(f, "--ledger: {e}"),
         }
     }
 }

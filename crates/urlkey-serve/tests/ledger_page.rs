@@ -193,6 +193,37 @@ fn the_views_group_roll_up_and_compare() {
     assert!(r.body.contains("c-2026-11-01, c-2026-11-08"), "{}", r.body);
 }
 
+/// The ledger's refusals reach the page in its words: the option as the page names it
+/// (`window`, `compare`, `by`), never a flag of the command line.
+#[test]
+fn ledger_errors_on_the_page_name_no_flag() {
+    let f = fixture();
+    let cases = [
+        (
+            "/ledger?window=2030-01-01..2030-01-02&window=2026-11-01..2026-11-08",
+            "window 2030-01-01..2030-01-02: no observations run in it",
+        ),
+        (
+            "/ledger?compare=c-2026-11-01&compare=c-2026-11-08&by=market",
+            "compare and by cannot be combined",
+        ),
+        ("/ledger?by=market,market", "market is grouped by twice"),
+        (
+            "/ledger?compare=c-2026-11-01&compare=c-2026-11-01",
+            "compare c-2026-11-01 c-2026-11-01: name two different collections",
+        ),
+    ];
+    for (path, said) in cases {
+        let r = get(f.addr, path);
+        assert_eq!(r.status, 400, "{path}: {}", r.body);
+        let v: Value = serde_json::from_str(&r.body).expect("json");
+        assert_eq!(v["error"]["code"], "request.invalid-option", "{path}");
+        let m = v["error"]["message"].as_str().expect("message");
+        assert!(m.contains(said), "{path}: {m}");
+        assert!(!m.contains("--"), "{path} names a flag: {m}");
+    }
+}
+
 #[test]
 fn api_ledger_is_the_report_json() {
     let f = fixture();

@@ -352,10 +352,13 @@ fn the_queue_shows_what_verify_found_for_each_variant() {
         &db,
         LedgerCommand::Ingest(IngestCommand {
             files: vec![csv.clone()],
-            answer_system: Some("test".into()),
-            prompt_version: Some("v1".into()),
-            market: Some("local".into()),
-            run_timestamp: Some("2026-11-30T00:00:00Z".into()),
+            defaults: urlkey_ledger::ingest::Defaults {
+                answer_system: Some("test".into()),
+                prompt_version: Some("v1".into()),
+                market: Some("local".into()),
+                run_timestamp: Some("2026-11-30T00:00:00Z".into()),
+                ..Default::default()
+            },
             ..IngestCommand::default()
         }),
     );

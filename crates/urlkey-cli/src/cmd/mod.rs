@@ -5,6 +5,7 @@ pub mod explain;
 pub mod info;
 pub mod inspect;
 pub mod key;
+pub mod ledger;
 pub mod map;
 pub mod rules;
 pub mod setup;

@@ -1,6 +1,8 @@
 //! `urlkey ledger`'s flags (clap derive), turned into the ledger's typed command
-//! ([`urlkey_ledger::LedgerCommand`]). The value sets (`--format`, `--by`, ...) and the
-//! defaults are the ledger's own ([`urlkey_ledger::choice`]); this file spells the flags.
+//! ([`urlkey_ledger::LedgerCommand`]): each command's flags build its options struct
+//! directly (`From<IngestArgs> for IngestCommand`, ...), the one copy of its fields. The
+//! value sets (`--format`, `--by`, ...) and the defaults are the ledger's own
+//! ([`urlkey_ledger::choice`]); this file spells the flags.
 
 use std::path::PathBuf;
 
@@ -12,8 +14,8 @@ use urlkey_ledger as ledger;
 use urlkey_ledger::choice::Choice;
 use urlkey_ledger::command::{IngestCommand, ReportCommand, VerifyCommand};
 use urlkey_ledger::export::ExportFormat;
-use urlkey_ledger::ingest::InputFormat;
-use urlkey_ledger::report::{GroupBy, PublisherUnit, ReportFormat};
+use urlkey_ledger::ingest::{Defaults, InputFormat};
+use urlkey_ledger::report::{GroupBy, PublisherUnit, ReportFormat, ReportOptions};
 use urlkey_ledger::review::ListFormat;
 
 /// A value parser for one of the ledger's value sets: its names, each with its help line.
@@ -57,137 +59,13 @@ pub enum LedgerCommand {
     /// Columns: observation_id, prompt_id, prompt_version, answer_system, market,
     /// collection, run_timestamp, observed_url. Each observed URL is kept exactly as read
     /// and keyed with --policy; invalid URLs are stored with their error code.
-    Ingest {
-        /// The files: CSV, TSV, JSONL, spreadsheets (.xlsx, .xls, .ods), each also as .gz
-        /// or .zst (format by content and extension); `-` reads standard input.
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-        /// The sheet of a spreadsheet to read: its name or a 1-based number (default: the
-        /// first).
-        #[arg(long, value_name = "NAME|N")]
-        sheet: Option<String>,
-        /// Which columns (JSONL fields) hold which ledger fields, when the header names
-        /// them otherwise: 'observation_id=Observation ID,observed_url=URL'. Header names
-        /// also match ignoring case, spaces and separators.
-        #[arg(long, value_name = "FIELD=HEADER,...")]
-        columns: Option<String>,
-        /// The text encoding of inputs without a byte-order mark (a WHATWG label:
-        /// windows-1252, iso-8859-1, utf-16le, shift_jis); default UTF-8.
-        #[arg(long, value_name = "LABEL")]
-        encoding: Option<String>,
-        /// The delimiter of CSV files: one character, or `tab` (default: detected from the
-        /// header line among `,` `;` tab `|`).
-        #[arg(long, value_name = "C")]
-        delimiter: Option<String>,
-        /// How CSV/TSV cells are quoted: double (RFC 4180) or none (a quote is an ordinary
-        /// character and every line is a row: for files that never quote).
-        #[arg(long, value_enum, default_value_t = QuoteArg::Double, value_name = "double|none")]
-        quote: QuoteArg,
-        /// The normalization policy that makes the keys.
-        #[arg(long, default_value = ledger::command::DEFAULT_POLICY)]
-        policy: String,
-        /// Read the files as this format instead of guessing.
-        #[arg(long, value_parser = choice::<InputFormat>())]
-        input_format: Option<InputFormat>,
-        /// answer_system for rows that have none.
-        #[arg(long)]
-        answer_system: Option<String>,
-        /// prompt_version for rows that have none.
-        #[arg(long)]
-        prompt_version: Option<String>,
-        /// market for rows that have none.
-        #[arg(long)]
-        market: Option<String>,
-        /// run_timestamp (RFC 3339 or YYYY-MM-DD) for rows that have none.
-        #[arg(long)]
-        run_timestamp: Option<String>,
-        /// Read run timestamps without Z or an offset (`2026-11-08 09:00:00`) as wall-clock
-        /// time in this IANA zone (Europe/Paris, UTC). Without it they are refused.
-        #[arg(long, value_name = "ZONE")]
-        timezone: Option<String>,
-        /// collection (the dated collection run) for rows that have none.
-        #[arg(long)]
-        collection: Option<String>,
-        /// Store the good rows and write every refused row here (its cells, with `line`
-        /// and `reason`). Without it a file with any bad row stores nothing.
-        #[arg(long, value_name = "FILE")]
-        rejects: Option<PathBuf>,
-    },
+    Ingest(IngestArgs),
     /// Count observations, valid observations, unique URL keys and unique publisher
     /// hostnames, with the top publishers' shares and the sample they describe.
-    Report {
-        /// Report each value of these columns separately: one column, or several joined
-        /// with commas (`--by answer_system,market`: one group per pair of values).
-        #[arg(long, value_parser = choice::<GroupBy>(), value_delimiter = ',', value_name = "COLUMN,...")]
-        by: Vec<GroupBy>,
-        /// What a publisher is: the key's hostname (the default), or its registrable
-        /// domain from the Public Suffix List (docs.example.org and wiki.example.org both
-        /// count as example.org).
-        #[arg(long, value_parser = choice::<PublisherUnit>(), default_value = "host")]
-        publisher: PublisherUnit,
-        /// Compare two collections: per publisher and per URL key, the valid observations
-        /// in each, the change, new and gone, with both samples.
-        #[arg(long, num_args = 2, value_names = ["COLLECTION_A", "COLLECTION_B"])]
-        compare: Option<Vec<String>>,
-        /// Only observations run in this window: FROM..TO, both included (dates or RFC
-        /// 3339 instants; a date as TO includes that day). Given twice (without --compare),
-        /// the two windows are compared as --compare compares two collections.
-        #[arg(long, value_name = "FROM..TO")]
-        window: Vec<String>,
-        /// Output format (html: one self-contained page with SVG charts; use -o FILE).
-        #[arg(long, value_parser = choice::<ReportFormat>(), default_value = "table")]
-        format: ReportFormat,
-        /// How many top publishers to list (0 = all).
-        #[arg(long, default_value_t = ledger::report::DEFAULT_TOP)]
-        top: usize,
-        /// How many top URL keys to list (0 = all).
-        #[arg(long, default_value_t = ledger::report::DEFAULT_TOP)]
-        top_keys: usize,
-        /// Only observations keyed with this policy (needed when the ledger holds several).
-        #[arg(long)]
-        policy: Option<String>,
-        /// Write here (through a temporary file and a rename) instead of standard output.
-        #[arg(long, short)]
-        output: Option<PathBuf>,
-    },
+    Report(ReportArgs),
     /// Fetch the observed URLs of each unverified key (up to --max-variants distinct ones),
     /// compare their content, and record the result, hop by hop.
-    Verify {
-        /// Verify at most N keys.
-        #[arg(long)]
-        limit: Option<usize>,
-        /// Keys verified at once.
-        #[arg(long, default_value_t = ledger::command::DEFAULT_CONCURRENCY)]
-        concurrency: usize,
-        /// Least milliseconds between two requests to the same host.
-        #[arg(long, default_value_t = ledger::command::DEFAULT_PER_HOST_DELAY_MS)]
-        per_host_delay: u64,
-        /// Seconds allowed for each request, connection to last byte read.
-        #[arg(long, default_value_t = ledger::command::DEFAULT_TIMEOUT_SECS)]
-        timeout: f64,
-        /// Also re-verify keys whose latest verification is older than this (30d, 12h, 90m).
-        #[arg(long)]
-        older_than: Option<String>,
-        /// Allow loopback, private, shared, link-local and reserved targets.
-        #[arg(long)]
-        allow_private_network: bool,
-        /// Allow loopback targets (127.0.0.0/8, ::1) only, e.g. a server on this machine.
-        #[arg(long)]
-        allow_loopback: bool,
-        /// List the keys that would be verified; fetch nothing.
-        #[arg(long)]
-        dry_run: bool,
-        /// Distinct observed URLs (spellings) fetched per key, at most, for the content
-        /// comparison: the first observation's, a spelling on each side of every risky rule
-        /// that merged the key, then the first others. A risky rule left out is `partial`
-        /// (1: the first observation's only, as before schema 4).
-        #[arg(long, default_value_t = ledger::verify::DEFAULT_MAX_VARIANTS, value_name = "N")]
-        max_variants: usize,
-        /// Also trust the PEM certificates in FILE (a private or test CA), beside the
-        /// built-in roots.
-        #[arg(long, value_name = "FILE")]
-        ca_cert: Option<PathBuf>,
-    },
+    Verify(VerifyArgs),
     /// Record what people decide (source role, claim support, merge), list the decisions.
     Review {
         /// add, import or list.
@@ -209,6 +87,142 @@ pub enum LedgerCommand {
         #[arg(long, short)]
         output: Option<PathBuf>,
     },
+}
+
+/// `urlkey ledger ingest`'s flags; they build the ledger's [`IngestCommand`] directly.
+#[derive(Args, Debug, Clone)]
+pub struct IngestArgs {
+    /// The files: CSV, TSV, JSONL, spreadsheets (.xlsx, .xls, .ods), each also as .gz
+    /// or .zst (format by content and extension); `-` reads standard input.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// The sheet of a spreadsheet to read: its name or a 1-based number (default: the
+    /// first).
+    #[arg(long, value_name = "NAME|N")]
+    pub sheet: Option<String>,
+    /// Which columns (JSONL fields) hold which ledger fields, when the header names
+    /// them otherwise: 'observation_id=Observation ID,observed_url=URL'. Header names
+    /// also match ignoring case, spaces and separators.
+    #[arg(long, value_name = "FIELD=HEADER,...")]
+    pub columns: Option<String>,
+    /// The text encoding of inputs without a byte-order mark (a WHATWG label:
+    /// windows-1252, iso-8859-1, utf-16le, shift_jis); default UTF-8.
+    #[arg(long, value_name = "LABEL")]
+    pub encoding: Option<String>,
+    /// The delimiter of CSV files: one character, or `tab` (default: detected from the
+    /// header line among `,` `;` tab `|`).
+    #[arg(long, value_name = "C")]
+    pub delimiter: Option<String>,
+    /// How CSV/TSV cells are quoted: double (RFC 4180) or none (a quote is an ordinary
+    /// character and every line is a row: for files that never quote).
+    #[arg(long, value_enum, default_value_t = QuoteArg::Double, value_name = "double|none")]
+    pub quote: QuoteArg,
+    /// The normalization policy that makes the keys.
+    #[arg(long, default_value = ledger::command::DEFAULT_POLICY)]
+    pub policy: String,
+    /// Read the files as this format instead of guessing.
+    #[arg(long, value_parser = choice::<InputFormat>())]
+    pub input_format: Option<InputFormat>,
+    /// answer_system for rows that have none.
+    #[arg(long)]
+    pub answer_system: Option<String>,
+    /// prompt_version for rows that have none.
+    #[arg(long)]
+    pub prompt_version: Option<String>,
+    /// market for rows that have none.
+    #[arg(long)]
+    pub market: Option<String>,
+    /// run_timestamp (RFC 3339 or YYYY-MM-DD) for rows that have none.
+    #[arg(long)]
+    pub run_timestamp: Option<String>,
+    /// Read run timestamps without Z or an offset (`2026-11-08 09:00:00`) as wall-clock
+    /// time in this IANA zone (Europe/Paris, UTC). Without it they are refused.
+    #[arg(long, value_name = "ZONE")]
+    pub timezone: Option<String>,
+    /// collection (the dated collection run) for rows that have none.
+    #[arg(long)]
+    pub collection: Option<String>,
+    /// Store the good rows and write every refused row here (its cells, with `line`
+    /// and `reason`). Without it a file with any bad row stores nothing.
+    #[arg(long, value_name = "FILE")]
+    pub rejects: Option<PathBuf>,
+}
+
+/// `urlkey ledger report`'s flags; they build the ledger's [`ReportCommand`] directly.
+#[derive(Args, Debug, Clone)]
+pub struct ReportArgs {
+    /// Report each value of these columns separately: one column, or several joined
+    /// with commas (`--by answer_system,market`: one group per pair of values).
+    #[arg(long, value_parser = choice::<GroupBy>(), value_delimiter = ',', value_name = "COLUMN,...")]
+    pub by: Vec<GroupBy>,
+    /// What a publisher is: the key's hostname (the default), or its registrable
+    /// domain from the Public Suffix List (docs.example.org and wiki.example.org both
+    /// count as example.org).
+    #[arg(long, value_parser = choice::<PublisherUnit>(), default_value = "host")]
+    pub publisher: PublisherUnit,
+    /// Compare two collections: per publisher and per URL key, the valid observations
+    /// in each, the change, new and gone, with both samples.
+    #[arg(long, num_args = 2, value_names = ["COLLECTION_A", "COLLECTION_B"])]
+    pub compare: Option<Vec<String>>,
+    /// Only observations run in this window: FROM..TO, both included (dates or RFC
+    /// 3339 instants; a date as TO includes that day). Given twice (without --compare),
+    /// the two windows are compared as --compare compares two collections.
+    #[arg(long, value_name = "FROM..TO")]
+    pub window: Vec<String>,
+    /// Output format (html: one self-contained page with SVG charts; use -o FILE).
+    #[arg(long, value_parser = choice::<ReportFormat>(), default_value = "table")]
+    pub format: ReportFormat,
+    /// How many top publishers to list (0 = all).
+    #[arg(long, default_value_t = ledger::report::DEFAULT_TOP)]
+    pub top: usize,
+    /// How many top URL keys to list (0 = all).
+    #[arg(long, default_value_t = ledger::report::DEFAULT_TOP)]
+    pub top_keys: usize,
+    /// Only observations keyed with this policy (needed when the ledger holds several).
+    #[arg(long)]
+    pub policy: Option<String>,
+    /// Write here (through a temporary file and a rename) instead of standard output.
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+}
+
+/// `urlkey ledger verify`'s flags; they build the ledger's [`VerifyCommand`] directly.
+#[derive(Args, Debug, Clone)]
+pub struct VerifyArgs {
+    /// Verify at most N keys.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Keys verified at once.
+    #[arg(long, default_value_t = ledger::command::DEFAULT_CONCURRENCY)]
+    pub concurrency: usize,
+    /// Least milliseconds between two requests to the same host.
+    #[arg(long, default_value_t = ledger::command::DEFAULT_PER_HOST_DELAY_MS)]
+    pub per_host_delay: u64,
+    /// Seconds allowed for each request, connection to last byte read.
+    #[arg(long, default_value_t = ledger::command::DEFAULT_TIMEOUT_SECS)]
+    pub timeout: f64,
+    /// Also re-verify keys whose latest verification is older than this (30d, 12h, 90m).
+    #[arg(long)]
+    pub older_than: Option<String>,
+    /// Allow loopback, private, shared, link-local and reserved targets.
+    #[arg(long)]
+    pub allow_private_network: bool,
+    /// Allow loopback targets (127.0.0.0/8, ::1) only, e.g. a server on this machine.
+    #[arg(long)]
+    pub allow_loopback: bool,
+    /// List the keys that would be verified; fetch nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Distinct observed URLs (spellings) fetched per key, at most, for the content
+    /// comparison: the first observation's, a spelling on each side of every risky rule
+    /// that merged the key, then the first others. A risky rule left out is `partial`
+    /// (1: the first observation's only, as before schema 4).
+    #[arg(long, default_value_t = ledger::verify::DEFAULT_MAX_VARIANTS, value_name = "N")]
+    pub max_variants: usize,
+    /// Also trust the PEM certificates in FILE (a private or test CA), beside the
+    /// built-in roots.
+    #[arg(long, value_name = "FILE")]
+    pub ca_cert: Option<PathBuf>,
 }
 
 /// The review commands.
@@ -268,87 +282,9 @@ impl LedgerCommand {
     fn into_command(self) -> ledger::LedgerCommand {
         match self {
             LedgerCommand::Init => ledger::LedgerCommand::Init,
-            LedgerCommand::Ingest {
-                files,
-                sheet,
-                columns,
-                encoding,
-                delimiter,
-                quote,
-                policy,
-                input_format,
-                answer_system,
-                prompt_version,
-                market,
-                run_timestamp,
-                timezone,
-                collection,
-                rejects,
-            } => ledger::LedgerCommand::Ingest(IngestCommand {
-                files,
-                sheet,
-                columns,
-                encoding,
-                delimiter,
-                quotes: quote == QuoteArg::Double,
-                policy,
-                input_format,
-                answer_system,
-                prompt_version,
-                market,
-                run_timestamp,
-                timezone,
-                collection,
-                rejects,
-            }),
-            LedgerCommand::Report {
-                by,
-                publisher,
-                compare,
-                window,
-                format,
-                top,
-                top_keys,
-                policy,
-                output,
-            } => ledger::LedgerCommand::Report(ReportCommand {
-                by,
-                publisher,
-                // clap takes exactly two values (num_args = 2).
-                compare: compare.map(|v| {
-                    let mut v = v.into_iter();
-                    (v.next().unwrap_or_default(), v.next().unwrap_or_default())
-                }),
-                window,
-                format,
-                top,
-                top_keys,
-                policy,
-                output,
-            }),
-            LedgerCommand::Verify {
-                limit,
-                concurrency,
-                per_host_delay,
-                timeout,
-                older_than,
-                allow_private_network,
-                allow_loopback,
-                dry_run,
-                max_variants,
-                ca_cert,
-            } => ledger::LedgerCommand::Verify(VerifyCommand {
-                limit,
-                concurrency,
-                per_host_delay,
-                timeout,
-                older_than,
-                allow_private_network,
-                allow_loopback,
-                dry_run,
-                max_variants,
-                ca_cert,
-            }),
+            LedgerCommand::Ingest(a) => ledger::LedgerCommand::Ingest(a.into()),
+            LedgerCommand::Report(a) => ledger::LedgerCommand::Report(a.into()),
+            LedgerCommand::Verify(a) => ledger::LedgerCommand::Verify(a.into()),
             LedgerCommand::Review { command } => {
                 ledger::LedgerCommand::Review(command.into_command())
             }
@@ -385,6 +321,73 @@ impl ReviewCommand {
             }),
             ReviewCommand::Import { file } => Typed::Import { file },
             ReviewCommand::List { format } => Typed::List { format },
+        }
+    }
+}
+
+impl From<IngestArgs> for IngestCommand {
+    fn from(a: IngestArgs) -> IngestCommand {
+        IngestCommand {
+            files: a.files,
+            sheet: a.sheet,
+            columns: a.columns,
+            encoding: a.encoding,
+            delimiter: a.delimiter,
+            quotes: a.quote == QuoteArg::Double,
+            policy: a.policy,
+            input_format: a.input_format,
+            defaults: Defaults {
+                answer_system: a.answer_system,
+                prompt_version: a.prompt_version,
+                market: a.market,
+                run_timestamp: a.run_timestamp,
+                collection: a.collection,
+                // Read from `timezone` by the run, which says what is wrong with it.
+                timezone: None,
+            },
+            timezone: a.timezone,
+            rejects: a.rejects,
+        }
+    }
+}
+
+impl From<ReportArgs> for ReportCommand {
+    fn from(a: ReportArgs) -> ReportCommand {
+        ReportCommand {
+            options: ReportOptions {
+                by: a.by,
+                top: a.top,
+                top_keys: a.top_keys,
+                policy: a.policy,
+                publisher: a.publisher,
+                // clap takes exactly two values (num_args = 2).
+                compare: a.compare.map(|v| {
+                    let mut v = v.into_iter();
+                    (v.next().unwrap_or_default(), v.next().unwrap_or_default())
+                }),
+                // Read from `window` by the run, which says what is wrong with one.
+                windows: Vec::new(),
+            },
+            window: a.window,
+            format: a.format,
+            output: a.output,
+        }
+    }
+}
+
+impl From<VerifyArgs> for VerifyCommand {
+    fn from(a: VerifyArgs) -> VerifyCommand {
+        VerifyCommand {
+            limit: a.limit,
+            concurrency: a.concurrency,
+            per_host_delay: a.per_host_delay,
+            timeout: a.timeout,
+            older_than: a.older_than,
+            allow_private_network: a.allow_private_network,
+            allow_loopback: a.allow_loopback,
+            dry_run: a.dry_run,
+            max_variants: a.max_variants,
+            ca_cert: a.ca_cert,
         }
     }
 }

@@ -257,6 +257,7 @@ fn progress_runs_over_both_passes_to_the_file_size() {
             delimiter: None,
             quotes: true,
             progress: &|phase, done, total| calls.lock().expect("lock").push((phase, done, total)),
+            words: &urlkey_ledger::PlainWords,
         },
     )
     .expect("ingest");
@@ -328,6 +329,7 @@ fn a_file_that_grows_between_the_two_passes_is_refused() {
             delimiter: None,
             quotes: true,
             progress: &grow,
+            words: &urlkey_ledger::PlainWords,
         },
     )
     .expect_err("refused");

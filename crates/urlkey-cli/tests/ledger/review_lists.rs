@@ -356,7 +356,7 @@ fn the_text_formats_list_twenty_merges_and_say_how_many_more() {
     let table = report(&db, &[]);
     assert_eq!(table.matches("content check unverified").count(), 20);
     assert!(
-        table.contains("    3 more; --format json for all"),
+        table.contains("    3 more; the JSON report lists all"),
         "{table}"
     );
     let md = report(&db, &["--format", "markdown"]);

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
 
-use crate::error::{LedgerError, Result};
+use crate::error::{ErrorKind, LedgerError, Result};
 
 pub(crate) mod view;
 
@@ -360,12 +360,9 @@ const MIGRATIONS: &[&str] = &[
 /// and a busy timeout, and brings the schema up to [`SCHEMA_VERSION`].
 pub fn open(path: &Path, create: bool) -> Result<Connection> {
     if !create && !path.exists() {
-        return Err(LedgerError::Database(format!(
-            "there is no ledger at {}: create one with `urlkey ledger --db {} init`, or ingest \
-             a file into it, or pass the right --db",
-            path.display(),
-            path.display()
-        )));
+        return Err(LedgerError::new(ErrorKind::NoLedger {
+            path: path.to_path_buf(),
+        }));
     }
     let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     if create {
@@ -455,7 +452,7 @@ fn migrate(conn: &Connection, path: &Path) -> Result<()> {
     };
     let known = i64::try_from(MIGRATIONS.len()).unwrap_or(i64::MAX);
     let newer = |current: i64| {
-        LedgerError::Database(format!(
+        LedgerError::database(format!(
             "{} has schema version {current}, newer than this urlkey understands ({known}): \
              use a newer urlkey",
             path.display()
@@ -539,11 +536,9 @@ fn migrate_locked(
             )
             .map_err(|e| LedgerError::db("cannot inspect the database", e))?;
         if tables > 0 {
-            return Err(LedgerError::Database(format!(
-                "{} is an SQLite database but not a urlkey ledger (it has tables and no \
-                 ledger schema version): choose another --db",
-                path.display()
-            )));
+            return Err(LedgerError::new(ErrorKind::NotALedger {
+                path: path.to_path_buf(),
+            }));
         }
     }
     for (i, sql) in MIGRATIONS
@@ -564,7 +559,7 @@ fn migrate_locked(
         })
         .map_err(|e| LedgerError::db("cannot check the foreign keys after the migration", e))?;
     if broken > 0 {
-        return Err(LedgerError::Database(format!(
+        return Err(LedgerError::database(format!(
             "{}: the migration would leave {broken} rows with a dangling reference; nothing              was changed (the ledger stays at schema version {current})",
             path.display()
         )));

@@ -703,8 +703,14 @@ fn foreign_database_is_refused() {
 }
 
 #[test]
-fn missing_database_names_init() {
+fn missing_database_is_its_own_kind() {
+    // The command line's advice (`urlkey ledger --db ... init`) is urlkey-cli's.
     let dir = tempfile::tempdir().expect("tempdir");
-    let err = open(&dir.path().join("none.sqlite"), false).expect_err("missing");
-    assert!(err.to_string().contains("init"));
+    let path = dir.path().join("none.sqlite");
+    let err = open(&path, false).expect_err("missing");
+    assert_eq!(
+        err.kind(),
+        &crate::error::ErrorKind::NoLedger { path: path.clone() }
+    );
+    assert!(err.to_string().contains("there is no ledger"), "{err}");
 }

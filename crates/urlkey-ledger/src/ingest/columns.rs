@@ -164,7 +164,7 @@ impl ColumnMap {
         for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let Some((field, header)) = part.split_once('=') else {
                 return Err(format!(
-                    "{part:?} is not FIELD=HEADER: write e.g. --columns \
+                    "{part:?} is not FIELD=HEADER: write e.g. \
                      'observation_id=Observation ID,observed_url=URL'"
                 ));
             };

@@ -26,6 +26,6 @@ mod summary;
 
 pub use columns::{detect_format, ColumnMap, InputFormat, INPUT_FIELDS};
 pub use pass::{ingest, ingest_file, ingest_file_with_progress, IngestOptions};
-pub use read::Phase;
+pub use read::{unknown_encoding, Phase};
 pub use row::Defaults;
 pub use summary::{list_problems, plural, IngestSummary, Problem, PROBLEMS_LISTED};

@@ -11,10 +11,11 @@ use super::read::{check_input, Checked, Phase, ReadSettings, RowReader, ROW_BATC
 use super::reingest::Stored;
 use super::rejects::{rejects_failed, Refused, RejectsFile};
 use super::row::{complete_row, Defaults, RawRow};
-use super::summary::{list_problems, plural, IngestSummary};
-use crate::error::{LedgerError, Result};
+use super::summary::IngestSummary;
+use crate::error::{ErrorKind, LedgerError, Result};
 use crate::norm::Normalizer;
 use crate::timefmt;
+use crate::words::{NoProgress, PlainWords, Progress, Words};
 
 /// How to ingest a file.
 pub struct IngestOptions<'a> {
@@ -36,8 +37,10 @@ pub struct IngestOptions<'a> {
     pub delimiter: Option<u8>,
     /// `--quote`: cells may be quoted (true, RFC 4180) or a quote is an ordinary character.
     pub quotes: bool,
-    /// `progress(phase, bytes of the file read, bytes in the file or 0 when unknown)`.
-    pub progress: &'a dyn Fn(Phase, u64, u64),
+    /// Told the bytes read as the file is checked and stored ([`Progress::advance`]).
+    pub progress: &'a dyn Progress,
+    /// How the rejects file words a remedy ([`Words::remedy`]).
+    pub words: &'a dyn Words,
 }
 
 /// Reads `path` and stores its observations in one transaction. A conflicting row (an
@@ -49,18 +52,18 @@ pub fn ingest_file(
     defaults: &Defaults,
     norm: &Normalizer,
 ) -> Result<IngestSummary> {
-    ingest_file_with_progress(conn, path, format, defaults, norm, &|_, _, _| {})
+    ingest_file_with_progress(conn, path, format, defaults, norm, &NoProgress)
 }
 
-/// [`ingest_file`], calling `progress(phase, bytes read, bytes in the file)` as it goes
-/// (every 1 MiB while checking, every batch of rows while storing), for a progress bar.
+/// [`ingest_file`], telling `progress` the bytes read as it goes (every 1 MiB while
+/// checking, every batch of rows while storing), for a progress bar.
 pub fn ingest_file_with_progress(
     conn: &mut Connection,
     path: &Path,
     format: Option<InputFormat>,
     defaults: &Defaults,
     norm: &Normalizer,
-    progress: &dyn Fn(Phase, u64, u64),
+    progress: &dyn Progress,
 ) -> Result<IngestSummary> {
     ingest(
         conn,
@@ -76,6 +79,7 @@ pub fn ingest_file_with_progress(
             delimiter: None,
             quotes: true,
             progress,
+            words: &PlainWords,
         },
     )
 }
@@ -161,6 +165,7 @@ pub fn ingest(
         },
         path: opts.rejects,
         absent: rows.absent_fields(),
+        words: opts.words,
     };
 
     let tx = begin(conn)?;
@@ -178,7 +183,7 @@ pub fn ingest(
     // shrank in between (still being written, replaced) is refused, nothing stored.
     let reread = rows.bytes_read();
     if reread != checked.bytes {
-        return Err(LedgerError::Input(format!(
+        return Err(LedgerError::input(format!(
             "{shown} changed while it was read ({} bytes when hashed, {reread} bytes when its              rows were read): let the program writing it finish, then ingest it again;              nothing from {shown} was written",
             checked.bytes
         )));
@@ -191,15 +196,13 @@ pub fn ingest(
     summary.problems = std::mem::take(&mut refused.listed);
     if refused.problems > 0 && opts.rejects.is_none() {
         // All or nothing: the transaction is dropped (rolled back) with the error.
-        return Err(LedgerError::Input(format!(
-            "{shown}: {} of {} rows cannot be stored ({}); nothing from {shown} was \
-             written:{}\nFix these rows and ingest the file again, or pass --rejects FILE to \
-             store the good rows and write these to FILE",
-            summary.rejected,
-            summary.rows_read,
-            plural(summary.problem_count, "problem"),
-            list_problems(&summary.problems, summary.problem_count)
-        )));
+        return Err(LedgerError::new(ErrorKind::RowsRefused {
+            file: shown,
+            rejected: summary.rejected,
+            read: summary.rows_read,
+            problem_count: summary.problem_count,
+            problems: std::mem::take(&mut summary.problems),
+        }));
     }
     end(tx, ingest_id, &mut summary, &mut refused, opts.rejects)?;
     Ok(summary)
@@ -239,13 +242,13 @@ fn end(
     }
     if let (Some(file), Some(r)) = (pending, rejects) {
         file.commit().map_err(|e| {
-            LedgerError::Output(format!(
-                "cannot write the rejects file {}: {e}; the {} good rows of {shown} were stored: \
-                 ingest {shown} again with --rejects naming a writable file to get the refused \
-                 rows (stored rows count as already present)",
-                r.display(),
-                summary.added
-            ))
+            LedgerError::new(ErrorKind::RejectsUnwritable {
+                path: r.to_path_buf(),
+                file: shown.clone(),
+                stored: summary.added,
+                error: e.to_string(),
+            })
+            .with_source(e)
         })?;
         summary.rejects = Some(r.display().to_string());
     }
@@ -262,17 +265,17 @@ fn refuse_unreadable(
 ) -> Result<()> {
     if let Some(s) = opts.sheet {
         if !format.is_sheet() {
-            return Err(LedgerError::Usage(format!(
-                "--sheet {s:?}: {shown} is read as {}, not as a spreadsheet (.xlsx, .xls, \
-                 .ods): drop --sheet, or give --input-format",
-                format.as_str()
-            )));
+            return Err(LedgerError::new(ErrorKind::SheetOfText {
+                sheet: s.to_string(),
+                file: shown.to_string(),
+                format: format.as_str(),
+            }));
         }
     }
     let utf16 = checked.head.starts_with(b"\xFF\xFE") || checked.head.starts_with(b"\xFE\xFF");
     if !format.is_sheet() {
         if let Some(why) = urlkey_batch::input::sniff(&checked.head).binary {
-            return Err(LedgerError::Input(format!(
+            return Err(LedgerError::input(format!(
                 "{shown} does not look like text: {why}; ledger ingest reads CSV, TSV, JSONL and \
                  spreadsheets (.xlsx, .xls, .ods), plain or as .gz/.zst; nothing from {shown} \
                  was written"
@@ -281,11 +284,11 @@ fn refuse_unreadable(
         if let (None, false, Some((at, line))) = (opts.encoding, utf16, checked.not_utf8) {
             // Caught here for the whole file: the shared reader would show the bytes as
             // \xNN escapes, and the ledger stores observed URLs exactly.
-            return Err(LedgerError::Input(format!(
-                "{shown} line {line}: not valid UTF-8 (byte {at}); the file is in another \
-                 encoding: pass --encoding LABEL (e.g. --encoding windows-1252 for an export \
-                 from Excel on Windows), or save it as UTF-8; nothing from {shown} was written"
-            )));
+            return Err(LedgerError::new(ErrorKind::NotUtf8 {
+                file: shown.to_string(),
+                line,
+                byte: at,
+            }));
         }
     }
     Ok(())
@@ -423,7 +426,8 @@ fn store_rows(
                 summary.invalid_added += 1;
             }
         }
-        (opts.progress)(Phase::Store, rows.bytes_read(), file_bytes);
+        opts.progress
+            .advance(Phase::Store, rows.bytes_read(), file_bytes);
         if !more {
             break;
         }

@@ -7,7 +7,8 @@ use std::path::Path;
 use super::columns::{ColumnMap, InputFormat, INPUT_FIELDS};
 use super::row::RawRow;
 use super::summary::Problem;
-use crate::error::{LedgerError, Result};
+use crate::error::{ErrorKind, LedgerError, Result, Setting};
+use crate::words::Remedy;
 
 /// Rows read in one batch of the second pass (what memory holds at once).
 pub(super) const ROW_BATCH: usize = 4096;
@@ -95,12 +96,12 @@ impl TextCheck {
 pub(super) fn check_input(
     path: &Path,
     shown: &str,
-    progress: &dyn Fn(Phase, u64, u64),
+    progress: &dyn crate::words::Progress,
 ) -> Result<Checked> {
     use std::io::{Read, Write};
     use urlkey_batch::input::Source;
     let cannot = |e: std::io::Error| {
-        LedgerError::Input(format!(
+        LedgerError::input(format!(
             "cannot read {shown}: {e}; check the path and its permissions"
         ))
     };
@@ -118,7 +119,7 @@ pub(super) fn check_input(
                 .prefix(".urlkey-ledger-stdin-")
                 .tempfile()
                 .map_err(|e| {
-                    LedgerError::Input(format!(
+                    LedgerError::input(format!(
                         "cannot keep standard input in a temporary file ({e}); check the \
                          free space of the temporary directory (TMPDIR), or ingest a file"
                     ))
@@ -143,14 +144,14 @@ pub(super) fn check_input(
         text.feed(chunk);
         if let Some(s) = spill.as_mut() {
             s.write_all(chunk).map_err(|e| {
-                LedgerError::Input(format!(
+                LedgerError::input(format!(
                     "cannot keep standard input in a temporary file ({e}); check the free \
                      space of the temporary directory (TMPDIR), or ingest a file"
                 ))
             })?;
         }
         done += n as u64;
-        progress(Phase::Check, done, total);
+        progress.advance(Phase::Check, done, total);
     }
     text.finish();
     let (source, spill) = match spill {
@@ -176,7 +177,7 @@ pub(super) fn check_input(
         // The content is what the decompressor gives: look at that instead.
         let mut r = source
             .open()
-            .map_err(|e| LedgerError::Input(format!("{e}; nothing from {shown} was written")))?;
+            .map_err(|e| LedgerError::input(format!("{e}; nothing from {shown} was written")))?;
         text = TextCheck::default();
         let mut out = 0u64;
         loop {
@@ -185,7 +186,7 @@ pub(super) fn check_input(
                 Ok(n) => n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(e) => {
-                    return Err(LedgerError::Input(format!(
+                    return Err(LedgerError::input(format!(
                         "{shown}: cannot decompress ({}): {e}; check the file (e.g. `{} -t`); \
                          nothing from {shown} was written",
                         compression.unwrap_or("?"),
@@ -199,7 +200,7 @@ pub(super) fn check_input(
             };
             text.feed(&buf[..n]);
             out += n as u64;
-            progress(Phase::Check, out, 0);
+            progress.advance(Phase::Check, out, 0);
         }
         text.finish();
     }
@@ -234,12 +235,7 @@ pub(super) fn reader_options(
     use urlkey_batch::input::{encoding_for_label, InputFormat as B, KeepColumns, ReadOptions};
     let encoding = match rs.encoding {
         None => None,
-        Some(l) => Some(encoding_for_label(l).ok_or_else(|| {
-            LedgerError::Usage(format!(
-                "--encoding {l:?} is not an encoding label: use e.g. utf-8, utf-16le, \
-                 windows-1252, iso-8859-1"
-            ))
-        })?),
+        Some(l) => Some(encoding_for_label(l).ok_or_else(|| unknown_encoding(l))?),
     };
     let format = match format {
         InputFormat::Csv => B::Csv,
@@ -308,10 +304,11 @@ impl<'a> RowReader<'a> {
             if let urlkey_batch::input::InputErrorKind::Quote { .. } = e.kind {
                 return read_failed(e);
             }
-            LedgerError::Input(format!(
-                "{e}; the file must be CSV, TSV, JSONL or a spreadsheet (UTF-8, UTF-16 with a \
-                 byte-order mark, or --encoding LABEL); nothing from {shown} was written"
-            ))
+            LedgerError::new(ErrorKind::Unreadable {
+                detail: e.to_string(),
+                file: shown.to_string(),
+            })
+            .with_source(e)
         })?;
         if format == InputFormat::Jsonl {
             return Ok(RowReader::Jsonl(JsonlRows {
@@ -338,11 +335,11 @@ impl<'a> RowReader<'a> {
             match rs.columns.field_for(name) {
                 Some(f) => {
                     if let Some((j, _)) = columns.iter().find(|(_, g)| *g == f) {
-                        return Err(LedgerError::Input(format!(
-                            "{shown}: the columns {:?} and {name:?} both stand for {f}: keep \
-                             one, or say which with --columns {f}=NAME",
-                            headers[*j]
-                        )));
+                        return Err(LedgerError::new(ErrorKind::SameField {
+                            file: shown.to_string(),
+                            headers: (headers[*j].clone(), name.to_string()),
+                            field: f,
+                        }));
                     }
                     columns.push((i, f));
                 }
@@ -351,22 +348,19 @@ impl<'a> RowReader<'a> {
         }
         let missing = rs.columns.missing(&headers);
         if !missing.is_empty() {
-            return Err(LedgerError::Input(format!(
-                "{shown}: --columns {}: no such column (the header has: {})",
-                missing.join(", "),
-                headers.join(", ")
-            )));
+            return Err(LedgerError::new(ErrorKind::NoSuchColumn {
+                file: shown.to_string(),
+                missing: missing.iter().map(|m| m.to_string()).collect(),
+                header: headers.clone(),
+            }));
         }
         for required in ["observation_id", "observed_url"] {
             if !columns.iter().any(|(_, f)| *f == required) {
-                return Err(LedgerError::Input(format!(
-                    "{shown}: no {required:?} column (the header has: {}); the ledger needs \
-                     observation_id and observed_url, and reads {} (case, spaces and \
-                     separators do not matter: \"Observation ID\" is observation_id); name \
-                     other headers with --columns {required}=HEADER",
-                    headers.join(", "),
-                    INPUT_FIELDS.join(", ")
-                )));
+                return Err(LedgerError::new(ErrorKind::NoColumn {
+                    file: shown.to_string(),
+                    field: required,
+                    header: headers.clone(),
+                }));
             }
         }
         Ok(RowReader::Table(TableRows {
@@ -443,17 +437,27 @@ impl<'a> RowReader<'a> {
 pub(super) fn read_failed(e: urlkey_batch::input::InputError) -> LedgerError {
     match e.kind {
         urlkey_batch::input::InputErrorKind::Quote { line } => stray_quote(&e.to_string(), line),
-        _ => LedgerError::Input(format!("{e}; nothing was written")),
+        _ => LedgerError::input(format!("{e}; nothing was written")),
     }
 }
 
 /// The refusal of a quote that folds lines into one cell (code `input.stray-quote`).
 fn stray_quote(what: &str, line: u64) -> LedgerError {
-    LedgerError::Input(format!(
-        "{what} [input.stray-quote]; close or remove the quote on line {line}, or, if the \
-         file never quotes its cells, read every quote as an ordinary character with \
-         --quote none; nothing was written"
-    ))
+    LedgerError::new(ErrorKind::StrayQuote {
+        detail: what.to_string(),
+        line,
+    })
+}
+
+/// The refusal of an encoding label that names no encoding.
+pub fn unknown_encoding(label: &str) -> LedgerError {
+    LedgerError::invalid(
+        Setting::Encoding,
+        format!(
+            " {label:?} is not an encoding label: use e.g. utf-8, utf-16le, windows-1252, \
+             iso-8859-1"
+        ),
+    )
 }
 
 impl TableRows {
@@ -496,10 +500,8 @@ impl TableRows {
                     raw.problems.push(Problem {
                         line,
                         column: self.headers.first().cloned(),
-                        reason: format!(
-                            "{}: save the file as UTF-8, or pass --encoding LABEL",
-                            p.message
-                        ),
+                        reason: format!("{}: save the file as UTF-8", p.message),
+                        remedy: Some(Remedy::Encoding),
                     });
                 }
             }
@@ -514,6 +516,7 @@ impl TableRows {
                              the value",
                             cells.len()
                         ),
+                        remedy: None,
                     });
                 }
             } else if rec.fields != width {
@@ -525,6 +528,7 @@ impl TableRows {
                          cell per column (quote a cell that holds the delimiter)",
                         rec.fields
                     ),
+                    remedy: None,
                 });
             }
             for (i, h) in self.headers.iter().enumerate() {
@@ -576,19 +580,20 @@ impl JsonlRows<'_> {
                 line,
                 column: column.map(str::to_string),
                 reason,
+                remedy: None,
+            };
+            let not_utf8 = |message: &str| Problem {
+                line,
+                column: None,
+                reason: format!("{message}: save the file as UTF-8"),
+                remedy: Some(Remedy::Encoding),
             };
             let mut raw = RawRow {
                 line,
                 ..RawRow::default()
             };
             if let Some(p) = &rec.problem {
-                raw.problems.push(bad(
-                    None,
-                    format!(
-                        "{}: save the file as UTF-8, or pass --encoding LABEL",
-                        p.message
-                    ),
-                ));
+                raw.problems.push(not_utf8(&p.message));
                 raw.cells = vec![rec.observed];
                 out.push(raw);
                 continue;

@@ -84,6 +84,7 @@ impl Stored {
                 row.observation_id,
                 diffs.join("; ")
             ),
+            remedy: None,
         }
     }
 

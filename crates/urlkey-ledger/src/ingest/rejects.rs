@@ -6,6 +6,7 @@ use std::path::Path;
 use super::columns::InputFormat;
 use super::summary::{Problem, PROBLEMS_LISTED};
 use crate::error::{LedgerError, Result};
+use crate::words::{Remedy, Words};
 
 /// The refused rows so far: counts, the first problems, and the rejects file they go to.
 pub(super) struct Refused<'a> {
@@ -17,6 +18,8 @@ pub(super) struct Refused<'a> {
     /// Ledger fields the header has no column for: each row's problem with one of them
     /// is the same, so it is counted here and listed once ([`Refused::fold_absent`]).
     pub(super) absent: Vec<Absent>,
+    /// How the rejects file words a remedy.
+    pub(super) words: &'a dyn Words,
 }
 
 /// A ledger field without a column: the rows that lack it for that reason.
@@ -27,6 +30,7 @@ pub(super) struct Absent {
     pub(super) first: u64,
     pub(super) last: u64,
     pub(super) reason: String,
+    pub(super) remedy: Option<Remedy>,
 }
 
 impl Refused<'_> {
@@ -37,8 +41,8 @@ impl Refused<'_> {
             let reason = ps
                 .iter()
                 .map(|p| match &p.column {
-                    Some(c) => format!("{c}: {}", p.reason),
-                    None => p.reason.clone(),
+                    Some(c) => format!("{c}: {}", p.reason_in(self.words)),
+                    None => p.reason_in(self.words),
                 })
                 .collect::<Vec<_>>()
                 .join("; ");
@@ -55,7 +59,7 @@ impl Refused<'_> {
                     return true;
                 };
                 if a.rows == 0 {
-                    (a.first, a.reason) = (line, p.reason.clone());
+                    (a.first, a.reason, a.remedy) = (line, p.reason.clone(), p.remedy);
                 }
                 a.rows += 1;
                 a.last = line;
@@ -84,6 +88,7 @@ impl Refused<'_> {
                     a.last,
                     a.reason
                 ),
+                remedy: a.remedy,
             });
         }
         self.problems += once.len();
@@ -95,7 +100,7 @@ impl Refused<'_> {
 }
 
 pub(super) fn rejects_failed(path: &Path, e: std::io::Error) -> LedgerError {
-    LedgerError::Output(format!(
+    LedgerError::output(format!(
         "cannot write the rejects file {}: {e}; check the path and the free space (nothing \
          was stored)",
         path.display()
@@ -181,7 +186,7 @@ impl RejectsFile {
     /// Everything flushed to the temporary file, ready to be renamed into place.
     pub(super) fn finish(self) -> Result<urlkey_batch::outfile::OutputFile> {
         let failed = |e: std::io::Error| {
-            LedgerError::Output(format!(
+            LedgerError::output(format!(
                 "cannot write the rejects file: {e}; check the path and the free space \
                  (nothing was stored)"
             ))

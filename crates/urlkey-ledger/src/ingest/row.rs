@@ -4,7 +4,9 @@
 use std::collections::HashMap;
 
 use super::summary::Problem;
+use crate::error::Setting;
 use crate::timefmt;
+use crate::words::Remedy;
 
 /// Values used where a row has none (the column is absent or the cell empty).
 /// A value in the file always wins over these.
@@ -76,14 +78,14 @@ pub(super) fn complete_row(mut raw: RawRow, d: &Defaults) -> std::result::Result
                 .filter(|s| !s.is_empty())
         })
     };
-    let need = |name: &str, flag: &str, v: Option<String>, problems: &mut Vec<Problem>| {
+    let need = |setting: Setting, v: Option<String>, problems: &mut Vec<Problem>| {
+        let name = setting.name();
         if v.is_none() {
             problems.push(Problem {
                 line,
                 column: Some(name.to_string()),
-                reason: format!(
-                    "no {name}: add a {name} column, or pass {flag} to fill in rows that have none"
-                ),
+                reason: format!("no {name}: add a {name} column"),
+                remedy: Some(Remedy::Default(setting)),
             });
         }
         v.unwrap_or_default()
@@ -96,36 +98,25 @@ pub(super) fn complete_row(mut raw: RawRow, d: &Defaults) -> std::result::Result
             reason: "no observation_id: every row needs a stable id for its dated answer \
                      observation"
                 .to_string(),
+            remedy: None,
         });
     }
     let prompt_id = take("prompt_id", &None);
     let prompt_version = need(
-        "prompt_version",
-        "--prompt-version",
+        Setting::PromptVersion,
         take("prompt_version", &d.prompt_version),
         &mut problems,
     );
     let answer_system = need(
-        "answer_system",
-        "--answer-system",
+        Setting::AnswerSystem,
         take("answer_system", &d.answer_system),
         &mut problems,
     );
-    let market = need(
-        "market",
-        "--market",
-        take("market", &d.market),
-        &mut problems,
-    );
+    let market = need(Setting::Market, take("market", &d.market), &mut problems);
     let collection = take("collection", &d.collection);
     let claim = take("claim", &None);
     let run_timestamp = take("run_timestamp", &d.run_timestamp);
-    let run_timestamp = need(
-        "run_timestamp",
-        "--run-timestamp",
-        run_timestamp,
-        &mut problems,
-    );
+    let run_timestamp = need(Setting::RunTimestamp, run_timestamp, &mut problems);
     let run_at = if run_timestamp.is_empty() {
         String::new()
     } else {
@@ -136,6 +127,8 @@ pub(super) fn complete_row(mut raw: RawRow, d: &Defaults) -> std::result::Result
                     line,
                     column: Some("run_timestamp".to_string()),
                     reason: m,
+                    remedy: (d.timezone.is_none() && timefmt::is_naive(&run_timestamp))
+                        .then_some(Remedy::Timezone),
                 });
                 String::new()
             }
@@ -147,6 +140,7 @@ pub(super) fn complete_row(mut raw: RawRow, d: &Defaults) -> std::result::Result
             line,
             column: Some("observed_url".to_string()),
             reason: "no observed_url".to_string(),
+            remedy: None,
         });
     }
     if !problems.is_empty() {

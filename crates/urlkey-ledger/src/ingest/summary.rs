@@ -3,6 +3,7 @@
 use std::fmt;
 
 use super::columns::InputFormat;
+use crate::words::{PlainWords, Remedy, Words};
 
 /// What one ingest did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,14 +50,32 @@ pub struct Problem {
     pub column: Option<String>,
     /// What is wrong and what to do.
     pub reason: String,
+    /// When a setting of the ingest would let the row in: said after the reason
+    /// ("…, or …"), in the caller's words ([`Words::remedy`]).
+    pub remedy: Option<Remedy>,
+}
+
+impl Problem {
+    /// The reason with its remedy, in `words`.
+    pub fn reason_in(&self, words: &dyn Words) -> String {
+        match self.remedy {
+            Some(r) => format!("{}, or {}", self.reason, words.remedy(r)),
+            None => self.reason.clone(),
+        }
+    }
+
+    /// `line N, column C: reason`, in `words`.
+    pub fn line_in(&self, words: &dyn Words) -> String {
+        match &self.column {
+            Some(c) => format!("line {}, column {c}: {}", self.line, self.reason_in(words)),
+            None => format!("line {}: {}", self.line, self.reason_in(words)),
+        }
+    }
 }
 
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.column {
-            Some(c) => write!(f, "line {}, column {c}: {}", self.line, self.reason),
-            None => write!(f, "line {}: {}", self.line, self.reason),
-        }
+        f.write_str(&self.line_in(&PlainWords))
     }
 }
 
@@ -74,11 +93,11 @@ pub const PROBLEMS_LISTED: usize = 100;
 
 /// The problems, one a line, the first [`PROBLEMS_LISTED`] then a count of the others
 /// (`total`: how many there are in all, `problems` may hold only the first ones).
-pub fn list_problems(problems: &[Problem], total: usize) -> String {
+pub fn list_problems(problems: &[Problem], total: usize, words: &dyn Words) -> String {
     let mut out = String::new();
     for p in problems.iter().take(PROBLEMS_LISTED) {
         out.push_str("\n  ");
-        out.push_str(&p.to_string());
+        out.push_str(&p.line_in(words));
     }
     let shown = problems.len().min(PROBLEMS_LISTED);
     if total > shown {

@@ -12,14 +12,14 @@ use super::publisher::{self, PublisherUnit};
 use super::review;
 use super::share::{round4, round_share};
 use super::GroupBy;
-use crate::error::{LedgerError, Result};
+use crate::error::{ErrorKind, LedgerError, Result, Setting};
 
 /// Opens a ledger for reading only (`urlkey serve --ledger`): nothing is created,
 /// migrated or written; a file that is not a ledger, or a ledger newer than this build,
 /// is refused.
 pub fn open_read_only(path: &Path) -> Result<Connection> {
     if !path.is_file() {
-        return Err(LedgerError::Database(format!(
+        return Err(LedgerError::database(format!(
             "there is no ledger at {}: pass the path of a ledger made by `urlkey ledger`",
             path.display()
         )));
@@ -37,13 +37,13 @@ pub fn open_read_only(path: &Path) -> Result<Connection> {
         )
     })?;
     if v == 0 {
-        return Err(LedgerError::Database(format!(
+        return Err(LedgerError::database(format!(
             "{} is not a ledger (schema version 0): create one with `urlkey ledger init`",
             path.display()
         )));
     }
     if v > crate::db::SCHEMA_VERSION {
-        return Err(LedgerError::Database(format!(
+        return Err(LedgerError::database(format!(
             "{} has schema version {v}, newer than this urlkey understands ({}): use a newer \
              urlkey",
             path.display(),
@@ -64,7 +64,7 @@ pub fn resolve_policy(conn: &Connection, asked: Option<&str>) -> Result<Option<S
     match asked {
         Some(p) => {
             if !policies.iter().any(|q| q == p) && !policies.is_empty() {
-                return Err(LedgerError::Usage(format!(
+                return Err(LedgerError::usage(format!(
                     "no observations keyed with {p}; the ledger has: {}",
                     policies.join(", ")
                 )));
@@ -74,11 +74,10 @@ pub fn resolve_policy(conn: &Connection, asked: Option<&str>) -> Result<Option<S
         None => match policies.len() {
             0 => Ok(None),
             1 => Ok(policies.into_iter().next()),
-            _ => Err(LedgerError::Usage(format!(
-                "the ledger holds observations keyed with several policies ({}); keys from \
-                 different policies are not comparable: choose one with --policy",
-                policies.join(", ")
-            ))),
+            _ => Err(LedgerError::new(ErrorKind::SeveralPolicies {
+                policies,
+                key: None,
+            })),
         },
     }
 }
@@ -365,10 +364,7 @@ fn check_by(by: &[GroupBy]) -> Result<()> {
     let mut seen = BTreeSet::new();
     for b in by {
         if !seen.insert(*b) {
-            return Err(LedgerError::Usage(format!(
-                "--by names {} twice: give each column once, e.g. --by answer_system,market",
-                b.column()
-            )));
+            return Err(LedgerError::new(ErrorKind::ByTwice { column: b.column() }));
         }
     }
     Ok(())
@@ -417,11 +413,11 @@ fn filtered(rows: Vec<Obs>, opts: &ReportOptions) -> Result<Vec<Obs>> {
         [] => Ok(rows),
         [w] => Ok(rows.into_iter().filter(|o| w.contains(&o.run_at)).collect()),
         [_, _] if opts.compare.is_none() => Ok(rows),
-        _ => Err(LedgerError::Usage(
-            "--window: give one (a filter) or two (compared with each other, without \
-             --compare)"
-                .into(),
-        )),
+        _ => Err(LedgerError::new(ErrorKind::Conflict {
+            settings: (Setting::Window, Setting::Compare),
+            why: "give one window (a filter), or two compared with each other without a \
+                  comparison of collections",
+        })),
     }
 }
 
@@ -445,27 +441,21 @@ pub fn compare(conn: &Connection, opts: &ReportOptions) -> Result<(Option<String
     let (sa, sb) = match (&opts.compare, opts.windows.as_slice()) {
         (Some((a, b)), _) => {
             if a == b {
-                return Err(LedgerError::Usage(format!(
-                    "--compare {a} {b}: name two different collections"
-                )));
+                return Err(LedgerError::invalid(
+                    Setting::Compare,
+                    format!(" {a} {b}: name two different collections"),
+                ));
             }
             (Selection::Collection(a), Selection::Collection(b))
         }
         (None, [a, b]) => (Selection::Window(a), Selection::Window(b)),
-        _ => {
-            return Err(LedgerError::Usage(
-                "compare two collections (--compare A B) or two windows (--window FROM..TO \
-                 --window FROM..TO)"
-                    .into(),
-            ))
-        }
+        _ => return Err(LedgerError::new(ErrorKind::NothingToCompare)),
     };
     if !opts.by.is_empty() {
-        return Err(LedgerError::Usage(
-            "--compare and --by cannot be combined: compare two collections of the whole \
-             ledger, or group one report"
-                .into(),
-        ));
+        return Err(LedgerError::new(ErrorKind::Conflict {
+            settings: (Setting::Compare, Setting::By),
+            why: "compare two collections of the whole ledger, or group one report",
+        }));
     }
     let policy = resolve_policy(conn, opts.policy.as_deref())?;
     let rows = filtered(load(conn, policy.as_deref(), opts.publisher)?, opts)?;
@@ -474,21 +464,24 @@ pub fn compare(conn: &Connection, opts: &ReportOptions) -> Result<(Option<String
     let (ra, rb) = (side(&sa), side(&sb));
     for (s, r) in [(&sa, &ra), (&sb, &rb)] {
         if let (Selection::Window(w), true) = (s, r.is_empty()) {
-            return Err(LedgerError::Usage(format!(
-                "--window {}: no observations run in it",
-                w.text
-            )));
+            return Err(LedgerError::invalid(
+                Setting::Window,
+                format!(" {}: no observations run in it", w.text),
+            ));
         }
         if let (Selection::Collection(c), true) = (s, r.is_empty()) {
             let all: BTreeSet<&str> = rows.iter().filter_map(|o| o.dims[3].as_deref()).collect();
-            return Err(LedgerError::Usage(format!(
-                "--compare: no observations in collection {c:?}; the ledger's collections: {}",
-                if all.is_empty() {
-                    "none".to_string()
-                } else {
-                    all.into_iter().collect::<Vec<_>>().join(", ")
-                }
-            )));
+            return Err(LedgerError::invalid(
+                Setting::Compare,
+                format!(
+                    ": no observations in collection {c:?}; the ledger's collections: {}",
+                    if all.is_empty() {
+                        "none".to_string()
+                    } else {
+                        all.into_iter().collect::<Vec<_>>().join(", ")
+                    }
+                ),
+            ));
         }
     }
     let (ma, mb) = (

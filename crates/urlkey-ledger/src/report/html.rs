@@ -76,7 +76,7 @@ pub fn esc(s: &str) -> String {
 }
 
 fn chart_err<E: std::fmt::Debug>(e: E) -> LedgerError {
-    LedgerError::Output(format!("cannot draw a chart: {e:?}"))
+    LedgerError::output(format!("cannot draw a chart: {e:?}"))
 }
 
 /// The whole page.

@@ -187,7 +187,7 @@ pub fn write(
     match format {
         ReportFormat::Json => {
             let text = serde_json::to_string_pretty(&JsonReport::of(&report, &opts.by))
-                .map_err(|e| LedgerError::Output(format!("cannot write JSON: {e}")))?;
+                .map_err(|e| LedgerError::output(format!("cannot write JSON: {e}")))?;
             writeln!(out, "{text}")?;
         }
         ReportFormat::Csv => csv::write_csv(opts, &report, out)?,

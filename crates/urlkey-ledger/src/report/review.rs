@@ -188,7 +188,7 @@ impl ReviewFigures {
     /// every one is listed).
     pub fn more_line(&self) -> Option<String> {
         let all = self.merges_to_review_list.len();
-        (all > LISTED).then(|| format!("{} more; --format json for all", all - LISTED))
+        (all > LISTED).then(|| format!("{} more; the JSON report lists all", all - LISTED))
     }
 }
 

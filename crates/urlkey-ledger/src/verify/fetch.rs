@@ -12,8 +12,10 @@ use tokio::sync::Mutex;
 use super::canonical::{canonical_from_link_headers, HeadScanner};
 use super::content::{analyse, Content};
 use super::guard::{check_ip, check_url_host, DnsFailure, GuardedResolver, NetworkScope, Refused};
+use crate::error::{ErrorKind, LedgerError};
 use crate::spelling::sanitize;
 use crate::timefmt::now_millis;
+use crate::words::{Hint, PlainWords, Words};
 
 /// The user agent: names the tool and what it is doing.
 pub fn user_agent() -> String {
@@ -192,18 +194,57 @@ impl Verification {
 pub struct Fetcher {
     client: Client,
     cfg: FetchConfig,
+    /// What allows a refused target, in the caller's words ([`Fetcher::with_words`]).
+    allow: Allow,
     next_slot: Mutex<HashMap<String, tokio::time::Instant>>,
 }
 
+/// The hints of refused targets, worded once for the whole run (they are stored with each
+/// verification they explain).
+#[derive(Debug, Clone)]
+struct Allow {
+    loopback: String,
+    private: String,
+    either: String,
+}
+
+impl Allow {
+    fn of<'a>(hint: Result<Hint, &'static str>, words: &'a Allow) -> &'a str {
+        match hint {
+            Ok(Hint::AllowLoopback) => &words.loopback,
+            Ok(Hint::AllowPrivateNetwork) => &words.private,
+            Ok(_) => &words.either,
+            Err(never) => never,
+        }
+    }
+}
+
 impl Fetcher {
-    /// A fetcher for this configuration.
-    pub fn new(cfg: FetchConfig) -> Result<Fetcher, String> {
+    /// A fetcher for this configuration, its hints in the ledger's own words.
+    pub fn new(cfg: FetchConfig) -> Result<Fetcher, LedgerError> {
+        Fetcher::with_words(cfg, &PlainWords)
+    }
+
+    /// A fetcher for this configuration whose refusals say what allows the target in
+    /// `words` (the command line names its flags).
+    pub fn with_words(cfg: FetchConfig, words: &dyn Words) -> Result<Fetcher, LedgerError> {
+        let allow = Allow {
+            loopback: words.hint(Hint::AllowLoopback),
+            private: words.hint(Hint::AllowPrivateNetwork),
+            either: words.hint(Hint::AllowLoopbackOrPrivate),
+        };
         let mut builder = Client::builder();
         for pem in &cfg.extra_roots {
-            let certs = reqwest::Certificate::from_pem_bundle(pem)
-                .map_err(|e| format!("cannot read the --ca-cert certificates: {e}"))?;
+            let certs = reqwest::Certificate::from_pem_bundle(pem).map_err(|e| {
+                LedgerError::new(ErrorKind::Certificates(format!(
+                    "cannot read the extra CA certificates: {e}"
+                )))
+                .with_source(e)
+            })?;
             if certs.is_empty() {
-                return Err("the --ca-cert file holds no PEM certificate".to_string());
+                return Err(LedgerError::new(ErrorKind::Certificates(
+                    "the extra CA certificate file holds no PEM certificate".to_string(),
+                )));
             }
             for c in certs {
                 builder = builder.add_root_certificate(c);
@@ -218,10 +259,13 @@ impl Fetcher {
             .connect_timeout(cfg.timeout)
             .dns_resolver(Arc::new(GuardedResolver::new(cfg.scope)))
             .build()
-            .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+            .map_err(|e| {
+                LedgerError::other(format!("cannot build the HTTP client: {e}")).with_source(e)
+            })?;
         Ok(Fetcher {
             client,
             cfg,
+            allow,
             next_slot: Mutex::new(HashMap::new()),
         })
     }
@@ -285,7 +329,10 @@ impl Fetcher {
             }
             if let Err(refused) = check_url_host(&url, self.cfg.scope) {
                 hop.outcome = "refused";
-                hop.detail = Some(format!("{refused}; {}", refused.hint()));
+                hop.detail = Some(format!(
+                    "{refused}; {}",
+                    Allow::of(refused.hint(), &self.allow)
+                ));
                 let d = hop.detail.clone();
                 v.hops.push(hop);
                 return finish(v, Status::Unresolved, "refused-private-address", d);
@@ -301,7 +348,7 @@ impl Fetcher {
             let mut resp = match sent {
                 Ok(r) => r,
                 Err(e) => {
-                    let (outcome, reason, detail) = classify_error(&e);
+                    let (outcome, reason, detail) = classify_error(&e, &self.allow);
                     hop.elapsed_ms = Some(elapsed_ms(t0));
                     hop.outcome = outcome;
                     hop.detail = Some(detail.clone());
@@ -541,13 +588,13 @@ fn find_in_chain<'a, T: std::error::Error + 'static>(
 }
 
 /// `(hop outcome, verification reason, detail)` for a request that got no response.
-fn classify_error(e: &reqwest::Error) -> (&'static str, &'static str, String) {
+fn classify_error(e: &reqwest::Error, allow: &Allow) -> (&'static str, &'static str, String) {
     let chain = error_chain(e);
     if let Some(r) = find_in_chain::<Refused>(e) {
         return (
             "refused",
             "refused-private-address",
-            format!("{r}; {}", r.hint()),
+            format!("{r}; {}", Allow::of(r.hint(), allow)),
         );
     }
     if chain.contains("refused before connecting") {
@@ -555,7 +602,7 @@ fn classify_error(e: &reqwest::Error) -> (&'static str, &'static str, String) {
         return (
             "refused",
             "refused-private-address",
-            format!("{chain}; pass --allow-loopback or --allow-private-network to verify it"),
+            format!("{chain}; {}", allow.either),
         );
     }
     if let Some(d) = find_in_chain::<DnsFailure>(e) {

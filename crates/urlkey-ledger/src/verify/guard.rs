@@ -8,6 +8,7 @@
 //! other; IP-literal hosts never reach a resolver and are checked by [`check_url_host`]
 //! before any request. The address a response came from is checked once more.
 
+use crate::words::Hint;
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
@@ -185,19 +186,21 @@ pub struct Refused {
 }
 
 impl Refused {
-    /// What would allow the target, if anything.
-    pub fn hint(&self) -> &'static str {
+    /// What would allow the target, if anything: "never fetched", or a hint that names
+    /// the caller's settings ([`Hint::AllowLoopback`], [`Hint::AllowPrivateNetwork`]),
+    /// worded before the fetch begins ([`crate::verify::Fetcher::with_words`]).
+    pub fn hint(&self) -> Result<Hint, &'static str> {
         use AddressClass::*;
         let classes: Vec<AddressClass> = self.addrs.iter().map(|(_, c)| *c).collect();
         if classes
             .iter()
             .all(|c| matches!(c, Multicast | Broadcast | Unspecified))
         {
-            "such addresses are never fetched"
+            Err("such addresses are never fetched")
         } else if classes.contains(&Loopback) {
-            "pass --allow-loopback (loopback only) or --allow-private-network to verify it"
+            Ok(Hint::AllowLoopback)
         } else {
-            "pass --allow-private-network to verify it"
+            Ok(Hint::AllowPrivateNetwork)
         }
     }
 }

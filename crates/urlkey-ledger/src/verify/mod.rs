@@ -22,6 +22,7 @@ use std::time::Duration;
 use rusqlite::{params, Connection};
 
 use crate::error::{LedgerError, Result};
+use crate::words::{Hint, Words};
 pub use fetch::{FetchConfig, Fetcher, Hop, Status, Verification};
 pub use guard::NetworkScope;
 
@@ -270,7 +271,7 @@ pub fn store(
     scope: NetworkScope,
 ) -> Result<i64> {
     let Some(v) = vs.first() else {
-        return Err(LedgerError::Other("a verification without a fetch".into()));
+        return Err(LedgerError::other("a verification without a fetch".into()));
     };
     let kc = key_check(t, vs);
     let (check, check_detail, compared) = (kc.check, kc.detail, kc.compared);
@@ -426,6 +427,7 @@ pub fn run(
     conn: &mut Connection,
     opts: &VerifyOptions,
     out: &mut dyn Write,
+    words: &dyn Words,
 ) -> Result<VerifySummary> {
     let (targets, due) = select_due(conn, opts)?;
     let scope = opts.fetch.scope;
@@ -472,22 +474,17 @@ pub fn run(
         return Ok(VerifySummary::default());
     }
     if targets.is_empty() {
-        writeln!(
-            out,
-            "nothing to verify: every key has a verification{} (use --older-than to re-verify)",
-            if opts.older_than.is_some() {
-                " newer than --older-than"
-            } else {
-                ""
-            }
-        )?;
+        let hint = Hint::NothingToVerify {
+            older_than: opts.older_than.is_some(),
+        };
+        writeln!(out, "{}", words.hint(hint))?;
         return Ok(VerifySummary::default());
     }
-    let fetcher = Arc::new(Fetcher::new(opts.fetch.clone()).map_err(LedgerError::Other)?);
+    let fetcher = Arc::new(Fetcher::with_words(opts.fetch.clone(), words)?);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| LedgerError::Other(format!("cannot start the async runtime: {e}")))?;
+        .map_err(|e| LedgerError::other(format!("cannot start the async runtime: {e}")))?;
     let concurrency = opts.concurrency.max(1);
     let mut summary = VerifySummary::default();
     rt.block_on(async {

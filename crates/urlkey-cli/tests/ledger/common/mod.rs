@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use urlkey_cli::flags::advice;
 use urlkey_cli::flags::ledger::LedgerArgs;
 use urlkey_ledger::LedgerError;
 
@@ -23,10 +24,30 @@ struct TestCli {
     args: LedgerArgs,
 }
 
+/// A ledger error as the `urlkey` binary prints it (its flags named: `flags::advice`),
+/// beside the error itself.
+#[derive(Debug)]
+pub struct Worded {
+    pub error: LedgerError,
+    message: String,
+}
+
+impl Worded {
+    pub fn exit_code(&self) -> i32 {
+        self.error.exit_code()
+    }
+}
+
+impl std::fmt::Display for Worded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
 /// What a CLI run printed.
 #[derive(Debug)]
 pub struct Run {
-    pub result: Result<(), LedgerError>,
+    pub result: Result<(), Worded>,
     pub stdout: String,
     pub stderr: String,
 }
@@ -42,7 +63,7 @@ impl Run {
         self
     }
 
-    pub fn err(self) -> LedgerError {
+    pub fn err(self) -> Worded {
         match self.result {
             Ok(()) => panic!("command succeeded:\n{}", self.stdout),
             Err(e) => e,
@@ -50,14 +71,21 @@ impl Run {
     }
 }
 
-/// Runs parsed `urlkey ledger` flags as the `urlkey` binary does, on the given streams.
+/// Runs parsed `urlkey ledger` flags as the `urlkey` binary does, on the given streams
+/// (without its progress bar, which it draws on a terminal only).
 pub fn run_parsed(
     args: LedgerArgs,
     out: &mut dyn std::io::Write,
     err: &mut dyn std::io::Write,
-) -> Result<(), LedgerError> {
+) -> Result<(), Worded> {
     let (db, command) = args.into_command();
-    urlkey_ledger::run(command, &db, out, err)
+    let words = advice::Flags;
+    urlkey_ledger::run_with(command, &db, out, err, &urlkey_ledger::NoProgress, &words).map_err(
+        |error| Worded {
+            message: advice::ledger(&error, "--db"),
+            error,
+        },
+    )
 }
 
 /// Runs `urlkey ledger --db DB ARGS...` in-process.
