@@ -3,7 +3,7 @@
 
 use urlkey::tracking::registry2::{Exception, Scope, REGISTRY_2};
 use urlkey::tracking::MatchKind;
-use urlkey::unwrap::{PathMatch, WRAPPERS};
+use urlkey::internals::unwrap::{PathMatch, WRAPPERS};
 
 mod common;
 use common::{ok, run};

@@ -115,7 +115,7 @@ fn rule_agrees(outcomes: &[Outcome], rule: &str) -> bool {
 
 /// The components of a key, split as `inspect` splits a URL: a key with a written scheme
 /// from it, a web key (no scheme) authority first, a path-only key as a path.
-pub fn components(key: &str) -> [(&'static str, Option<String>); 7] {
+pub(crate) fn components(key: &str) -> [(&'static str, Option<String>); 7] {
     let written = crate::text::written_scheme(key).is_some();
     let o = crate::offsets::offsets(key, written);
     let s = |c: Option<crate::offsets::ComponentSpan>| {

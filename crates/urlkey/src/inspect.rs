@@ -1,12 +1,13 @@
 //! `urlkey inspect`: everything the library can say about one piece of text.
 
 use crate::error::KeyError;
-use crate::offsets::Offsets;
 use crate::outcome::{Fact, Transformation};
 use crate::policy::{Policy, PolicySet};
 use crate::profile::Profile;
 use crate::psl::Section;
 use crate::{text, WebUrl};
+
+pub use crate::offsets::{ComponentSpan, Offsets, ParamSpan, Span};
 
 /// The key of one policy, for side-by-side comparison.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]

@@ -38,28 +38,29 @@
 #![warn(missing_docs)]
 
 pub mod detect;
-pub mod error;
+mod error;
 pub mod explain;
-pub mod fast;
+mod fast;
 pub mod inspect;
-pub mod offsets;
+pub mod internals;
+mod offsets;
 pub mod outcome;
 pub mod policy;
 pub mod profile;
 pub mod psl;
-pub mod query;
+mod query;
 pub mod risk;
 mod scratch;
-pub mod text;
+mod text;
 pub mod tracking;
-pub mod unwrap;
+mod unwrap;
 pub mod web;
 
 pub use error::{ErrorCode, KeyError};
-pub use inspect::{inspect, Inspection, PolicyKey};
+pub use inspect::{inspect, ComponentSpan, Inspection, Offsets, ParamSpan, PolicyKey, Span};
 pub use outcome::{Component, Fact, Outcome, Status, Transformation};
 pub use policy::{Policy, PolicyError, PolicyInfo, PolicySet};
-pub use psl::PublicSuffixList;
+pub use psl::{PslError, PublicSuffixList};
 pub use query::{parse_form, query_pairs};
 pub use tracking::{TrackingRule, TrackingSet, REGISTRY};
 pub use web::{HostKind, WebUrl};

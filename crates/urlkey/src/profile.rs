@@ -129,7 +129,7 @@ const YOUTUBE_KINDS: [&str; 3] = ["channel", "c", "user"];
 // ignoring ASCII case.
 
 /// X site pages (seed 001: `home`, `explore`, `search`, `settings`, `i`, `intent`, ...).
-pub const X_SITE_PAGES: [&str; 32] = [
+pub(crate) const X_SITE_PAGES: [&str; 32] = [
     "home",
     "explore",
     "search",
@@ -165,7 +165,7 @@ pub const X_SITE_PAGES: [&str; 32] = [
 ];
 
 /// GitHub site pages (seed 001: "not a site page"; `orgs` is handled as `/orgs/<h>`).
-pub const GITHUB_SITE_PAGES: [&str; 45] = [
+pub(crate) const GITHUB_SITE_PAGES: [&str; 45] = [
     "about",
     "features",
     "pricing",
@@ -215,7 +215,7 @@ pub const GITHUB_SITE_PAGES: [&str; 45] = [
 
 /// Facebook site pages (seed 001: `sharer`, `login`, `events`, `watch`, ...;
 /// `profile.php`, `people` and `groups` are handled as profiles).
-pub const FACEBOOK_SITE_PAGES: [&str; 58] = [
+pub(crate) const FACEBOOK_SITE_PAGES: [&str; 58] = [
     "sharer",
     "sharer.php",
     "share",
@@ -277,7 +277,7 @@ pub const FACEBOOK_SITE_PAGES: [&str; 58] = [
 ];
 
 /// Instagram site pages (seed 001: `p`, `reel`, `explore`, ...).
-pub const INSTAGRAM_SITE_PAGES: [&str; 24] = [
+pub(crate) const INSTAGRAM_SITE_PAGES: [&str; 24] = [
     "p",
     "reel",
     "reels",

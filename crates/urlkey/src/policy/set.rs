@@ -93,7 +93,7 @@ impl PolicySet {
     /// let e = set
     ///     .load_policy_file("[[policy]]\nid = \"x@1\"\nparser = \"whatwg\"\nkey = \"url\"\nrules = [{ rule = \"strip-wwww\" }]\n", "x.toml")
     ///     .unwrap_err();
-    /// assert_eq!(e.code(), "policy.file");
+    /// assert_eq!(e.code().as_str(), "policy.file");
     /// assert!(e.to_string().starts_with("x.toml: policy \"x@1\" (line 2): rule at line 5:"));
     /// ```
     pub fn load_policy_file(

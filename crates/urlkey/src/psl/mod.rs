@@ -34,7 +34,13 @@ pub struct PublicSuffixList {
     version: Arc<str>,
 }
 
-/// A list file that could not be used.
+/// A list file that could not be used; [`PslError::code`] gives its stable code.
+///
+/// ```
+/// let e = urlkey::PublicSuffixList::parse("===BEGIN ICANN DOMAINS===\n!com\n").unwrap_err();
+/// assert_eq!(e.code().as_str(), "psl.exception-at-first-label");
+/// assert!(e.to_string().contains("!com"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum PslError {
@@ -69,6 +75,27 @@ impl std::fmt::Display for PslError {
     }
 }
 impl std::error::Error for PslError {}
+
+impl PslError {
+    /// The stable code, one per variant (`psl.not-a-list`, `psl.unparsable`,
+    /// `psl.invalid-rule`, `psl.exception-at-first-label`, `psl.empty-label`).
+    ///
+    /// ```
+    /// let e = urlkey::PublicSuffixList::parse("com\n").unwrap_err();
+    /// assert_eq!(e.code(), urlkey::ErrorCode::PslNotAList);
+    /// assert_eq!(e.code().as_str(), "psl.not-a-list");
+    /// ```
+    pub const fn code(&self) -> crate::ErrorCode {
+        use crate::ErrorCode;
+        match self {
+            PslError::NotAList => ErrorCode::PslNotAList,
+            PslError::Unparsable(_) => ErrorCode::PslUnparsable,
+            PslError::InvalidRule(_) => ErrorCode::PslInvalidRule,
+            PslError::ExceptionAtFirstLabel(_) => ErrorCode::PslExceptionAtFirstLabel,
+            PslError::EmptyLabel(_) => ErrorCode::PslEmptyLabel,
+        }
+    }
+}
 
 /// Which section of the list a suffix comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

@@ -1,5 +1,6 @@
 //! The grouping engine against plain maps, record by record and chunked, past 32 bits.
 
+use urlkey::internals::PolicyInternals;
 use super::*;
 use crate::map::close::{on_helpers, share_of, Merged};
 use crate::map::counted::KeyBuffers;
@@ -618,7 +619,7 @@ fn lean_rows_equal_outcome_rows() {
         .collect();
     let sources = ["a".to_string(), "b".to_string()];
     let set = urlkey::PolicySet::builtin();
-    for id in urlkey::policy::builtin_variants() {
+    for id in urlkey::internals::policy::builtin_variants() {
         let p = set.get(&id).unwrap();
         let mut g = Grouping::new(&id, false, false);
         let mut buf = KeyBuffers::default();

@@ -3,6 +3,7 @@
 use std::borrow::Cow;
 
 use super::*;
+use crate::internals::PolicyInternals;
 use crate::tracking::TrackingSet;
 use crate::web::HostKind;
 
