@@ -225,9 +225,19 @@ mod tests {
     fn codes_are_distinct_across_every_error_type() {
         let s = String::new;
         let policy = [
-            PolicyError::Unknown { id: s(), known: vec![] },
-            PolicyError::UnknownOption { id: s(), option: s(), allowed: vec![] },
-            PolicyError::File { origin: s(), message: s() },
+            PolicyError::Unknown {
+                id: s(),
+                known: vec![],
+            },
+            PolicyError::UnknownOption {
+                id: s(),
+                option: s(),
+                allowed: vec![],
+            },
+            PolicyError::File {
+                origin: s(),
+                message: s(),
+            },
         ];
         let psl = [
             PslError::NotAList,
@@ -253,7 +263,10 @@ mod tests {
         assert_eq!(codes.len(), ErrorCode::ALL.len());
         // The released strings are kept (scripts match on them).
         let policy_codes: Vec<&str> = policy.iter().map(|e| e.code().as_str()).collect();
-        assert_eq!(policy_codes, ["policy.unknown", "policy.unknown-option", "policy.file"]);
+        assert_eq!(
+            policy_codes,
+            ["policy.unknown", "policy.unknown-option", "policy.file"]
+        );
     }
 
     /// docs/cli.md's error-code tables list every code of the table, with no code
@@ -262,7 +275,9 @@ mod tests {
     fn docs_list_every_code() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/cli.md");
         let doc = std::fs::read_to_string(path).expect("docs/cli.md");
-        let at = doc.find("\n## Error codes\n").expect("an Error codes section");
+        let at = doc
+            .find("\n## Error codes\n")
+            .expect("an Error codes section");
         let section = &doc[at + 1..];
         let section = &section[..section[1..].find("\n## ").map_or(section.len(), |e| e + 1)];
         let documented: Vec<&str> = section
@@ -270,6 +285,9 @@ mod tests {
             .filter_map(|l| l.strip_prefix("| `")?.split_once("` |").map(|(c, _)| c))
             .collect();
         let all: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
-        assert_eq!(documented, all, "docs/cli.md's Error codes against ErrorCode::ALL");
+        assert_eq!(
+            documented, all,
+            "docs/cli.md's Error codes against ErrorCode::ALL"
+        );
     }
 }

@@ -12,6 +12,16 @@ use serde::Serialize;
 use crate::{KeyError, Outcome, Policy, PolicySet, Transformation};
 
 /// What `explain` reports (its JSON form).
+///
+/// ```
+/// let set = urlkey::PolicySet::builtin();
+/// let citation = set.get("citation@1").unwrap();
+/// let inputs = ["https://example.com/a?id=1".to_string(), "https://example.com/a?id=2".to_string()];
+/// let e = urlkey::explain::explain(&inputs, &set, &citation);
+/// assert!(!e.same_key);
+/// assert_eq!(e.differs_in.as_deref(), Some("query"));
+/// assert_eq!(e.keys[0].as_deref(), Some("https://example.com/a?id=1"));
+/// ```
 #[derive(Debug, Serialize)]
 pub struct Explanation {
     /// The policy id.

@@ -10,6 +10,13 @@ use crate::{text, WebUrl};
 pub use crate::offsets::{ComponentSpan, Offsets, ParamSpan, Span};
 
 /// The key of one policy, for side-by-side comparison.
+///
+/// ```
+/// let set = urlkey::PolicySet::builtin();
+/// let i = urlkey::inspect("mailto:a@example.net", &set, &set.get("citation@1").unwrap());
+/// let k = i.keys.iter().find(|k| k.policy == "citation@1").unwrap();
+/// assert_eq!((k.key.as_deref(), k.error_code), (None, Some("citation.unsupported-scheme")));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct PolicyKey {
     /// The policy id.
@@ -21,6 +28,19 @@ pub struct PolicyKey {
 }
 
 /// What `inspect` reports.
+///
+/// ```
+/// let set = urlkey::PolicySet::builtin();
+/// let i = urlkey::inspect("https://www.example.co.uk/a?b=1#c", &set, &set.get("citation@1").unwrap());
+/// assert!(i.valid && i.is_website && i.looks_like_web_address);
+/// assert_eq!(i.registrable_domain.as_deref(), Some("example.co.uk"));
+/// assert_eq!(i.public_suffix.as_deref(), Some("co.uk"));
+/// assert_eq!(i.query_pairs, Some(vec![("b".to_string(), "1".to_string())]));
+/// assert_eq!(i.key.as_deref(), Some("https://www.example.co.uk/a?b=1"));
+/// // Spans index the input as given.
+/// let host = i.offsets.host.unwrap().bytes;
+/// assert_eq!(&i.input[host.start..host.end], "www.example.co.uk");
+/// ```
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Inspection {
     /// The input as given.

@@ -18,6 +18,7 @@
 //! - [`offsets`]: the functions that split a text into the component spans an
 //!   [`crate::Inspection`] carries (the web page and `urlkey explain` highlight with them);
 //! - [`unwrap`]: the redirect-wrapper table `urlkey rules` prints;
+//! - [`tracking`]: registry 2's entries, sources and verdicts that `urlkey rules` prints;
 //! - [`query`]: the raw `&`-separated pieces `urlkey rules --check` reads;
 //! - [`too_long_message`]: one wording of `input.too-long` for every engine.
 
@@ -73,9 +74,7 @@ pub mod policy {
     pub use crate::policy::front::{whatwg_input, FrontEnd, Schemes, PLACEHOLDER_BASE};
     pub use crate::policy::key_form::KeyForm;
     pub use crate::policy::parts::{Log, Parts};
-    pub use crate::policy::rules::{
-        Example, Rule, SortOrder, TrailingSlash, DEFAULT_DOCUMENTS,
-    };
+    pub use crate::policy::rules::{Example, Rule, SortOrder, TrailingSlash, DEFAULT_DOCUMENTS};
 
     /// The rules, one type each.
     pub mod rules {
@@ -106,4 +105,12 @@ pub mod unwrap {
 /// Raw query pieces.
 pub mod query {
     pub use crate::query::{raw_params, RawParam};
+}
+
+/// Registry 2's tables and verdicts, which `urlkey rules --registry 2` prints.
+pub mod tracking {
+    /// Registry 2 (`clean@1`'s list).
+    pub mod registry2 {
+        pub use crate::tracking::registry2::*;
+    }
 }

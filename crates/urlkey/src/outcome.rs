@@ -6,6 +6,13 @@ use crate::error::KeyError;
 use crate::psl::PublicSuffixList;
 
 /// A part of a URL that a transformation changed.
+///
+/// ```
+/// let o = urlkey::PolicySet::builtin().get("citation@1").unwrap().key("https://example.net/a#top");
+/// let t = &o.transformations[0];
+/// assert_eq!(t.component, urlkey::Component::Fragment);
+/// assert_eq!(t.component.as_str(), "fragment");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Component {
@@ -46,6 +53,17 @@ impl Component {
 /// One change a rule made, named as `docs/policies.md` names the rule. `before` and
 /// `after` are the component's text (query and fragment with their delimiter), and are
 /// never equal.
+///
+/// ```
+/// let o = urlkey::PolicySet::builtin().get("citation@1").unwrap().key("https://example.net/a/?b=2&a=1");
+/// let t: Vec<(&str, &str, &str)> = o
+///     .transformations
+///     .iter()
+///     .map(|t| (t.rule, t.before.as_str(), t.after.as_str()))
+///     .collect();
+/// assert_eq!(t, [("sort-query", "?b=2&a=1", "?a=1&b=2"), ("remove-trailing-slash", "/a/", "/a")]);
+/// assert_eq!(o.transformations[0].wrapper, None);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Transformation {
     /// The rule's name.
@@ -57,12 +75,19 @@ pub struct Transformation {
     /// The component after.
     pub after: String,
     /// The redirect wrapper an `unwrap-redirect` step removed (`facebook-link-shim`,
-    /// `urlkey::unwrap::WRAPPERS`); absent for every other rule.
+    /// `urlkey::internals::unwrap::WRAPPERS`); absent for every other rule.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wrapper: Option<&'static str>,
 }
 
 /// Something found about an address. Facts never change the value.
+///
+/// ```
+/// use urlkey::Fact;
+/// let o = urlkey::PolicySet::builtin().get("webkey@1").unwrap().key("example.net/a?utm_source=x");
+/// assert_eq!(o.facts, [Fact::SchemeAssumed, Fact::TrackingParametersRemoved]);
+/// assert_eq!(Fact::SchemeAssumed.as_str(), "scheme-assumed");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Fact {
@@ -102,6 +127,13 @@ impl Fact {
 }
 
 /// Whether the observation produced a key.
+///
+/// ```
+/// use urlkey::Status;
+/// let citation = urlkey::PolicySet::builtin().get("citation@1").unwrap();
+/// assert_eq!(citation.key("https://example.net/").status(), Status::Ok);
+/// assert_eq!(citation.key("mailto:a@example.net").status(), Status::Invalid);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Status {
@@ -112,6 +144,20 @@ pub enum Status {
 }
 
 /// The result of running a policy on one observation.
+///
+/// ```
+/// let set = urlkey::PolicySet::builtin();
+/// let o = set.get("mapper@1").unwrap().key("https://Example.net/p?utm_source=x&id=7#top");
+/// assert!(o.is_valid());
+/// assert_eq!(o.key.as_deref(), Some("https://example.net/p?id=7"));
+/// assert_eq!(o.canonical.as_deref(), Some("https://example.net/p?id=7"));
+/// assert_eq!(o.removed_params, ["utm_source"]);
+/// assert_eq!(o.host.as_deref(), Some("example.net"));
+/// assert_eq!(o.rule_names(), ["whatwg-parse", "remove-tracking-parameters", "remove-fragment"]);
+///
+/// let bad = urlkey::Outcome::invalid(urlkey::KeyError::new(urlkey::ErrorCode::InputTooLong, "long"));
+/// assert!(!bad.is_valid() && bad.key.is_none());
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
 pub struct Outcome {
     /// The comparison key; `None` when invalid.

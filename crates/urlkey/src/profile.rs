@@ -43,6 +43,12 @@
 use serde::Serialize;
 
 /// A network whose profile addresses [`profile`] recognizes.
+///
+/// ```
+/// use urlkey::profile::{profile, Network};
+/// assert_eq!(profile("https", "github.com", "/rust-lang").unwrap().network, Network::Github);
+/// assert_eq!(profile("https", "mastodon.social", "/@alice").unwrap().network, Network::Mastodon);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Network {
@@ -94,6 +100,12 @@ impl std::fmt::Display for Network {
 
 /// An address that has the shape of a profile: the network and the handle (see the
 /// [module documentation](self) for what the handle holds on each network).
+///
+/// ```
+/// let p = urlkey::profile::profile("https", "www.youtube.com", "/@somechannel").unwrap();
+/// assert_eq!(p.handle, "@somechannel");
+/// assert_eq!(p.network.to_string(), "youtube");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Profile {
     /// The network.

@@ -8,9 +8,26 @@ use crate::text;
 /// Seed 001's hardening limit: a non-ASCII host longer than this many UTF-16 units
 /// fails before any IDNA work (domain names are at most 253 octets; the limit keeps
 /// the quadratic parts of Punycode and normalization out of reach).
+///
+/// ```
+/// let host = "\u{e9}".repeat(urlkey::web::MAX_NON_ASCII_HOST_UTF16 + 1);
+/// let e = urlkey::WebUrl::parse(&format!("https://{host}/"), None).unwrap_err();
+/// assert_eq!(e.code.as_str(), "web.invalid-host");
+/// ```
 pub const MAX_NON_ASCII_HOST_UTF16: usize = 4096;
 
 /// What kind of host a parsed URL has (<https://url.spec.whatwg.org/#concept-host>).
+///
+/// ```
+/// use urlkey::{HostKind, WebUrl};
+/// let kind = |s| WebUrl::parse(s, None).unwrap().host_kind();
+/// assert_eq!(kind("https://example.net/"), HostKind::Domain);
+/// assert_eq!(kind("http://127.1/"), HostKind::Ipv4);
+/// assert_eq!(kind("http://[::1]/"), HostKind::Ipv6);
+/// assert_eq!(kind("file:///etc"), HostKind::Empty);
+/// assert_eq!(kind("mailto:a@example.net"), HostKind::None);
+/// assert_eq!(kind("foo://Example.net/"), HostKind::Opaque);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum HostKind {
@@ -32,6 +49,22 @@ pub enum HostKind {
 }
 
 /// A URL parsed by the Standard's basic URL parser.
+///
+/// ```
+/// let u = urlkey::WebUrl::parse("HTTPS://user:pw@Example.net:8443/a/./b?q=1#frag", None).unwrap();
+/// assert_eq!(u.href(), "https://user:pw@example.net:8443/a/b?q=1#frag");
+/// assert_eq!((u.protocol(), u.scheme()), ("https:", "https"));
+/// assert_eq!((u.username(), u.password()), ("user", "pw"));
+/// assert_eq!((u.host(), u.hostname(), u.port()), ("example.net:8443", "example.net", "8443"));
+/// assert_eq!((u.pathname(), u.search(), u.hash()), ("/a/b", "?q=1", "#frag"));
+/// assert_eq!((u.query(), u.fragment()), (Some("q=1"), Some("frag")));
+/// assert_eq!(u.origin(), "https://example.net:8443");
+/// assert!(u.is_special() && u.is_web() && !u.has_opaque_path());
+/// let p = u.pieces();
+/// assert_eq!((p.userinfo, p.hostname, p.query), ("user:pw", "example.net", Some("q=1")));
+/// let bad = urlkey::WebUrl::parse("https://exa mple.net/", None).unwrap_err();
+/// assert_eq!(bad.code, urlkey::ErrorCode::WebInvalidHost);
+/// ```
 pub struct WebUrl {
     inner: ada_url::Url,
 }
@@ -165,6 +198,13 @@ impl WebUrl {
 /// A parsed URL's components, sliced from its href with one look at the parser's
 /// offsets (ada's `url_components`) instead of a call into the parser per component.
 /// Each field equals the [`WebUrl`] getter of the same name.
+///
+/// ```
+/// let u = urlkey::WebUrl::parse("mailto:someone@example.net", None).unwrap();
+/// let p: urlkey::web::Pieces<'_> = u.pieces();
+/// assert_eq!((p.scheme, p.pathname, p.opaque_path), ("mailto", "someone@example.net", true));
+/// assert_eq!(p.host_kind, urlkey::HostKind::None);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pieces<'u> {
     /// The serialization.

@@ -7,9 +7,9 @@
 //! keyed the lines once: what is left then is buffer growth, which stops at the longest
 //! text seen. `clean@1` is left out: its `unwrap-redirect` rule parses the wrapped target
 //! with ada and keeps owned parts of it.
-use urlkey::internals::PolicyInternals;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
+use urlkey::internals::PolicyInternals;
 
 mod common;
 

@@ -20,8 +20,8 @@ use std::sync::OnceLock;
 use proptest::prelude::*;
 mod common;
 
-use urlkey::internals::PolicyInternals;
 use urlkey::internals::fast::FastUrl;
+use urlkey::internals::PolicyInternals;
 use urlkey::{Policy, PolicySet, WebUrl};
 
 const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared");

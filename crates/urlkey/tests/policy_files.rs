@@ -6,8 +6,8 @@ use std::path::Path;
 
 mod common;
 
-use urlkey::internals::PolicyInternals;
 use urlkey::internals::policy::builtin_variants;
+use urlkey::internals::PolicyInternals;
 use urlkey::{ErrorCode, Outcome, PolicySet};
 
 fn example(name: &str) -> String {

@@ -19,8 +19,8 @@ use proptest::prelude::*;
 mod common;
 
 use common::golden_inputs;
-use urlkey::internals::PolicyInternals;
 use urlkey::internals::policy::{builtin_variants, Rule};
+use urlkey::internals::PolicyInternals;
 use urlkey::{Outcome, Policy, PolicySet, WebUrl};
 
 const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared");

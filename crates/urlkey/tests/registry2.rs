@@ -2,10 +2,10 @@
 //! every entry removed in its scope, kept out of it and in each of its
 //! exceptions; every wrapper unwrapped, nested wrappers, targets that are not http(s).
 
-use urlkey::internals::PolicyInternals;
-use urlkey::tracking::registry2::{Exception, Scope, REGISTRY_2};
-use urlkey::tracking::MatchKind;
+use urlkey::internals::tracking::registry2::{Exception, Scope, REGISTRY_2};
 use urlkey::internals::unwrap::{PathMatch, MAX_DEPTH, WRAPPERS};
+use urlkey::internals::PolicyInternals;
+use urlkey::tracking::MatchKind;
 use urlkey::{Fact, Outcome, PolicySet};
 
 fn clean(input: &str) -> Outcome {

@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use urlkey::tracking::registry2::{
+use urlkey::internals::tracking::registry2::{
     Exception, Scope, ScopedRule, Source, Verdict, LISTS, OPT_IN, REGISTRY_2,
 };
 use urlkey::tracking::{MatchKind, Place};
@@ -260,7 +260,7 @@ fn check(url: &str, registry: u8, format: TextFormat) -> Result<(), Failure> {
 
 fn parameter(name: &str, place: &Place<'_>, registry: u8) -> ParameterCheck {
     let entries: Vec<EntryVerdict> = if registry == 2 {
-        urlkey::tracking::registry2::verdicts(name, place)
+        urlkey::internals::tracking::registry2::verdicts(name, place)
             .into_iter()
             .map(|(r, v)| EntryVerdict {
                 pattern: r.pattern,

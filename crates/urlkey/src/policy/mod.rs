@@ -47,6 +47,13 @@ use key_form::{write_signature, write_webkey};
 use record::{explain_assumed_scheme, initial_facts, record_parse_changes};
 
 /// The default limit on one input, in bytes (64 KiB).
+///
+/// ```
+/// use urlkey::policy::DEFAULT_MAX_INPUT_BYTES;
+/// let citation = urlkey::PolicySet::builtin().get("citation@1").unwrap();
+/// let long = format!("https://example.net/{}", "a".repeat(DEFAULT_MAX_INPUT_BYTES));
+/// assert_eq!(citation.key(&long).error.unwrap().code.as_str(), "input.too-long");
+/// ```
 pub const DEFAULT_MAX_INPUT_BYTES: usize = 64 * 1024;
 
 /// A policy that cannot be had, or a policy file that cannot be used. Each has a stable
@@ -177,6 +184,15 @@ pub struct Policy {
 
 impl Policy {
     /// The id, e.g. `citation@1`.
+    ///
+    /// ```
+    /// let p = urlkey::PolicySet::builtin().get("citation@1+keep-trailing-slash").unwrap();
+    /// assert_eq!(p.id(), "citation@1+keep-trailing-slash");
+    /// assert!(!p.description().is_empty());
+    /// assert!(!p.accepts_base() && !p.uses_psl());
+    /// let webkey = urlkey::PolicySet::builtin().get("webkey@1").unwrap();
+    /// assert!(webkey.uses_psl());
+    /// ```
     pub fn id(&self) -> &str {
         &self.def.id
     }
@@ -198,12 +214,25 @@ impl Policy {
 
     /// Runs the policy on one observation. Never panics; bad input gives an invalid
     /// outcome with a stable code.
+    ///
+    /// ```
+    /// let mapper = urlkey::PolicySet::builtin().get("mapper@1").unwrap();
+    /// assert_eq!(mapper.key("HTTP://Example.net:80/a").key.as_deref(), Some("http://example.net/a"));
+    /// assert!(mapper.key("not a url").error.is_some());
+    /// ```
     pub fn key(&self, input: &str) -> Outcome {
         self.key_with_base(input, None)
     }
 
     /// Runs the policy, resolving relative input against `base` when the policy
     /// accepts one (others ignore it; the CLI refuses the combination).
+    ///
+    /// ```
+    /// let whatwg = urlkey::PolicySet::builtin().get("whatwg@1").unwrap();
+    /// assert!(whatwg.accepts_base());
+    /// let o = whatwg.key_with_base("../b?x=1", Some("https://example.net/a/c"));
+    /// assert_eq!(o.key.as_deref(), Some("https://example.net/b?x=1"));
+    /// ```
     pub fn key_with_base(&self, input: &str, base: Option<&str>) -> Outcome {
         match self.run(input, base, false, |parts, log, href| {
             self.finish(parts, log, href)
@@ -673,4 +702,3 @@ impl crate::internals::PolicyInternals for Policy {
         }
     }
 }
-

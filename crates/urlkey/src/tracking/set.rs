@@ -19,6 +19,19 @@ const _: () = assert!(
 /// `registry@2` adds scoped entries ([`super::registry2`]): a name removed only on some sites,
 /// or kept where an exception holds. The other lists have none, so their matching is
 /// the name alone, as it always was.
+///
+/// ```
+/// use urlkey::TrackingSet;
+/// let mut set = TrackingSet::named("citation@1").unwrap();
+/// assert!(set.matches("UTM_Source") && set.matches("gclid") && !set.matches("id"));
+/// set.add_name("ref");
+/// set.add_prefix("pk_");
+/// set.keep("utm_id");
+/// assert!(set.matches("ref") && set.matches("pk_campaign") && !set.matches("utm_id"));
+/// assert_eq!(set.kept_names(), [Box::from("utm_id")]);
+/// assert!(TrackingSet::none().is_empty());
+/// assert!(TrackingSet::named("nope").is_none());
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct TrackingSet {
     names: Vec<Box<str>>,
