@@ -5,9 +5,12 @@ use crate::outcome::{Fact, Transformation};
 use crate::policy::{Policy, PolicySet};
 use crate::profile::Profile;
 use crate::psl::Section;
-use crate::{text, WebUrl};
+use crate::text;
 
 pub use crate::offsets::{ComponentSpan, Offsets, ParamSpan, Span};
+
+/// The policy whose canonical form, facts and parse `inspect` reports (seed 001's).
+const SEED_POLICY: &str = "webkey@1";
 
 /// The key of one policy, for side-by-side comparison.
 ///
@@ -102,28 +105,31 @@ pub struct Inspection {
 /// assert_eq!(i.key.as_deref(), Some("github.com/rust-lang"));
 /// ```
 pub fn inspect(input: &str, set: &PolicySet, policy: &Policy) -> Inspection {
-    let seed = set.get("webkey@1").ok().map(|p| p.key(input));
+    // Seed 001's definitions are webkey@1's: its outcome gives the canonical form and the
+    // facts, its front end (trimmed as seed 001 says, "Input text is trimmed of white
+    // space", scheme assumed) the parse that `valid` and `href` describe. A builtin is
+    // always in the set, and only a front end that runs the Standard has no parse.
+    let webkey = set.get(SEED_POLICY).expect("webkey@1 is a builtin");
+    let seed = webkey.key(input);
+    let (trimmed, parsed) = webkey
+        .standard_parse(input)
+        .expect("webkey@1 runs the URL Standard's parser");
     let chosen = policy.key(input);
-    // Trimmed as webkey@1 trims (seed 001, "Input text is trimmed of white space"), so
-    // that `valid` and `href` describe the parse the canonical form comes from.
-    let (trimmed, _) = text::trim_white_space_and_c0(input);
     let cleaned: String = trimmed
         .chars()
         .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
         .collect();
     let written = text::written_scheme(&cleaned).is_some();
-    let (to_parse, _) = crate::policy::whatwg_input(trimmed);
-    let parsed = WebUrl::parse(&to_parse, None);
     let psl = set.psl();
     let mut out = Inspection {
         input: input.to_string(),
         valid: parsed.is_ok(),
         error: parsed.as_ref().err().cloned(),
-        canonical: seed.as_ref().and_then(|o| o.canonical.clone()),
+        canonical: seed.canonical,
         href: parsed.as_ref().ok().map(|u| u.href().to_string()),
         is_website: false,
         looks_like_web_address: crate::detect::looks_like_web_address(input, psl),
-        facts: seed.as_ref().map(|o| o.facts.clone()).unwrap_or_default(),
+        facts: seed.facts,
         profile: None,
         offsets: crate::offsets::web_address_offsets(input, written),
         query_pairs: None,

@@ -38,7 +38,7 @@ pub use builtin::BUILTIN_IDS;
 pub use set::{PolicyInfo, PolicySet};
 
 pub(crate) use def::PolicyDef;
-pub(crate) use front::{whatwg_input, FrontEnd, Schemes};
+pub(crate) use front::{FrontEnd, Schemes};
 pub(crate) use key_form::KeyForm;
 pub(crate) use parts::{Log, Parts};
 pub(crate) use rules::{Rule, TrailingSlash};
@@ -575,6 +575,30 @@ impl Policy {
 /// nothing without a written `http:` or `https:`. `document` runs no parser.
 pub(crate) fn fast_parse_applies(front: FrontEnd) -> bool {
     matches!(front, FrontEnd::Mapper | FrontEnd::Whatwg { .. })
+}
+
+impl Policy {
+    /// The URL Standard's parse behind this policy's front end, as `inspect` reports it:
+    /// the text trimmed as the front end trims ([`trim_for`]), `https://` put before it
+    /// when the front end infers a scheme ([`front::whatwg_input`]), parsed with no base.
+    /// Unlike [`Policy::key`], no length limit, scheme list or fast parse applies, and a
+    /// parse error keeps the parser's own message. `None` for a front end other than
+    /// `whatwg`. Gives the trimmed text too (where `inspect` looks for a written scheme).
+    pub(crate) fn standard_parse<'a>(
+        &self,
+        input: &'a str,
+    ) -> Option<(&'a str, Result<WebUrl, KeyError>)> {
+        let FrontEnd::Whatwg { infer_scheme, .. } = self.def.front else {
+            return None;
+        };
+        let (text, _) = trim_for(self.def.front, input);
+        let parsed = if infer_scheme {
+            WebUrl::parse(&front::whatwg_input(text).0, None)
+        } else {
+            WebUrl::parse(text, None)
+        };
+        Some((text, parsed))
+    }
 }
 
 /// The text a front end reads, and its byte offset in `input`. Each front end trims as its
