@@ -10,6 +10,7 @@
 //! from serde, so no list of rule names is kept anywhere else.
 
 mod edit;
+mod escapes;
 pub(crate) mod need;
 mod serde_form;
 mod step;
