@@ -2,8 +2,8 @@
 //! `urlkey key --policy clean@1`, `urlkey rules --registry 2`, `urlkey rules --check`.
 
 use urlkey::internals::tracking::registry2::{Exception, Scope, REGISTRY_2};
-use urlkey::tracking::MatchKind;
 use urlkey::internals::unwrap::{PathMatch, WRAPPERS};
+use urlkey::tracking::MatchKind;
 
 mod common;
 use common::{ok, run};

@@ -208,7 +208,7 @@ impl Outcome {
     /// a domain (an IP address, or the opaque host of a URL whose scheme is not special,
     /// <https://url.spec.whatwg.org/#special-scheme>: `foo://EXAMPLE.com/`), and when the
     /// host is a public suffix itself. A final `.` of the host is not part of it. The same
-    /// answer as [`crate::inspect`]'s `registrable_domain` of the key; the Polars plugin's
+    /// answer as [`crate::inspect()`]'s `registrable_domain` of the key; the Polars plugin's
     /// and the DuckDB extension's `registrable_domain`.
     ///
     /// ```

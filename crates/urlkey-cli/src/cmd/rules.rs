@@ -6,8 +6,8 @@ use std::io::Write;
 use urlkey::internals::tracking::registry2::{
     Exception, Scope, ScopedRule, Source, Verdict, LISTS, OPT_IN, REGISTRY_2,
 };
-use urlkey::tracking::{MatchKind, Place};
 use urlkey::internals::unwrap::{target_of, Found, PathMatch, WRAPPERS};
+use urlkey::tracking::{MatchKind, Place};
 
 use super::info::json;
 use crate::failure::{output_error, Failure};

@@ -43,7 +43,7 @@ impl PolicyDef {
     /// the `url` keys of a policy with `remove-trailing-slash` in mode `all`: it writes
     /// `https://example.com/` as `https://example.com`, which the Standard's serializer
     /// never gives (a special URL's empty path is written `/`,
-    /// https://url.spec.whatwg.org/#url-serializing).
+    /// <https://url.spec.whatwg.org/#url-serializing>).
     pub fn key_is_whatwg_url(&self) -> bool {
         let drops_root_slash = || {
             self.rules

@@ -2,7 +2,7 @@
 //!
 //! A policy id is `name@version`, with options after `+` (`citation@1+keep-trailing-slash`);
 //! the id alone determines the output. The run is: trim the text as the front end's seed
-//! says ([`trim_for`]), a front end ([`FrontEnd`]) parses it into
+//! says (`trim_for`), a front end ([`FrontEnd`]) parses it into
 //! [`Parts`], the canonical rules run (the canonical form is taken), the key rules run,
 //! and the [`KeyForm`] writes the key.
 //!
@@ -646,7 +646,7 @@ impl crate::internals::PolicyInternals for Policy {
         .map_err(|e| e.code)
     }
 
-    /// [`Policy::key_signature_into`] that also gives the names of the tracking
+    /// [`PolicyInternals::key_signature_into`](crate::internals::PolicyInternals::key_signature_into) that also gives the names of the tracking
     /// parameters it removed (the outcome's `removed_params`, in order) in `removed`
     /// (cleared first): what a `urlkey map` CSV row shows of a valid record, without
     /// the canonical form, facts or transformation log. An error gives only its code:
@@ -680,7 +680,7 @@ impl crate::internals::PolicyInternals for Policy {
         .map_err(|e| e.code)
     }
 
-    /// This policy with the verified fast parse ([`crate::fast`]) turned off: every
+    /// This policy with the verified fast parse (`crate::internals::fast`) turned off: every
     /// input goes through ada. For the tests that compare the two paths.
     fn without_fast_path(&self) -> Policy {
         Policy {
@@ -690,13 +690,13 @@ impl crate::internals::PolicyInternals for Policy {
     }
 
     /// True when the policy tries the fast parse before ada (its front end allows it and
-    /// [`Policy::without_fast_path`] did not turn it off).
+    /// `without_fast_path` did not turn it off).
     fn has_fast_path(&self) -> bool {
         self.fast_parse
     }
 
     /// True when [`Policy::key`] would take this input through the fast parse
-    /// ([`crate::fast`]) instead of ada.
+    /// (`crate::internals::fast`) instead of ada.
     fn takes_fast_path(&self, input: &str) -> bool {
         if !self.fast_parse || input.len() > self.max_input_bytes {
             return false;

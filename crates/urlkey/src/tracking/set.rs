@@ -16,7 +16,7 @@ const _: () = assert!(
 /// A set of names and prefixes that a policy removes. Matching is ASCII
 /// case-insensitive, on the name as written (never percent-decoded).
 ///
-/// `registry@2` adds scoped entries ([`super::registry2`]): a name removed only on some sites,
+/// `registry@2` adds scoped entries (`urlkey::internals::tracking::registry2`): a name removed only on some sites,
 /// or kept where an exception holds. The other lists have none, so their matching is
 /// the name alone, as it always was.
 ///

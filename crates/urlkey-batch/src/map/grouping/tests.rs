@@ -1,6 +1,5 @@
 //! The grouping engine against plain maps, record by record and chunked, past 32 bits.
 
-use urlkey::internals::PolicyInternals;
 use super::*;
 use crate::map::close::{on_helpers, share_of, Merged};
 use crate::map::counted::KeyBuffers;
@@ -9,6 +8,7 @@ use crate::map::tests::corpus;
 use crate::rows::build::lean_row;
 use crate::rows::csv::tests::xorshift;
 use crate::rows::{outcome_of, outcome_row, LeanRow, MapRow};
+use urlkey::internals::PolicyInternals;
 
 fn fields(c: &Counted) -> (RecordRef, String, Option<&str>, Option<&str>) {
     (
