@@ -22,50 +22,8 @@
 //! - [`query`]: the raw `&`-separated pieces `urlkey rules --check` reads;
 //! - [`too_long_message`]: one wording of `input.too-long` for every engine.
 
-use crate::error::ErrorCode;
-use crate::policy::PolicyDef;
-
 pub use crate::error::too_long_message;
-
-/// A policy's entry points that only urlkey's own crates call: implemented by
-/// [`crate::Policy`]; bring it into scope with `use urlkey::internals::PolicyInternals`.
-pub trait PolicyInternals {
-    /// The definition: front end, rules, key form.
-    fn definition(&self) -> &PolicyDef;
-
-    /// [`crate::Policy::key_into`] that also writes the grouping signature (the
-    /// `signature` of [`crate::Policy::key`]'s outcome) into `signature`.
-    fn key_signature_into(
-        &self,
-        input: &str,
-        key: &mut String,
-        signature: &mut String,
-    ) -> Result<(), ErrorCode>;
-
-    /// [`PolicyInternals::key_signature_into`] that also gives the names of the tracking
-    /// parameters it removed (the outcome's `removed_params`, in order) in `removed`: what
-    /// a `urlkey map` CSV row shows of a valid record.
-    fn key_row_into(
-        &self,
-        input: &str,
-        key: &mut String,
-        signature: &mut String,
-        removed: &mut Vec<String>,
-    ) -> Result<(), ErrorCode>;
-
-    /// This policy with the verified fast parse turned off: every input goes through ada.
-    fn without_fast_path(&self) -> crate::Policy;
-
-    /// True when the policy tries the fast parse before ada.
-    fn has_fast_path(&self) -> bool;
-
-    /// True when [`crate::Policy::key`] would take this input through the fast parse.
-    fn takes_fast_path(&self, input: &str) -> bool;
-
-    /// True when the policy refuses this input before parsing it (a scheme other than
-    /// http(s) on which the parser provably cannot fail).
-    fn refuses_early(&self, input: &str) -> bool;
-}
+pub use crate::policy::internal_api::PolicyInternals;
 
 /// The parts a policy is made of.
 pub mod policy {

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 use super::*;
-use crate::internals::PolicyInternals;
+use crate::policy::internal_api::PolicyInternals;
 use crate::tracking::TrackingSet;
 use crate::web::HostKind;
 
