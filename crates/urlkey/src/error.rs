@@ -167,6 +167,11 @@ pub struct KeyError {
 
 impl KeyError {
     /// An error with the given code and message.
+    ///
+    /// ```
+    /// let e = urlkey::KeyError::new(urlkey::ErrorCode::InputMissingField, "no url column");
+    /// assert_eq!((e.code.as_str(), e.message.as_str()), ("input.missing-field", "no url column"));
+    /// ```
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         KeyError {
             code,

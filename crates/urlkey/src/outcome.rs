@@ -36,6 +36,10 @@ pub enum Component {
 
 impl Component {
     /// The component's name as it appears in records.
+    ///
+    /// ```
+    /// assert_eq!(urlkey::Component::Query.as_str(), "query");
+    /// ```
     pub const fn as_str(self) -> &'static str {
         match self {
             Component::Scheme => "scheme",
@@ -112,6 +116,10 @@ pub enum Fact {
 
 impl Fact {
     /// The kebab-case name.
+    ///
+    /// ```
+    /// assert_eq!(urlkey::Fact::IpHost.as_str(), "ip-host");
+    /// ```
     pub const fn as_str(self) -> &'static str {
         match self {
             Fact::SchemeAssumed => "scheme-assumed",
@@ -182,6 +190,13 @@ pub struct Outcome {
 
 impl Outcome {
     /// An invalid outcome.
+    ///
+    /// ```
+    /// use urlkey::{ErrorCode, KeyError, Outcome, Status};
+    /// let o = Outcome::invalid(KeyError::new(ErrorCode::InputInvalidUtf8, "byte 3"));
+    /// assert_eq!(o.status(), Status::Invalid);
+    /// assert_eq!((o.key, o.canonical), (None, None));
+    /// ```
     pub fn invalid(error: KeyError) -> Self {
         Outcome {
             error: Some(error),
@@ -190,11 +205,22 @@ impl Outcome {
     }
 
     /// True when a key was produced.
+    ///
+    /// ```
+    /// let p = urlkey::PolicySet::builtin().get("document@1").unwrap();
+    /// assert!(p.key("https://example.net/").is_valid());
+    /// assert!(!p.key("https://example.net/a b").is_valid());
+    /// ```
     pub fn is_valid(&self) -> bool {
         self.error.is_none()
     }
 
     /// `ok` or `invalid`.
+    ///
+    /// ```
+    /// let p = urlkey::PolicySet::builtin().get("document@1").unwrap();
+    /// assert_eq!(p.key("https://example.net/").status(), urlkey::Status::Ok);
+    /// ```
     pub fn status(&self) -> Status {
         if self.is_valid() {
             Status::Ok
@@ -232,6 +258,13 @@ impl Outcome {
     }
 
     /// The names of the rules that changed something, in order, without repeats.
+    ///
+    /// ```
+    /// let p = urlkey::PolicySet::builtin().get("citation@1").unwrap();
+    /// let o = p.key("https://example.net/a/?utm_source=x&utm_medium=y");
+    /// assert_eq!(o.rule_names(), ["remove-tracking-parameters", "remove-trailing-slash"]);
+    /// assert_eq!(o.transformations.len(), 2);
+    /// ```
     pub fn rule_names(&self) -> Vec<&'static str> {
         let mut out: Vec<&'static str> = Vec::new();
         for t in &self.transformations {

@@ -199,16 +199,33 @@ impl Policy {
     }
 
     /// The one-line description.
+    ///
+    /// ```
+    /// let p = urlkey::PolicySet::builtin().get("mapper@1").unwrap();
+    /// assert!(p.description().starts_with("Legacy URL Mapper"));
+    /// ```
     pub fn description(&self) -> &str {
         &self.def.description
     }
 
     /// True when the policy resolves relative input against a base (`whatwg@1`).
+    ///
+    /// ```
+    /// let set = urlkey::PolicySet::builtin();
+    /// assert!(set.get("whatwg@1").unwrap().accepts_base());
+    /// assert!(!set.get("citation@1").unwrap().accepts_base());
+    /// ```
     pub fn accepts_base(&self) -> bool {
         self.def.accepts_base
     }
 
     /// True when the policy reads the Public Suffix List.
+    ///
+    /// ```
+    /// let set = urlkey::PolicySet::builtin();
+    /// assert!(set.get("webkey@1").unwrap().uses_psl());
+    /// assert!(!set.get("mapper@1").unwrap().uses_psl());
+    /// ```
     pub fn uses_psl(&self) -> bool {
         self.uses_psl
     }

@@ -38,6 +38,10 @@ pub enum RiskClass {
 
 impl RiskClass {
     /// `lossless`, `documented` or `risky`.
+    ///
+    /// ```
+    /// assert_eq!(urlkey::risk::RiskClass::Risky.as_str(), "risky");
+    /// ```
     pub const fn as_str(self) -> &'static str {
         match self {
             RiskClass::Lossless => "lossless",
