@@ -1,4 +1,4 @@
-//! The verified fast parse and the early refusal of other schemes (`urlkey::fast`)
+//! The verified fast parse and the early refusal of other schemes (`urlkey::internals::fast`)
 //! against ada on arbitrary bytes: whenever `FastUrl::parse` accepts a text, ada parses
 //! it to the same components (href included); whenever `non_web_scheme_that_parses` takes
 //! it, ada parses it with that scheme; and every builtin that takes either gives the same

@@ -11,7 +11,7 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(i.input, *x);
     urlkey_fuzz::check_offsets(&x, &i.offsets);
     for written in [false, true] {
-        let o = urlkey::offsets::offsets(&x, written);
+        let o = urlkey::internals::offsets::offsets(&x, written);
         urlkey_fuzz::check_offsets(&x, &o);
     }
     // The inspected keys are the policies' own keys.

@@ -125,7 +125,7 @@ fn render(g: &PolicyGen) -> String {
                 if *all { "all" } else { "non-root" }
             ),
             RuleGen::Named(i) => {
-                let names = urlkey::policy::Rule::names();
+                let names = urlkey::internals::policy::Rule::names();
                 let name = names[usize::from(*i) % names.len()];
                 // A file is refused when unwrap-redirect follows another rule (it would
                 // act on the wrapper only): the generator writes well-formed files.

@@ -8,7 +8,7 @@
 use std::io::BufReader;
 
 use libfuzzer_sys::fuzz_target;
-use urlkey::text::{line_kind, LineKind};
+use urlkey::internals::text::{line_kind, LineKind};
 use urlkey::ErrorCode;
 use urlkey_batch::input::{
     open_records, records_from, InputFormat, InputRecord, ReadOptions, Source,
@@ -17,7 +17,7 @@ use urlkey_batch::input::{
 /// What the line reader must give: (line number, bytes of the line) for each record,
 /// and the blank and comment counts. Lines are physical lines: `\n`, `\r\n` and a lone
 /// `\r` each end one (docs/cli.md, "Line numbers you can join on"). Whether a line is
-/// blank or a comment is the library's `urlkey::text::line_kind` (docs/policies.md, the
+/// blank or a comment is the library's `urlkey::internals::text::line_kind` (docs/policies.md, the
 /// `mapper` front end), except
 /// that a line longer than the limit is a record (`input.too-long`) whatever it holds:
 /// docs/cli.md gives every such line a record.

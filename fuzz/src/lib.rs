@@ -4,9 +4,10 @@
 
 use std::sync::OnceLock;
 
-use urlkey::fast::{non_web_scheme_that_parses, FastUrl};
-use urlkey::offsets::{ComponentSpan, Offsets};
-use urlkey::policy::{builtin_variants, FrontEnd, KeyForm, PLACEHOLDER_BASE};
+use urlkey::internals::PolicyInternals;
+use urlkey::internals::fast::{non_web_scheme_that_parses, FastUrl};
+use urlkey::internals::offsets::{ComponentSpan, Offsets};
+use urlkey::internals::policy::{builtin_variants, FrontEnd, KeyForm, PLACEHOLDER_BASE};
 use urlkey::{Fact, Outcome, Policy, PolicySet, WebUrl};
 
 /// The text a target runs on: the bytes as they are when they are UTF-8, else lossily
@@ -36,7 +37,7 @@ fn policy(id: &str) -> &'static Policy {
 /// - a valid outcome has a key and a canonical form, an invalid one an error and neither;
 /// - every transformation changed its component (`before != after`);
 /// - idempotence: `key(canonical(x)) == key(x)`;
-/// - keys that promise a URL are URLs ([`urlkey::policy::PolicyDef::key_is_whatwg_url`]):
+/// - keys that promise a URL are URLs ([`urlkey::internals::policy::PolicyDef::key_is_whatwg_url`]):
 ///   `whatwg@1` gives them back unchanged (path-only `mapper@1` keys against the
 ///   placeholder base); the `document` front end gives back its own keys.
 pub fn check_outcome(p: &Policy, x: &str, o: &Outcome) {

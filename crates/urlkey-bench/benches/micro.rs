@@ -13,8 +13,9 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use urlkey::policy::rules::{RemoveTrackingParameters, SortQuery};
-use urlkey::policy::{Log, Parts, Rule, SortOrder, BUILTIN_IDS};
+use urlkey::internals::policy::rules::{RemoveTrackingParameters, SortQuery};
+use urlkey::internals::policy::{Log, Parts, Rule, SortOrder};
+use urlkey::policy::BUILTIN_IDS;
 use urlkey::{HostKind, Outcome, PolicySet, PublicSuffixList, WebUrl};
 use urlkey_batch::map::{fingerprint, Grouping};
 use urlkey_bench::corpus::{Corpus, Kind};

@@ -19,6 +19,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
+use urlkey::internals::PolicyInternals;
 use urlkey_bench::alloc::{self, CountingAlloc};
 use urlkey_bench::corpus::{self, Corpus, Kind};
 use urlkey_bench::gen::{self, GenOptions};

@@ -1,9 +1,9 @@
 //! `clean@1`, registry 2 and the redirect wrappers through the binary (docs/policies.md):
 //! `urlkey key --policy clean@1`, `urlkey rules --registry 2`, `urlkey rules --check`.
 
-use urlkey::tracking::registry2::{Exception, Scope, REGISTRY_2};
+use urlkey::internals::tracking::registry2::{Exception, Scope, REGISTRY_2};
+use urlkey::internals::unwrap::{PathMatch, WRAPPERS};
 use urlkey::tracking::MatchKind;
-use urlkey::unwrap::{PathMatch, WRAPPERS};
 
 mod common;
 use common::{ok, run};
@@ -187,14 +187,14 @@ fn rules_registry_2_prints_every_entry_and_wrapper_with_its_source() {
             assert_eq!(j["read"], s.read);
         }
     }
-    for o in urlkey::tracking::registry2::OPT_IN {
+    for o in urlkey::internals::tracking::registry2::OPT_IN {
         assert!(text
             .lines()
             .any(|l| l.starts_with(o.pattern) && l.contains(o.platform)));
     }
     assert_eq!(
         v["opt_in"].as_array().expect("opt_in").len(),
-        urlkey::tracking::registry2::OPT_IN.len()
+        urlkey::internals::tracking::registry2::OPT_IN.len()
     );
     let tok = v["entries"]
         .as_array()

@@ -828,11 +828,11 @@ fn explain_meets_through_every_rule_of_the_catalogue() {
     // Each rule's example pair (`Step::EXAMPLE`, in the rule's own file): the first input
     // is changed by that rule into the second's key; the parser is one whose own parse
     // leaves the difference for the rule to make.
-    let examples: Vec<(&str, &str, &str, &str)> = urlkey::policy::Rule::examples()
+    let examples: Vec<(&str, &str, &str, &str)> = urlkey::internals::policy::Rule::examples()
         .into_iter()
         .map(|(name, e)| (name, e.parser, e.before, e.after))
         .collect();
-    for name in urlkey::policy::Rule::names() {
+    for name in urlkey::internals::policy::Rule::names() {
         let Some((_, parser, _, _)) = examples.iter().find(|p| p.0 == *name) else {
             panic!("rule {name} has no example");
         };
@@ -845,7 +845,7 @@ fn explain_meets_through_every_rule_of_the_catalogue() {
     let pfs = pf.to_str().expect("path");
     for (name, parser, a, b) in &examples {
         assert!(
-            urlkey::policy::Rule::names().contains(name),
+            urlkey::internals::policy::Rule::names().contains(name),
             "{name} is not a rule"
         );
         let id = format!("only-{name}@1");

@@ -22,7 +22,7 @@ use duckdb::vscalar::{ScalarFunctionSignature, VScalar};
 use duckdb::vtab::arrow::WritableVector;
 use duckdb::vtab::{BindInfo, InitInfo, TableFunctionInfo, VTab};
 
-use urlkey::error::too_long_message;
+use urlkey::internals::too_long_message;
 use urlkey::policy::DEFAULT_MAX_INPUT_BYTES;
 use urlkey::{ErrorCode, KeyError};
 

@@ -88,7 +88,7 @@ pub fn resolve(args: &PolicyArgs) -> Result<Resolved, PolicyFailure> {
 
 fn failure(e: urlkey::PolicyError) -> PolicyFailure {
     PolicyFailure {
-        code: e.code(),
+        code: e.code().as_str(),
         message: e.to_string(),
     }
 }

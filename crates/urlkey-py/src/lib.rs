@@ -78,7 +78,7 @@ fn policy_set() -> &'static PolicySet {
 fn get_policy(py: Python<'_>, id: &str) -> PyResult<Policy> {
     policy_set()
         .get(id)
-        .map_err(|e| coded::<PolicyError>(py, e.code(), e.to_string()))
+        .map_err(|e| coded::<PolicyError>(py, e.code().as_str(), e.to_string()))
 }
 
 fn check_base(py: Python<'_>, policy: &Policy, base: Option<&str>) -> PyResult<()> {

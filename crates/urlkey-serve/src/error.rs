@@ -125,7 +125,7 @@ impl ApiError {
 
     /// A policy that cannot be had, under its own code ([`urlkey::PolicyError::code`]).
     pub fn policy(e: &urlkey::PolicyError) -> Self {
-        ApiError::new(e.code(), e.to_string())
+        ApiError::new(e.code().as_str(), e.to_string())
     }
 
     /// A ledger that cannot be read, or a request the ledger refuses (`invalid-option`),

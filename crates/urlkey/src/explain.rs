@@ -4,7 +4,7 @@
 //! When they meet, the rules that made them meet are the rules (front-end names such as
 //! `whatwg-parse` included) whose transformations differ between the inputs: one removed
 //! `?utm_source=...`, the other nothing. When they do not, the first component where the
-//! keys differ, split as `inspect` splits a URL (`urlkey::offsets`), and the builtin
+//! keys differ, split as `inspect` splits a URL ([`crate::Offsets`]), and the builtin
 //! policies that would give them one key. An invalid input never shares a key.
 
 use serde::Serialize;
@@ -12,6 +12,16 @@ use serde::Serialize;
 use crate::{KeyError, Outcome, Policy, PolicySet, Transformation};
 
 /// What `explain` reports (its JSON form).
+///
+/// ```
+/// let set = urlkey::PolicySet::builtin();
+/// let citation = set.get("citation@1").unwrap();
+/// let inputs = ["https://example.com/a?id=1".to_string(), "https://example.com/a?id=2".to_string()];
+/// let e = urlkey::explain::explain(&inputs, &set, &citation);
+/// assert!(!e.same_key);
+/// assert_eq!(e.differs_in.as_deref(), Some("query"));
+/// assert_eq!(e.keys[0].as_deref(), Some("https://example.com/a?id=1"));
+/// ```
 #[derive(Debug, Serialize)]
 pub struct Explanation {
     /// The policy id.
@@ -115,7 +125,7 @@ fn rule_agrees(outcomes: &[Outcome], rule: &str) -> bool {
 
 /// The components of a key, split as `inspect` splits a URL: a key with a written scheme
 /// from it, a web key (no scheme) authority first, a path-only key as a path.
-pub fn components(key: &str) -> [(&'static str, Option<String>); 7] {
+pub(crate) fn components(key: &str) -> [(&'static str, Option<String>); 7] {
     let written = crate::text::written_scheme(key).is_some();
     let o = crate::offsets::offsets(key, written);
     let s = |c: Option<crate::offsets::ComponentSpan>| {

@@ -266,8 +266,8 @@ impl<'a> FastUrl<'a> {
 ///   to the parser.
 /// - `file:` (#file-state) then anything but `/` or `\`, or one slash (#file-slash-state)
 ///   then anything but a slash, goes to #path-state. Two slashes go to #file-host-state:
-///   a host of [`HOST_OK`] bytes ended by EOF, `/`, `\`, `?` or `#` that is empty or
-///   plain ([`scan_host`]: so no `%`, no Windows drive letter, no IPv4-like or `xn--` label)
+///   a host of `HOST_OK` bytes ended by EOF, `/`, `\`, `?` or `#` that is empty or
+///   plain (`scan_host`: so no `%`, no Windows drive letter, no IPv4-like or `xn--` label)
 ///   cannot fail the host parser; `localhost` becomes the empty host, which is no failure.
 ///
 /// The 4096-unit host limit (docs/policies.md), which `crate::WebUrl::parse` checks before

@@ -1,14 +1,26 @@
 //! `urlkey inspect`: everything the library can say about one piece of text.
 
 use crate::error::KeyError;
-use crate::offsets::Offsets;
 use crate::outcome::{Fact, Transformation};
 use crate::policy::{Policy, PolicySet};
 use crate::profile::Profile;
 use crate::psl::Section;
-use crate::{text, WebUrl};
+use crate::text;
+
+pub use crate::offsets::{ComponentSpan, Offsets, ParamSpan, Span};
+
+/// The policy whose canonical form, facts and parse `inspect` reports (docs/policies.md,
+/// "Inspecting one URL").
+const SEED_POLICY: &str = "webkey@1";
 
 /// The key of one policy, for side-by-side comparison.
+///
+/// ```
+/// let set = urlkey::PolicySet::builtin();
+/// let i = urlkey::inspect("mailto:a@example.net", &set, &set.get("citation@1").unwrap());
+/// let k = i.keys.iter().find(|k| k.policy == "citation@1").unwrap();
+/// assert_eq!((k.key.as_deref(), k.error_code), (None, Some("citation.unsupported-scheme")));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct PolicyKey {
     /// The policy id.
@@ -20,6 +32,19 @@ pub struct PolicyKey {
 }
 
 /// What `inspect` reports.
+///
+/// ```
+/// let set = urlkey::PolicySet::builtin();
+/// let i = urlkey::inspect("https://www.example.co.uk/a?b=1#c", &set, &set.get("citation@1").unwrap());
+/// assert!(i.valid && i.is_website && i.looks_like_web_address);
+/// assert_eq!(i.registrable_domain.as_deref(), Some("example.co.uk"));
+/// assert_eq!(i.public_suffix.as_deref(), Some("co.uk"));
+/// assert_eq!(i.query_pairs, Some(vec![("b".to_string(), "1".to_string())]));
+/// assert_eq!(i.key.as_deref(), Some("https://www.example.co.uk/a?b=1"));
+/// // Spans index the input as given.
+/// let host = i.offsets.host.unwrap().bytes;
+/// assert_eq!(&i.input[host.start..host.end], "www.example.co.uk");
+/// ```
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Inspection {
     /// The input as given.
@@ -84,28 +109,31 @@ pub struct Inspection {
 /// assert_eq!(i.key.as_deref(), Some("github.com/rust-lang"));
 /// ```
 pub fn inspect(input: &str, set: &PolicySet, policy: &Policy) -> Inspection {
-    let seed = set.get("webkey@1").ok().map(|p| p.key(input));
+    // The definitions of docs/policies.md ("Inspecting one URL") are webkey@1's: its outcome
+    // gives the canonical form and the facts, its front end (trimmed, scheme assumed) the
+    // parse that `valid` and `href` describe. A builtin is
+    // always in the set, and only a front end that runs the Standard has no parse.
+    let webkey = set.get(SEED_POLICY).expect("webkey@1 is a builtin");
+    let seed = webkey.key(input);
+    let (trimmed, parsed) = webkey
+        .standard_parse(input)
+        .expect("webkey@1 runs the URL Standard's parser");
     let chosen = policy.key(input);
-    // Trimmed as webkey@1 trims (docs/policies.md, "Inspecting one URL"), so
-    // that `valid` and `href` describe the parse the canonical form comes from.
-    let (trimmed, _) = text::trim_white_space_and_c0(input);
     let cleaned: String = trimmed
         .chars()
         .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
         .collect();
     let written = text::written_scheme(&cleaned).is_some();
-    let (to_parse, _) = crate::policy::whatwg_input(trimmed);
-    let parsed = WebUrl::parse(&to_parse, None);
     let psl = set.psl();
     let mut out = Inspection {
         input: input.to_string(),
         valid: parsed.is_ok(),
         error: parsed.as_ref().err().cloned(),
-        canonical: seed.as_ref().and_then(|o| o.canonical.clone()),
+        canonical: seed.canonical,
         href: parsed.as_ref().ok().map(|u| u.href().to_string()),
         is_website: false,
         looks_like_web_address: crate::detect::looks_like_web_address(input, psl),
-        facts: seed.as_ref().map(|o| o.facts.clone()).unwrap_or_default(),
+        facts: seed.facts,
         profile: None,
         offsets: crate::offsets::web_address_offsets(input, written),
         query_pairs: None,

@@ -33,33 +33,57 @@
 //!
 //! Every builtin policy is listed in [`policy::BUILTIN_IDS`]; more are defined in TOML
 //! with [`PolicySet::load_policy_file`].
+//!
+//! ## The API
+//!
+//! What a program calls, each with a runnable example:
+//!
+//! - **Keys**: [`PolicySet`] (the builtins, policy files, the Public Suffix List and the
+//!   input limit) hands out a [`Policy`]; [`Policy::key`] gives an [`Outcome`] (its
+//!   [`Status`], key, canonical form, [`Transformation`]s on each [`Component`], [`Fact`]s),
+//!   [`Policy::key_into`] only the key, fast. [`policy::defaults`] names the policy each
+//!   command uses; [`policy::DEFAULT_MAX_INPUT_BYTES`] is the default limit.
+//! - **Looking at one text**: [`inspect()`] ([`Inspection`], with the [`Offsets`] of each
+//!   component in the input as given), [`explain::explain`] (do several inputs share a
+//!   key, and why), [`query_pairs`] and [`parse_form`], [`detect::looks_like_web_address`],
+//!   [`profile::profile`], [`WebUrl`] (the URL Standard's parse, with this crate's codes).
+//! - **Lists**: [`PublicSuffixList`], the tracking sets ([`TrackingSet`], [`REGISTRY`]), the
+//!   risk class of each rule ([`risk::risk_of`]).
+//! - **Errors**: one table of stable codes, [`ErrorCode`]; [`KeyError`] (an input without a
+//!   key), [`PolicyError`] and [`PslError`] each give theirs with `code()`.
+//!
+//! [`internals`] holds what urlkey's own crates (the command line, the batch engine, the
+//! web page, the Python, Polars and DuckDB engines, the benchmarks, the fuzzers) share
+//! beyond that: the rules, the front ends, the lean paths of `map`, the fast parse. It has
+//! no stability promise.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod detect;
-pub mod error;
+mod error;
 pub mod explain;
-pub mod fast;
+mod fast;
 pub mod inspect;
-pub mod offsets;
+pub mod internals;
+mod offsets;
 pub mod outcome;
 pub mod policy;
 pub mod profile;
 pub mod psl;
-pub mod query;
+mod query;
 pub mod risk;
 mod scratch;
-pub mod text;
+mod text;
 pub mod tracking;
-pub mod unwrap;
+mod unwrap;
 pub mod web;
 
 pub use error::{ErrorCode, KeyError};
-pub use inspect::{inspect, Inspection, PolicyKey};
+pub use inspect::{inspect, ComponentSpan, Inspection, Offsets, ParamSpan, PolicyKey, Span};
 pub use outcome::{Component, Fact, Outcome, Status, Transformation};
 pub use policy::{Policy, PolicyError, PolicyInfo, PolicySet};
-pub use psl::PublicSuffixList;
+pub use psl::{PslError, PublicSuffixList};
 pub use query::{parse_form, query_pairs};
 pub use tracking::{TrackingRule, TrackingSet, REGISTRY};
 pub use web::{HostKind, WebUrl};

@@ -17,6 +17,12 @@
 use crate::text::{trim_c0_space, SPECIAL_SCHEMES};
 
 /// A half-open range `start..end` of offsets into the original input.
+///
+/// ```
+/// let set = urlkey::PolicySet::builtin();
+/// let i = urlkey::inspect("http://a.example/x", &set, &set.get("webkey@1").unwrap());
+/// assert_eq!(i.offsets.path.unwrap().bytes, urlkey::Span { start: 16, end: 18 });
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 pub struct Span {
     /// First offset in the span.
@@ -26,6 +32,14 @@ pub struct Span {
 }
 
 /// One component's position in the original input, in two units.
+///
+/// ```
+/// let set = urlkey::PolicySet::builtin();
+/// let input = "https://\u{1F600}.example/";
+/// let host = urlkey::inspect(input, &set, &set.get("webkey@1").unwrap()).offsets.host.unwrap();
+/// assert_eq!((host.bytes.start, host.bytes.end), (8, 20));
+/// assert_eq!((host.utf16.start, host.utf16.end), (8, 18));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct ComponentSpan {
     /// UTF-8 byte offsets (for slicing a Rust `str`).
@@ -35,6 +49,15 @@ pub struct ComponentSpan {
 }
 
 /// One raw query piece: the text between two `&`.
+///
+/// ```
+/// let set = urlkey::PolicySet::builtin();
+/// let input = "https://example.net/?utm_source=x&id=7";
+/// let params = urlkey::inspect(input, &set, &set.get("webkey@1").unwrap()).offsets.params;
+/// assert_eq!(params[0].name, "utm_source");
+/// let s = params[1].span.bytes;
+/// assert_eq!(&input[s.start..s.end], "id=7");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct ParamSpan {
     /// The raw text before the first `=` (the whole piece if there is none), not decoded,
@@ -46,6 +69,19 @@ pub struct ParamSpan {
 
 /// The spans of a URL's components in the input as given. See the module docs for when
 /// an empty component is `Some`.
+///
+/// ```
+/// let set = urlkey::PolicySet::builtin();
+/// let input = " https://ex\u{e4}mple.net/p?a=1&b#f";
+/// let o = urlkey::inspect(input, &set, &set.get("webkey@1").unwrap()).offsets;
+/// let host: urlkey::ComponentSpan = o.host.unwrap();
+/// assert_eq!(&input[host.bytes.start..host.bytes.end], "ex\u{e4}mple.net");
+/// assert_eq!((host.utf16.start, host.utf16.end), (9, 20));
+/// let names: Vec<&str> = o.params.iter().map(|p: &urlkey::ParamSpan| p.name.as_str()).collect();
+/// assert_eq!(names, ["a", "b"]);
+/// let s: urlkey::Span = o.fragment.unwrap().bytes;
+/// assert_eq!(&input[s.start..s.end], "f");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
 pub struct Offsets {
     /// The scheme, without the `:`; only when the scheme is written.
@@ -195,9 +231,9 @@ pub fn offsets(input: &str, scheme_written: bool) -> Offsets {
 ///
 /// ```
 /// let input = "\u{a0}example.com/p\u{3000}";
-/// let o = urlkey::offsets::web_address_offsets(input, false);
-/// assert_eq!(o.host.unwrap().utf16, urlkey::offsets::Span { start: 1, end: 12 });
-/// assert_eq!(o.path.unwrap().utf16, urlkey::offsets::Span { start: 12, end: 14 });
+/// let o = urlkey::internals::offsets::web_address_offsets(input, false);
+/// assert_eq!(o.host.unwrap().utf16, urlkey::internals::offsets::Span { start: 1, end: 12 });
+/// assert_eq!(o.path.unwrap().utf16, urlkey::internals::offsets::Span { start: 12, end: 14 });
 /// ```
 pub fn web_address_offsets(input: &str, scheme_written: bool) -> Offsets {
     let (trimmed, lo) = crate::text::trim_white_space_and_c0(input);

@@ -6,6 +6,13 @@ use crate::error::KeyError;
 use crate::psl::PublicSuffixList;
 
 /// A part of a URL that a transformation changed.
+///
+/// ```
+/// let o = urlkey::PolicySet::builtin().get("citation@1").unwrap().key("https://example.net/a#top");
+/// let t = &o.transformations[0];
+/// assert_eq!(t.component, urlkey::Component::Fragment);
+/// assert_eq!(t.component.as_str(), "fragment");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Component {
@@ -29,6 +36,10 @@ pub enum Component {
 
 impl Component {
     /// The component's name as it appears in records.
+    ///
+    /// ```
+    /// assert_eq!(urlkey::Component::Query.as_str(), "query");
+    /// ```
     pub const fn as_str(self) -> &'static str {
         match self {
             Component::Scheme => "scheme",
@@ -46,6 +57,17 @@ impl Component {
 /// One change a rule made, named as `docs/policies.md` names the rule. `before` and
 /// `after` are the component's text (query and fragment with their delimiter), and are
 /// never equal.
+///
+/// ```
+/// let o = urlkey::PolicySet::builtin().get("citation@1").unwrap().key("https://example.net/a/?b=2&a=1");
+/// let t: Vec<(&str, &str, &str)> = o
+///     .transformations
+///     .iter()
+///     .map(|t| (t.rule, t.before.as_str(), t.after.as_str()))
+///     .collect();
+/// assert_eq!(t, [("sort-query", "?b=2&a=1", "?a=1&b=2"), ("remove-trailing-slash", "/a/", "/a")]);
+/// assert_eq!(o.transformations[0].wrapper, None);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Transformation {
     /// The rule's name.
@@ -57,12 +79,19 @@ pub struct Transformation {
     /// The component after.
     pub after: String,
     /// The redirect wrapper an `unwrap-redirect` step removed (`facebook-link-shim`,
-    /// `urlkey::unwrap::WRAPPERS`); absent for every other rule.
+    /// `urlkey::internals::unwrap::WRAPPERS`); absent for every other rule.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wrapper: Option<&'static str>,
 }
 
 /// Something found about an address. Facts never change the value.
+///
+/// ```
+/// use urlkey::Fact;
+/// let o = urlkey::PolicySet::builtin().get("webkey@1").unwrap().key("example.net/a?utm_source=x");
+/// assert_eq!(o.facts, [Fact::SchemeAssumed, Fact::TrackingParametersRemoved]);
+/// assert_eq!(Fact::SchemeAssumed.as_str(), "scheme-assumed");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Fact {
@@ -87,6 +116,10 @@ pub enum Fact {
 
 impl Fact {
     /// The kebab-case name.
+    ///
+    /// ```
+    /// assert_eq!(urlkey::Fact::IpHost.as_str(), "ip-host");
+    /// ```
     pub const fn as_str(self) -> &'static str {
         match self {
             Fact::SchemeAssumed => "scheme-assumed",
@@ -102,6 +135,13 @@ impl Fact {
 }
 
 /// Whether the observation produced a key.
+///
+/// ```
+/// use urlkey::Status;
+/// let citation = urlkey::PolicySet::builtin().get("citation@1").unwrap();
+/// assert_eq!(citation.key("https://example.net/").status(), Status::Ok);
+/// assert_eq!(citation.key("mailto:a@example.net").status(), Status::Invalid);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Status {
@@ -112,6 +152,20 @@ pub enum Status {
 }
 
 /// The result of running a policy on one observation.
+///
+/// ```
+/// let set = urlkey::PolicySet::builtin();
+/// let o = set.get("mapper@1").unwrap().key("https://Example.net/p?utm_source=x&id=7#top");
+/// assert!(o.is_valid());
+/// assert_eq!(o.key.as_deref(), Some("https://example.net/p?id=7"));
+/// assert_eq!(o.canonical.as_deref(), Some("https://example.net/p?id=7"));
+/// assert_eq!(o.removed_params, ["utm_source"]);
+/// assert_eq!(o.host.as_deref(), Some("example.net"));
+/// assert_eq!(o.rule_names(), ["whatwg-parse", "remove-tracking-parameters", "remove-fragment"]);
+///
+/// let bad = urlkey::Outcome::invalid(urlkey::KeyError::new(urlkey::ErrorCode::InputTooLong, "long"));
+/// assert!(!bad.is_valid() && bad.key.is_none());
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
 pub struct Outcome {
     /// The comparison key; `None` when invalid.
@@ -136,6 +190,13 @@ pub struct Outcome {
 
 impl Outcome {
     /// An invalid outcome.
+    ///
+    /// ```
+    /// use urlkey::{ErrorCode, KeyError, Outcome, Status};
+    /// let o = Outcome::invalid(KeyError::new(ErrorCode::InputInvalidUtf8, "byte 3"));
+    /// assert_eq!(o.status(), Status::Invalid);
+    /// assert_eq!((o.key, o.canonical), (None, None));
+    /// ```
     pub fn invalid(error: KeyError) -> Self {
         Outcome {
             error: Some(error),
@@ -144,11 +205,22 @@ impl Outcome {
     }
 
     /// True when a key was produced.
+    ///
+    /// ```
+    /// let p = urlkey::PolicySet::builtin().get("document@1").unwrap();
+    /// assert!(p.key("https://example.net/").is_valid());
+    /// assert!(!p.key("https://example.net/a b").is_valid());
+    /// ```
     pub fn is_valid(&self) -> bool {
         self.error.is_none()
     }
 
     /// `ok` or `invalid`.
+    ///
+    /// ```
+    /// let p = urlkey::PolicySet::builtin().get("document@1").unwrap();
+    /// assert_eq!(p.key("https://example.net/").status(), urlkey::Status::Ok);
+    /// ```
     pub fn status(&self) -> Status {
         if self.is_valid() {
             Status::Ok
@@ -162,7 +234,7 @@ impl Outcome {
     /// a domain (an IP address, or the opaque host of a URL whose scheme is not special,
     /// <https://url.spec.whatwg.org/#special-scheme>: `foo://EXAMPLE.com/`), and when the
     /// host is a public suffix itself. A final `.` of the host is not part of it. The same
-    /// answer as [`crate::inspect`]'s `registrable_domain` of the key; the Polars plugin's
+    /// answer as [`crate::inspect()`]'s `registrable_domain` of the key; the Polars plugin's
     /// and the DuckDB extension's `registrable_domain`.
     ///
     /// ```
@@ -186,6 +258,13 @@ impl Outcome {
     }
 
     /// The names of the rules that changed something, in order, without repeats.
+    ///
+    /// ```
+    /// let p = urlkey::PolicySet::builtin().get("citation@1").unwrap();
+    /// let o = p.key("https://example.net/a/?utm_source=x&utm_medium=y");
+    /// assert_eq!(o.rule_names(), ["remove-tracking-parameters", "remove-trailing-slash"]);
+    /// assert_eq!(o.transformations.len(), 2);
+    /// ```
     pub fn rule_names(&self) -> Vec<&'static str> {
         let mut out: Vec<&'static str> = Vec::new();
         for t in &self.transformations {

@@ -43,6 +43,12 @@
 use serde::Serialize;
 
 /// A network whose profile addresses [`profile`] recognizes.
+///
+/// ```
+/// use urlkey::profile::{profile, Network};
+/// assert_eq!(profile("https", "github.com", "/rust-lang").unwrap().network, Network::Github);
+/// assert_eq!(profile("https", "mastodon.social", "/@alice").unwrap().network, Network::Mastodon);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Network {
@@ -94,6 +100,12 @@ impl std::fmt::Display for Network {
 
 /// An address that has the shape of a profile: the network and the handle (see the
 /// [module documentation](self) for what the handle holds on each network).
+///
+/// ```
+/// let p = urlkey::profile::profile("https", "www.youtube.com", "/@somechannel").unwrap();
+/// assert_eq!(p.handle, "@somechannel");
+/// assert_eq!(p.network.to_string(), "youtube");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Profile {
     /// The network.
@@ -129,7 +141,7 @@ const YOUTUBE_KINDS: [&str; 3] = ["channel", "c", "user"];
 // ignoring ASCII case.
 
 /// X site pages (`home`, `explore`, `search`, `settings`, `i`, `intent`, ...).
-pub const X_SITE_PAGES: [&str; 32] = [
+pub(crate) const X_SITE_PAGES: [&str; 32] = [
     "home",
     "explore",
     "search",
@@ -165,7 +177,7 @@ pub const X_SITE_PAGES: [&str; 32] = [
 ];
 
 /// GitHub site pages (a profile is "not a site page"; `orgs` is handled as `/orgs/<h>`).
-pub const GITHUB_SITE_PAGES: [&str; 45] = [
+pub(crate) const GITHUB_SITE_PAGES: [&str; 45] = [
     "about",
     "features",
     "pricing",
@@ -215,7 +227,7 @@ pub const GITHUB_SITE_PAGES: [&str; 45] = [
 
 /// Facebook site pages (`sharer`, `login`, `events`, `watch`, ...;
 /// `profile.php`, `people` and `groups` are handled as profiles).
-pub const FACEBOOK_SITE_PAGES: [&str; 58] = [
+pub(crate) const FACEBOOK_SITE_PAGES: [&str; 58] = [
     "sharer",
     "sharer.php",
     "share",
@@ -277,7 +289,7 @@ pub const FACEBOOK_SITE_PAGES: [&str; 58] = [
 ];
 
 /// Instagram site pages (`p`, `reel`, `explore`, ...).
-pub const INSTAGRAM_SITE_PAGES: [&str; 24] = [
+pub(crate) const INSTAGRAM_SITE_PAGES: [&str; 24] = [
     "p",
     "reel",
     "reels",

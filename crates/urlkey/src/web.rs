@@ -9,9 +9,26 @@ use crate::text;
 /// The 4096-unit host limit (docs/policies.md): a non-ASCII host longer than this many UTF-16 units
 /// fails before any IDNA work (domain names are at most 253 octets; the limit keeps
 /// the quadratic parts of Punycode and normalization out of reach).
+///
+/// ```
+/// let host = "\u{e9}".repeat(urlkey::web::MAX_NON_ASCII_HOST_UTF16 + 1);
+/// let e = urlkey::WebUrl::parse(&format!("https://{host}/"), None).unwrap_err();
+/// assert_eq!(e.code.as_str(), "web.invalid-host");
+/// ```
 pub const MAX_NON_ASCII_HOST_UTF16: usize = 4096;
 
 /// What kind of host a parsed URL has (<https://url.spec.whatwg.org/#concept-host>).
+///
+/// ```
+/// use urlkey::{HostKind, WebUrl};
+/// let kind = |s| WebUrl::parse(s, None).unwrap().host_kind();
+/// assert_eq!(kind("https://example.net/"), HostKind::Domain);
+/// assert_eq!(kind("http://127.1/"), HostKind::Ipv4);
+/// assert_eq!(kind("http://[::1]/"), HostKind::Ipv6);
+/// assert_eq!(kind("file:///etc"), HostKind::Empty);
+/// assert_eq!(kind("mailto:a@example.net"), HostKind::None);
+/// assert_eq!(kind("foo://Example.net/"), HostKind::Opaque);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum HostKind {
@@ -33,6 +50,22 @@ pub enum HostKind {
 }
 
 /// A URL parsed by the Standard's basic URL parser.
+///
+/// ```
+/// let u = urlkey::WebUrl::parse("HTTPS://user:pw@Example.net:8443/a/./b?q=1#frag", None).unwrap();
+/// assert_eq!(u.href(), "https://user:pw@example.net:8443/a/b?q=1#frag");
+/// assert_eq!((u.protocol(), u.scheme()), ("https:", "https"));
+/// assert_eq!((u.username(), u.password()), ("user", "pw"));
+/// assert_eq!((u.host(), u.hostname(), u.port()), ("example.net:8443", "example.net", "8443"));
+/// assert_eq!((u.pathname(), u.search(), u.hash()), ("/a/b", "?q=1", "#frag"));
+/// assert_eq!((u.query(), u.fragment()), (Some("q=1"), Some("frag")));
+/// assert_eq!(u.origin(), "https://example.net:8443");
+/// assert!(u.is_special() && u.is_web() && !u.has_opaque_path());
+/// let p = u.pieces();
+/// assert_eq!((p.userinfo, p.hostname, p.query), ("user:pw", "example.net", Some("q=1")));
+/// let bad = urlkey::WebUrl::parse("https://exa mple.net/", None).unwrap_err();
+/// assert_eq!(bad.code, urlkey::ErrorCode::WebInvalidHost);
+/// ```
 pub struct WebUrl {
     inner: ada_url::Url,
 }
@@ -61,55 +94,124 @@ impl WebUrl {
     }
 
     /// The serialization (`href`).
+    ///
+    /// ```
+    /// let u = urlkey::WebUrl::parse("https://user:pw@Example.net:8443/a?q=1#f", None).unwrap();
+    /// assert_eq!(u.href(), "https://user:pw@example.net:8443/a?q=1#f");
+    /// ```
     pub fn href(&self) -> &str {
         self.inner.href()
     }
     /// `protocol`: the scheme and `:`.
+    ///
+    /// ```
+    /// let u = urlkey::WebUrl::parse("https://user:pw@Example.net:8443/a?q=1#f", None).unwrap();
+    /// assert_eq!(u.protocol(), "https:");
+    /// ```
     pub fn protocol(&self) -> &str {
         self.inner.protocol()
     }
     /// The scheme, without `:`.
+    ///
+    /// ```
+    /// let u = urlkey::WebUrl::parse("https://user:pw@Example.net:8443/a?q=1#f", None).unwrap();
+    /// assert_eq!(u.scheme(), "https");
+    /// ```
     pub fn scheme(&self) -> &str {
         let p = self.inner.protocol();
         &p[..p.len().saturating_sub(1)]
     }
     /// `username`.
+    ///
+    /// ```
+    /// let u = urlkey::WebUrl::parse("https://user:pw@Example.net:8443/a?q=1#f", None).unwrap();
+    /// assert_eq!(u.username(), "user");
+    /// ```
     pub fn username(&self) -> &str {
         self.inner.username()
     }
     /// `password`.
+    ///
+    /// ```
+    /// let u = urlkey::WebUrl::parse("https://user:pw@Example.net:8443/a?q=1#f", None).unwrap();
+    /// assert_eq!(u.password(), "pw");
+    /// ```
     pub fn password(&self) -> &str {
         self.inner.password()
     }
     /// `host`: hostname and, when not default, `:port`.
+    ///
+    /// ```
+    /// let u = urlkey::WebUrl::parse("https://user:pw@Example.net:8443/a?q=1#f", None).unwrap();
+    /// assert_eq!(u.host(), "example.net:8443");
+    /// ```
     pub fn host(&self) -> &str {
         self.inner.host()
     }
     /// `hostname`.
+    ///
+    /// ```
+    /// let u = urlkey::WebUrl::parse("https://user:pw@Example.net:8443/a?q=1#f", None).unwrap();
+    /// assert_eq!(u.hostname(), "example.net");
+    /// ```
     pub fn hostname(&self) -> &str {
         self.inner.hostname()
     }
     /// `port`: empty when absent or default.
+    ///
+    /// ```
+    /// let u = urlkey::WebUrl::parse("https://user:pw@Example.net:8443/a?q=1#f", None).unwrap();
+    /// assert_eq!(u.port(), "8443");
+    /// let d = urlkey::WebUrl::parse("https://example.net:443/", None).unwrap();
+    /// assert_eq!(d.port(), "");
+    /// ```
     pub fn port(&self) -> &str {
         self.inner.port()
     }
     /// `pathname`.
+    ///
+    /// ```
+    /// let u = urlkey::WebUrl::parse("https://user:pw@Example.net:8443/a?q=1#f", None).unwrap();
+    /// assert_eq!(u.pathname(), "/a");
+    /// ```
     pub fn pathname(&self) -> &str {
         self.inner.pathname()
     }
     /// `search`: `?` and the query, or empty when the query is null or empty.
+    ///
+    /// ```
+    /// let u = urlkey::WebUrl::parse("https://user:pw@Example.net:8443/a?q=1#f", None).unwrap();
+    /// assert_eq!(u.search(), "?q=1");
+    /// ```
     pub fn search(&self) -> &str {
         self.inner.search()
     }
     /// `hash`: `#` and the fragment, or empty when the fragment is null or empty.
+    ///
+    /// ```
+    /// let u = urlkey::WebUrl::parse("https://user:pw@Example.net:8443/a?q=1#f", None).unwrap();
+    /// assert_eq!(u.hash(), "#f");
+    /// ```
     pub fn hash(&self) -> &str {
         self.inner.hash()
     }
     /// The origin's serialization (`null` for opaque origins).
+    ///
+    /// ```
+    /// let u = urlkey::WebUrl::parse("https://user:pw@Example.net:8443/a?q=1#f", None).unwrap();
+    /// assert_eq!(u.origin(), "https://example.net:8443");
+    /// ```
     pub fn origin(&self) -> String {
         self.inner.origin()
     }
     /// The query without `?`, distinguishing a null query (`None`) from an empty one.
+    ///
+    /// ```
+    /// let u = urlkey::WebUrl::parse("https://user:pw@Example.net:8443/a?q=1#f", None).unwrap();
+    /// assert_eq!(u.query(), Some("q=1"));
+    /// let empty = urlkey::WebUrl::parse("https://example.net/?", None).unwrap();
+    /// assert_eq!((empty.query(), empty.search()), (Some(""), ""));
+    /// ```
     pub fn query(&self) -> Option<&str> {
         let c = self.inner.components();
         let href = self.inner.href();
@@ -120,6 +222,11 @@ impl WebUrl {
         })
     }
     /// The fragment without `#`, distinguishing a null fragment from an empty one.
+    ///
+    /// ```
+    /// let u = urlkey::WebUrl::parse("https://user:pw@Example.net:8443/a?q=1#f", None).unwrap();
+    /// assert_eq!(u.fragment(), Some("f"));
+    /// ```
     pub fn fragment(&self) -> Option<&str> {
         let c = self.inner.components();
         let href = self.inner.href();
@@ -127,10 +234,22 @@ impl WebUrl {
     }
     /// True for a special scheme (`http`, `https`, `ws`, `wss`, `ftp`, `file`), as the
     /// parser classified it.
+    ///
+    /// ```
+    /// let u = urlkey::WebUrl::parse("https://user:pw@Example.net:8443/a?q=1#f", None).unwrap();
+    /// assert!(u.is_special());
+    /// assert!(!urlkey::WebUrl::parse("foo://x/", None).unwrap().is_special());
+    /// ```
     pub fn is_special(&self) -> bool {
         self.inner.scheme_type() != ada_url::SchemeType::NotSpecial
     }
     /// True for `http` and `https`, as the parser classified the scheme.
+    ///
+    /// ```
+    /// let u = urlkey::WebUrl::parse("https://user:pw@Example.net:8443/a?q=1#f", None).unwrap();
+    /// assert!(u.is_web());
+    /// assert!(!urlkey::WebUrl::parse("ftp://x/", None).unwrap().is_web());
+    /// ```
     pub fn is_web(&self) -> bool {
         matches!(
             self.inner.scheme_type(),
@@ -138,10 +257,21 @@ impl WebUrl {
         )
     }
     /// True when the URL has an opaque path (`mailto:x`, `javascript:...`).
+    ///
+    /// ```
+    /// let u = urlkey::WebUrl::parse("https://user:pw@Example.net:8443/a?q=1#f", None).unwrap();
+    /// assert!(!u.has_opaque_path());
+    /// assert!(urlkey::WebUrl::parse("mailto:x@example.net", None).unwrap().has_opaque_path());
+    /// ```
     pub fn has_opaque_path(&self) -> bool {
         !self.inner.has_hostname() && !self.inner.pathname().starts_with('/')
     }
     /// What kind of host this is.
+    ///
+    /// ```
+    /// let u = urlkey::WebUrl::parse("https://user:pw@Example.net:8443/a?q=1#f", None).unwrap();
+    /// assert_eq!(u.host_kind(), urlkey::HostKind::Domain);
+    /// ```
     pub fn host_kind(&self) -> HostKind {
         if !self.inner.has_hostname() {
             return HostKind::None;
@@ -166,6 +296,13 @@ impl WebUrl {
 /// A parsed URL's components, sliced from its href with one look at the parser's
 /// offsets (ada's `url_components`) instead of a call into the parser per component.
 /// Each field equals the [`WebUrl`] getter of the same name.
+///
+/// ```
+/// let u = urlkey::WebUrl::parse("mailto:someone@example.net", None).unwrap();
+/// let p: urlkey::web::Pieces<'_> = u.pieces();
+/// assert_eq!((p.scheme, p.pathname, p.opaque_path), ("mailto", "someone@example.net", true));
+/// assert_eq!(p.host_kind, urlkey::HostKind::None);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pieces<'u> {
     /// The serialization.
@@ -199,6 +336,13 @@ impl WebUrl {
     /// (`get_username`, `get_password`, `get_hostname`, `get_port`, `get_pathname`,
     /// `has_authority`, `has_empty_hostname`); a test checks it against the getters on
     /// every WPT success case and the whole corpus.
+    ///
+    /// ```
+    /// let u = urlkey::WebUrl::parse("https://user:pw@Example.net:8443/a?q=1#f", None).unwrap();
+    /// let p = u.pieces();
+    /// assert_eq!((p.href, p.hostname, p.port), (u.href(), u.hostname(), u.port()));
+    /// assert_eq!((p.query, p.fragment), (u.query(), u.fragment()));
+    /// ```
     pub fn pieces(&self) -> Pieces<'_> {
         let href = self.inner.href();
         let c = self.inner.components();

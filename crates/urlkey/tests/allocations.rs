@@ -2,13 +2,14 @@
 //! buffers from `urlkey::scratch`'s per-thread spares).
 //!
 //! A counting global allocator counts the calls made by this test's own thread. For every
-//! corpus line the fast parse takes (`urlkey::fast::FastUrl::parse`), `key_into` and
+//! corpus line the fast parse takes (`urlkey::internals::fast::FastUrl::parse`), `key_into` and
 //! `key_signature_into` into reused buffers must make no allocation once the thread has
 //! keyed the lines once: what is left then is buffer growth, which stops at the longest
 //! text seen. `clean@1` is left out: its `unwrap-redirect` rule parses the wrapped target
 //! with ada and keeps owned parts of it.
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
+use urlkey::internals::PolicyInternals;
 
 mod common;
 
@@ -66,7 +67,7 @@ fn fast_corpus_lines() -> Vec<String> {
     let out: Vec<String> = common::corpus_lines()
         .into_iter()
         .map(|(_, line)| line)
-        .filter(|line| urlkey::fast::FastUrl::parse(line).is_some())
+        .filter(|line| urlkey::internals::fast::FastUrl::parse(line).is_some())
         .collect();
     // 58,966 when this test was written: a fast parse that stops accepting fails here.
     assert!(out.len() > 58_000, "{} fast-parsed corpus lines", out.len());

@@ -1,4 +1,4 @@
-//! The verified fast parse (`urlkey::fast`) against ada.
+//! The verified fast parse (`urlkey::internals::fast`) against ada.
 //!
 //! Two levels, on the same inputs:
 //! - the parse: whenever [`FastUrl::parse`] accepts a text, ada parses it and
@@ -20,7 +20,8 @@ use std::sync::OnceLock;
 use proptest::prelude::*;
 mod common;
 
-use urlkey::fast::FastUrl;
+use urlkey::internals::fast::FastUrl;
+use urlkey::internals::PolicyInternals;
 use urlkey::{Policy, PolicySet, WebUrl};
 
 const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared");
@@ -30,7 +31,7 @@ const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared");
 /// line of its own.
 fn ids() -> Vec<String> {
     let set = PolicySet::builtin();
-    urlkey::policy::builtin_variants()
+    urlkey::internals::policy::builtin_variants()
         .into_iter()
         .filter(|id| set.get(id).is_ok_and(|p| p.has_fast_path()))
         .collect()
@@ -186,7 +187,7 @@ fn fast_path_takes_most_web_urls_of_the_corpus() {
     );
 }
 
-/// The early refusal of other schemes (`urlkey::fast::non_web_scheme_that_parses`) takes
+/// The early refusal of other schemes (`urlkey::internals::fast::non_web_scheme_that_parses`) takes
 /// most of the corpus's `file:` and `node:` lines for `citation@1` (measured 49,486 of
 /// 109,062 when this test was written, less a margin), and none for the policies that
 /// accept every scheme or refuse before parsing (`mapper@1`).
@@ -207,8 +208,8 @@ fn citation_refuses_most_other_schemes_of_the_corpus_before_parsing() {
             assert!(n >= MIN_CORPUS_REFUSED_EARLY, "{id}: {n}");
         } else if matches!(
             set.get(&id).unwrap().definition().front,
-            urlkey::policy::FrontEnd::Whatwg {
-                schemes: urlkey::policy::Schemes::Any,
+            urlkey::internals::policy::FrontEnd::Whatwg {
+                schemes: urlkey::internals::policy::Schemes::Any,
                 ..
             }
         ) {
@@ -404,7 +405,7 @@ fn oracle_disagreements(data: &[u8], policies: &[(Policy, Policy)]) -> Vec<Strin
     let mut bad = Vec::new();
     for x in [&*text, prefixed.as_str()] {
         bad.extend(parse_disagrees(x));
-        if let Some(s) = urlkey::fast::non_web_scheme_that_parses(x) {
+        if let Some(s) = urlkey::internals::fast::non_web_scheme_that_parses(x) {
             match WebUrl::parse(x, None) {
                 Ok(u) if (u.is_web(), u.scheme()) == (false, &*s.to_ascii_lowercase()) => {}
                 Ok(u) => bad.push(format!("{x:?}: refused early as {s:?}, ada gives {u:?}")),
@@ -428,7 +429,7 @@ fn oracle_disagreements(data: &[u8], policies: &[(Policy, Policy)]) -> Vec<Strin
 #[test]
 fn fuzz_corpus_replays_clean() {
     let set = PolicySet::builtin();
-    let policies: Vec<(Policy, Policy)> = urlkey::policy::builtin_variants()
+    let policies: Vec<(Policy, Policy)> = urlkey::internals::policy::builtin_variants()
         .iter()
         .map(|id| {
             let p = set.get(id).unwrap();

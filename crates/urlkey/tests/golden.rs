@@ -26,7 +26,7 @@ use std::path::Path;
 mod common;
 
 use common::{golden_dir, unescape};
-use urlkey::policy::builtin_variants;
+use urlkey::internals::policy::builtin_variants;
 use urlkey::{Outcome, PolicySet};
 
 /// The smallest number of data lines a fixture may have.
@@ -457,7 +457,9 @@ mod review_fixes {
 /// The examples `docs/policies.md` gives outside the fixtures: canonical form and key,
 /// front-end records, signature, facts, the PSL field, options.
 mod documented {
-    use urlkey::policy::{registry, BUILTIN_IDS};
+    use urlkey::internals::policy::registry;
+    use urlkey::internals::PolicyInternals;
+    use urlkey::policy::BUILTIN_IDS;
     use urlkey::{Fact, Outcome, PolicyError, PolicySet};
 
     fn run(policy: &str, input: &str) -> Outcome {

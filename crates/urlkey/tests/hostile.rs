@@ -50,7 +50,8 @@ use std::time::{Duration, Instant};
 mod common;
 
 use common::expand;
-use urlkey::policy::{builtin_variants, PLACEHOLDER_BASE};
+use urlkey::internals::policy::{builtin_variants, PLACEHOLDER_BASE};
+use urlkey::internals::PolicyInternals;
 use urlkey::{Outcome, Policy, PolicySet};
 use urlkey_batch::input::{records_from, InputFormat, ReadOptions};
 

@@ -12,10 +12,11 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use urlkey::policy::rules::{RemoveTrackingParameters, Rule};
-use urlkey::policy::{builtin_variants, DEFAULT_DOCUMENTS};
-use urlkey::tracking::registry2::{self, ScopedRule};
-use urlkey::unwrap::{wrappers, WRAPPERS_VERSION};
+use urlkey::internals::policy::rules::{RemoveTrackingParameters, Rule};
+use urlkey::internals::policy::{builtin_variants, DEFAULT_DOCUMENTS};
+use urlkey::internals::tracking::registry2::{self, ScopedRule};
+use urlkey::internals::unwrap::{wrappers, WRAPPERS_VERSION};
+use urlkey::internals::PolicyInternals;
 use urlkey::PolicySet;
 
 fn pinned_dir() -> PathBuf {

@@ -6,7 +6,8 @@ use std::path::Path;
 
 mod common;
 
-use urlkey::policy::builtin_variants;
+use urlkey::internals::policy::builtin_variants;
+use urlkey::internals::PolicyInternals;
 use urlkey::{ErrorCode, Outcome, PolicySet};
 
 fn example(name: &str) -> String {
@@ -491,7 +492,7 @@ fn the_examples_in_docs_policies_md_work() {
 /// target: every rule of the catalogue placed before it is refused, with its line.
 #[test]
 fn unwrap_redirect_after_any_other_rule_is_refused() {
-    for name in urlkey::policy::Rule::names() {
+    for name in urlkey::internals::policy::Rule::names() {
         let text = format!(
             "[[policy]]\nid = \"a@1\"\nparser = \"whatwg\"\nkey = \"href\"\nrules = [\n  {{ rule = \"{name}\" }},\n  {{ rule = \"unwrap-redirect\" }},\n]\n"
         );
@@ -517,7 +518,7 @@ fn unwrap_redirect_first_keys_nested_wrappers_idempotently() {
         "https://l.facebook.com/l.php?u=https%3A%2F%2Fwww.youtube.com%2Fwatch%3Fv%3D1%26si%3D2%26utm_source%3Dx&si=9#f",
         "https://l.facebook.com/l.php?u=javascript%3Aalert(1)&mkt_tok=1&mkt_unsubscribe=1",
     ];
-    for name in urlkey::policy::Rule::names() {
+    for name in urlkey::internals::policy::Rule::names() {
         if *name == "unwrap-redirect" {
             continue;
         }

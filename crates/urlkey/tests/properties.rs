@@ -19,7 +19,8 @@ use proptest::prelude::*;
 mod common;
 
 use common::golden_inputs;
-use urlkey::policy::{builtin_variants, Rule};
+use urlkey::internals::policy::{builtin_variants, Rule};
+use urlkey::internals::PolicyInternals;
 use urlkey::{Outcome, Policy, PolicySet, WebUrl};
 
 const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared");
@@ -247,7 +248,7 @@ fn url_keys_are_accepted_by_whatwg() {
             let key = p.key(x).key?;
             let path_only = key.starts_with('/');
             let back = if path_only {
-                whatwg.key_with_base(&key, Some(urlkey::policy::PLACEHOLDER_BASE))
+                whatwg.key_with_base(&key, Some(urlkey::internals::policy::PLACEHOLDER_BASE))
             } else {
                 whatwg.key(&key)
             };

@@ -2,9 +2,10 @@
 //! every entry removed in its scope, kept out of it and in each of its
 //! exceptions; every wrapper unwrapped, nested wrappers, targets that are not http(s).
 
-use urlkey::tracking::registry2::{Exception, Scope, REGISTRY_2};
+use urlkey::internals::tracking::registry2::{Exception, Scope, REGISTRY_2};
+use urlkey::internals::unwrap::{PathMatch, MAX_DEPTH, WRAPPERS};
+use urlkey::internals::PolicyInternals;
 use urlkey::tracking::MatchKind;
-use urlkey::unwrap::{PathMatch, MAX_DEPTH, WRAPPERS};
 use urlkey::{Fact, Outcome, PolicySet};
 
 fn clean(input: &str) -> Outcome {
@@ -114,7 +115,7 @@ fn every_exception_keeps_its_parameter() {
 }
 
 /// One wrapper's URL around `target`.
-fn wrap(w: &urlkey::unwrap::Wrapper, target: &str) -> String {
+fn wrap(w: &urlkey::internals::unwrap::Wrapper, target: &str) -> String {
     let host = w.hosts[0].trim_start_matches('=');
     let host = if w.hosts[0].starts_with('=') {
         host.to_string()

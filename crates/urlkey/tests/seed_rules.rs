@@ -13,7 +13,7 @@
 //! disagree, so every key case here is also a case of "the lean path gives the outcome's key".
 
 use urlkey::detect::looks_like_web_address;
-use urlkey::offsets::Span;
+use urlkey::internals::offsets::Span;
 use urlkey::profile::Network;
 use urlkey::{Inspection, Outcome, PolicySet, PublicSuffixList};
 
@@ -321,16 +321,16 @@ mod seed_000 {
         assert_eq!(key("mapper@1", "/x#not-a-comment"), "/x");
         assert_eq!(key("mapper@1", "  /x#y  "), "/x");
         assert_eq!(
-            urlkey::text::line_kind(b"  # c"),
-            urlkey::text::LineKind::Comment
+            urlkey::internals::text::line_kind(b"  # c"),
+            urlkey::internals::text::LineKind::Comment
         );
         assert_eq!(
-            urlkey::text::line_kind(b"/x#c"),
-            urlkey::text::LineKind::Record
+            urlkey::internals::text::line_kind(b"/x#c"),
+            urlkey::internals::text::LineKind::Record
         );
         assert_eq!(
-            urlkey::text::line_kind(b" \t "),
-            urlkey::text::LineKind::Blank
+            urlkey::internals::text::line_kind(b" \t "),
+            urlkey::internals::text::LineKind::Blank
         );
     }
 }

@@ -137,7 +137,7 @@ pub(super) fn decode_record(line: u64, bytes: &[u8], full_len: usize, max: usize
             observed: format!("{}…", escape_invalid_utf8(keep)),
             problem: Some(KeyError::new(
                 ErrorCode::InputTooLong,
-                urlkey::error::too_long_message(full_len, max),
+                urlkey::internals::too_long_message(full_len, max),
             )),
             ..InputRecord::default()
         };

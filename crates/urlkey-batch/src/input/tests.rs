@@ -508,16 +508,16 @@ fn gathered_lines(text: &[u8], max: usize) -> (Vec<InputRecord>, Skipped, u64) {
     while let Some(full) = lines.next_line(&mut buf, max + 1).unwrap() {
         line += 1;
         if full <= max {
-            match urlkey::text::line_kind(&buf) {
-                urlkey::text::LineKind::Blank => {
+            match urlkey::internals::text::line_kind(&buf) {
+                urlkey::internals::text::LineKind::Blank => {
                     skipped.blank += 1;
                     continue;
                 }
-                urlkey::text::LineKind::Comment => {
+                urlkey::internals::text::LineKind::Comment => {
                     skipped.comment += 1;
                     continue;
                 }
-                urlkey::text::LineKind::Record => {}
+                urlkey::internals::text::LineKind::Record => {}
             }
         }
         out.push(decode_record(line, &buf, full, max));

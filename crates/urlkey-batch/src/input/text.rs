@@ -58,13 +58,13 @@ impl LineSink<'_> {
     /// Counts a blank or comment line; false for a line that is a record.
     fn skips(&mut self, bytes: &[u8]) -> bool {
         // The Legacy URL Mapper spec ("The pipeline"): blank and comment lines after the
-        // tool's trim; the library decides (urlkey::text::line_kind), so every reader and
+        // tool's trim; the library decides (urlkey::internals::text::line_kind), so every reader and
         // policy agree. A line over the limit is never blank or a comment (the callers do
         // not ask).
-        match urlkey::text::line_kind(bytes) {
-            urlkey::text::LineKind::Blank => self.skipped.blank += 1,
-            urlkey::text::LineKind::Comment => self.skipped.comment += 1,
-            urlkey::text::LineKind::Record => return false,
+        match urlkey::internals::text::line_kind(bytes) {
+            urlkey::internals::text::LineKind::Blank => self.skipped.blank += 1,
+            urlkey::internals::text::LineKind::Comment => self.skipped.comment += 1,
+            urlkey::internals::text::LineKind::Record => return false,
         }
         true
     }

@@ -1,6 +1,7 @@
 //! What pass one keeps of a record ([`Counted`]), made on a worker thread so that the
 //! thread that owns the grouping only inserts, and why a record cannot be counted.
 
+use urlkey::internals::PolicyInternals;
 use urlkey::{ErrorCode, Outcome, Policy};
 
 use super::fingerprint::{record_fingerprints, Fingerprint};

@@ -903,7 +903,7 @@ mod tests {
         let text = crate::map::tests::corpus("userbait.txt");
         let set = urlkey::PolicySet::builtin();
         let (mut keys, mut own) = (0, 0);
-        for id in urlkey::policy::builtin_variants() {
+        for id in urlkey::internals::policy::builtin_variants() {
             let policy = set.get(&id).unwrap();
             for line in text.lines().take(3000) {
                 if let Some(key) = policy.key(line).key {

@@ -217,7 +217,7 @@ fn spilled_rows_equal_rows_keyed_again() {
         }
     }
     let few = records(300);
-    for id in urlkey::policy::builtin_variants() {
+    for id in urlkey::internals::policy::builtin_variants() {
         let again = run(&id, &few, OutputFormat::Csv, 1, None);
         let spilled = run(&id, &few, OutputFormat::Csv, 2, Some(&spill::Spill::create));
         assert_same(&spilled, &again, &id);

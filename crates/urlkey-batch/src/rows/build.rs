@@ -4,6 +4,7 @@
 //! builds its rows here (`map/mod.rs`: rows keyed again, rows from the spill's kept cells in
 //! `rows/kept.rs`, the rows handed to a [`super::RowSink`]), and `--groups` rows too.
 
+use urlkey::internals::PolicyInternals;
 use urlkey::{Outcome, Policy};
 
 use super::csv::join_names;

@@ -3,7 +3,7 @@
 //! When they meet, the rules that made them meet are the rules (front-end names such as
 //! `whatwg-parse` included) whose transformations differ between the inputs: one removed
 //! `?utm_source=...`, the other nothing. When they do not, the first component where the
-//! keys differ, split as `inspect` splits a URL (`urlkey::offsets`), and the builtin
+//! keys differ, split as `inspect` splits a URL (`urlkey::internals::offsets`), and the builtin
 //! policies that would give them one key. An invalid input never shares a key.
 
 use std::io::Write;

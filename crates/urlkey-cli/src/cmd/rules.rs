@@ -3,11 +3,11 @@
 
 use std::io::Write;
 
-use urlkey::tracking::registry2::{
+use urlkey::internals::tracking::registry2::{
     Exception, Scope, ScopedRule, Source, Verdict, LISTS, OPT_IN, REGISTRY_2,
 };
+use urlkey::internals::unwrap::{target_of, Found, PathMatch, WRAPPERS};
 use urlkey::tracking::{MatchKind, Place};
-use urlkey::unwrap::{target_of, Found, PathMatch, WRAPPERS};
 
 use super::info::json;
 use crate::failure::{output_error, Failure};
@@ -129,7 +129,7 @@ fn registry_2(format: TextFormat) -> Result<(), Failure> {
             "lists": LISTS,
             "opt_in": OPT_IN,
             "wrappers": WRAPPERS,
-            "max_depth": urlkey::unwrap::MAX_DEPTH,
+            "max_depth": urlkey::internals::unwrap::MAX_DEPTH,
         }));
     }
     let mut out = std::io::stdout().lock();
@@ -157,7 +157,7 @@ fn registry_2(format: TextFormat) -> Result<(), Failure> {
     writeln!(
         out,
         "\nredirect wrappers (unwrap-redirect, up to {} deep):",
-        urlkey::unwrap::MAX_DEPTH
+        urlkey::internals::unwrap::MAX_DEPTH
     )
     .map_err(output_error)?;
     writeln!(
@@ -242,7 +242,7 @@ fn check(url: &str, registry: u8, format: TextFormat) -> Result<(), Failure> {
     };
     let mut params = Vec::new();
     if let Some(q) = p.query {
-        for raw in urlkey::query::raw_params(q).filter(|r| !r.name.is_empty()) {
+        for raw in urlkey::internals::query::raw_params(q).filter(|r| !r.name.is_empty()) {
             params.push(parameter(raw.name, &place, registry));
         }
     }
@@ -260,7 +260,7 @@ fn check(url: &str, registry: u8, format: TextFormat) -> Result<(), Failure> {
 
 fn parameter(name: &str, place: &Place<'_>, registry: u8) -> ParameterCheck {
     let entries: Vec<EntryVerdict> = if registry == 2 {
-        urlkey::tracking::registry2::verdicts(name, place)
+        urlkey::internals::tracking::registry2::verdicts(name, place)
             .into_iter()
             .map(|(r, v)| EntryVerdict {
                 pattern: r.pattern,

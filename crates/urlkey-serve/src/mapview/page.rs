@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use urlkey::offsets::offsets;
-use urlkey::text::{trim_c0_space, written_scheme};
+use urlkey::internals::offsets::offsets;
+use urlkey::internals::text::{trim_c0_space, written_scheme};
 use urlkey_batch::map::MapSummary;
 use urlkey_batch::rows::REVIEW;
 

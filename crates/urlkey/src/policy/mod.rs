@@ -2,7 +2,7 @@
 //!
 //! A policy id is `name@version`, with options after `+` (`citation@1+keep-trailing-slash`);
 //! the id alone determines the output. The run is: trim the text as the front end's seed
-//! says ([`trim_for`]), a front end ([`FrontEnd`]) parses it into
+//! says (`trim_for`), a front end ([`FrontEnd`]) parses it into
 //! [`Parts`], the canonical rules run (the canonical form is taken), the key rules run,
 //! and the [`KeyForm`] writes the key.
 //!
@@ -12,15 +12,17 @@
 //! forms and the signature (`key_form.rs`), and what a record says besides the key
 //! (`record.rs`).
 
-mod builtin;
+pub(crate) mod builtin;
+pub(crate) mod def;
 pub mod defaults;
 mod file;
-mod front;
+pub(crate) mod front;
 mod fused;
-mod key_form;
-mod parts;
+pub(crate) mod internal_api;
+pub(crate) mod key_form;
+pub(crate) mod parts;
 mod record;
-pub mod rules;
+pub(crate) mod rules;
 mod set;
 
 use std::borrow::Cow;
@@ -33,77 +35,41 @@ use crate::psl::PublicSuffixList;
 use crate::text;
 use crate::web::WebUrl;
 
-pub use builtin::{builtin_variants, registry, Builtin, BuiltinOption, BUILTIN_IDS};
-pub use front::{whatwg_input, FrontEnd, Schemes, PLACEHOLDER_BASE};
-pub use key_form::KeyForm;
-pub use parts::{Log, Parts};
-pub use rules::{risk_of, RiskClass, Rule, SortOrder, TrailingSlash, DEFAULT_DOCUMENTS};
+pub use builtin::BUILTIN_IDS;
 pub use set::{PolicyInfo, PolicySet};
+
+pub(crate) use def::PolicyDef;
+pub(crate) use front::{FrontEnd, Schemes};
+pub(crate) use key_form::KeyForm;
+pub(crate) use parts::{Log, Parts};
+pub(crate) use rules::{Rule, TrailingSlash};
 
 use key_form::{write_signature, write_webkey};
 use record::{explain_assumed_scheme, initial_facts, record_parse_changes};
 
 /// The default limit on one input, in bytes (64 KiB).
+///
+/// ```
+/// use urlkey::policy::DEFAULT_MAX_INPUT_BYTES;
+/// let citation = urlkey::PolicySet::builtin().get("citation@1").unwrap();
+/// let long = format!("https://example.net/{}", "a".repeat(DEFAULT_MAX_INPUT_BYTES));
+/// assert_eq!(citation.key(&long).error.unwrap().code.as_str(), "input.too-long");
+/// ```
 pub const DEFAULT_MAX_INPUT_BYTES: usize = 64 * 1024;
-
-/// A policy's definition.
-#[derive(Debug, Clone)]
-pub struct PolicyDef {
-    /// `name@version[+option...]`.
-    pub id: String,
-    /// One line for `urlkey policies` and the web page.
-    pub description: String,
-    /// How text becomes parts.
-    pub front: FrontEnd,
-    /// The rules, in order.
-    pub rules: Vec<Rule>,
-    /// How the key is written.
-    pub key_form: KeyForm,
-    /// True when the policy resolves relative input against a base.
-    pub accepts_base: bool,
-}
-
-impl PolicyDef {
-    /// This definition as a policy file (docs/policies.md, "Your own policies") of one
-    /// policy named `id`, which [`PolicySet::load_policy_file`] reads back into the same
-    /// rules: every builtin can be written with the rule catalogue.
-    ///
-    /// ```
-    /// let set = urlkey::PolicySet::builtin();
-    /// let toml = set.get("citation@1").unwrap().definition().to_policy_file("my-citation@1");
-    /// assert!(toml.contains(r#"rule = "remove-trailing-slash""#));
-    /// let mut mine = urlkey::PolicySet::builtin();
-    /// assert_eq!(mine.load_policy_file(&toml, "mine.toml").unwrap(), ["my-citation@1"]);
-    /// ```
-    pub fn to_policy_file(&self, id: &str) -> String {
-        file::write(self, id)
-    }
-
-    /// True when every key is a URL that the URL Standard's parser gives back unchanged
-    /// (a path-only key against [`PLACEHOLDER_BASE`]): the key is written from parts the
-    /// parser produced (front ends `whatwg` and `mapper`) as a URL (`href` or `url`).
-    /// `document@1`'s keys are not (it does not run the Standard), nor are web keys, nor
-    /// the `url` keys of a policy with `remove-trailing-slash` in mode `all`: it writes
-    /// `https://example.com/` as `https://example.com`, which the Standard's serializer
-    /// never gives (a special URL's empty path is written `/`,
-    /// https://url.spec.whatwg.org/#url-serializing).
-    pub fn key_is_whatwg_url(&self) -> bool {
-        let drops_root_slash = || {
-            self.rules
-                .iter()
-                .any(|r| matches!(r, Rule::RemoveTrailingSlash(s) if s.mode == TrailingSlash::All))
-        };
-        match self.key_form {
-            KeyForm::WebKey => false,
-            _ if self.front == FrontEnd::Document => false,
-            KeyForm::Url => !drops_root_slash(),
-            KeyForm::Href => true,
-        }
-    }
-}
 
 /// A policy that cannot be had, or a policy file that cannot be used. Each has a stable
 /// code ([`PolicyError::code`]) that the Python module and the web API answer with.
+///
+/// ```
+/// use urlkey::PolicyError;
+/// match urlkey::PolicySet::builtin().get("nope@1") {
+///     Err(e @ PolicyError::Unknown { .. }) => {
+///         assert_eq!(e.code().as_str(), "policy.unknown");
+///         assert!(e.to_string().contains("known policies: "));
+///     }
+///     other => panic!("{other:?}"),
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum PolicyError {
@@ -133,15 +99,20 @@ pub enum PolicyError {
 }
 
 impl PolicyError {
-    /// Every code [`PolicyError::code`] gives, in documentation order.
-    pub const CODES: [&'static str; 3] = ["policy.unknown", "policy.unknown-option", "policy.file"];
-
-    /// The stable code: `policy.unknown`, `policy.unknown-option` or `policy.file`.
-    pub const fn code(&self) -> &'static str {
+    /// The stable code: [`ErrorCode::PolicyUnknown`] (`policy.unknown`),
+    /// [`ErrorCode::PolicyUnknownOption`] (`policy.unknown-option`) or
+    /// [`ErrorCode::PolicyFile`] (`policy.file`).
+    ///
+    /// ```
+    /// let e = urlkey::PolicySet::builtin().get("citation@1+nope").unwrap_err();
+    /// assert_eq!(e.code(), urlkey::ErrorCode::PolicyUnknownOption);
+    /// assert_eq!(e.code().as_str(), "policy.unknown-option");
+    /// ```
+    pub const fn code(&self) -> ErrorCode {
         match self {
-            PolicyError::Unknown { .. } => Self::CODES[0],
-            PolicyError::UnknownOption { .. } => Self::CODES[1],
-            PolicyError::File { .. } => Self::CODES[2],
+            PolicyError::Unknown { .. } => ErrorCode::PolicyUnknown,
+            PolicyError::UnknownOption { .. } => ErrorCode::PolicyUnknownOption,
+            PolicyError::File { .. } => ErrorCode::PolicyFile,
         }
     }
 }
@@ -214,38 +185,72 @@ pub struct Policy {
 
 impl Policy {
     /// The id, e.g. `citation@1`.
+    ///
+    /// ```
+    /// let p = urlkey::PolicySet::builtin().get("citation@1+keep-trailing-slash").unwrap();
+    /// assert_eq!(p.id(), "citation@1+keep-trailing-slash");
+    /// assert!(!p.description().is_empty());
+    /// assert!(!p.accepts_base() && !p.uses_psl());
+    /// let webkey = urlkey::PolicySet::builtin().get("webkey@1").unwrap();
+    /// assert!(webkey.uses_psl());
+    /// ```
     pub fn id(&self) -> &str {
         &self.def.id
     }
 
     /// The one-line description.
+    ///
+    /// ```
+    /// let p = urlkey::PolicySet::builtin().get("mapper@1").unwrap();
+    /// assert!(p.description().starts_with("Legacy URL Mapper"));
+    /// ```
     pub fn description(&self) -> &str {
         &self.def.description
     }
 
-    /// The definition.
-    pub fn definition(&self) -> &PolicyDef {
-        &self.def
-    }
-
     /// True when the policy resolves relative input against a base (`whatwg@1`).
+    ///
+    /// ```
+    /// let set = urlkey::PolicySet::builtin();
+    /// assert!(set.get("whatwg@1").unwrap().accepts_base());
+    /// assert!(!set.get("citation@1").unwrap().accepts_base());
+    /// ```
     pub fn accepts_base(&self) -> bool {
         self.def.accepts_base
     }
 
     /// True when the policy reads the Public Suffix List.
+    ///
+    /// ```
+    /// let set = urlkey::PolicySet::builtin();
+    /// assert!(set.get("webkey@1").unwrap().uses_psl());
+    /// assert!(!set.get("mapper@1").unwrap().uses_psl());
+    /// ```
     pub fn uses_psl(&self) -> bool {
         self.uses_psl
     }
 
     /// Runs the policy on one observation. Never panics; bad input gives an invalid
     /// outcome with a stable code.
+    ///
+    /// ```
+    /// let mapper = urlkey::PolicySet::builtin().get("mapper@1").unwrap();
+    /// assert_eq!(mapper.key("HTTP://Example.net:80/a").key.as_deref(), Some("http://example.net/a"));
+    /// assert!(mapper.key("not a url").error.is_some());
+    /// ```
     pub fn key(&self, input: &str) -> Outcome {
         self.key_with_base(input, None)
     }
 
     /// Runs the policy, resolving relative input against `base` when the policy
     /// accepts one (others ignore it; the CLI refuses the combination).
+    ///
+    /// ```
+    /// let whatwg = urlkey::PolicySet::builtin().get("whatwg@1").unwrap();
+    /// assert!(whatwg.accepts_base());
+    /// let o = whatwg.key_with_base("../b?x=1", Some("https://example.net/a/c"));
+    /// assert_eq!(o.key.as_deref(), Some("https://example.net/b?x=1"));
+    /// ```
     pub fn key_with_base(&self, input: &str, base: Option<&str>) -> Outcome {
         match self.run(input, base, false, |parts, log, href| {
             self.finish(parts, log, href)
@@ -286,105 +291,6 @@ impl Policy {
             self.lean(parts, log, href, out, None)
         })
         .map_err(|e| e.code)
-    }
-
-    /// [`Policy::key_into`] that also writes the grouping signature (the `signature` of
-    /// [`Policy::key`]'s outcome) into `signature`.
-    pub fn key_signature_into(
-        &self,
-        input: &str,
-        key: &mut String,
-        signature: &mut String,
-    ) -> Result<(), ErrorCode> {
-        key.clear();
-        signature.clear();
-        self.run(input, None, true, |parts, log, href| {
-            self.lean(parts, log, href, key, Some(signature))
-        })
-        .map_err(|e| e.code)
-    }
-
-    /// [`Policy::key_signature_into`] that also gives the names of the tracking
-    /// parameters it removed (the outcome's `removed_params`, in order) in `removed`
-    /// (cleared first): what a `urlkey map` CSV row shows of a valid record, without
-    /// the canonical form, facts or transformation log. An error gives only its code:
-    /// take [`Policy::key`] for its message.
-    ///
-    /// ```
-    /// let mapper = urlkey::PolicySet::builtin().get("mapper@1").unwrap();
-    /// let (mut key, mut sig, mut removed) = (String::new(), String::new(), Vec::new());
-    /// mapper
-    ///     .key_row_into("https://example.net/a?utm_source=x&b=2", &mut key, &mut sig, &mut removed)
-    ///     .unwrap();
-    /// assert_eq!(key, "https://example.net/a?b=2");
-    /// assert_eq!(removed, ["utm_source"]);
-    /// ```
-    pub fn key_row_into(
-        &self,
-        input: &str,
-        key: &mut String,
-        signature: &mut String,
-        removed: &mut Vec<String>,
-    ) -> Result<(), ErrorCode> {
-        key.clear();
-        signature.clear();
-        removed.clear();
-        self.run(input, None, true, |parts, mut log, href| {
-            log.keep_removed = true;
-            self.lean_log(parts, &mut log, href, key, Some(signature));
-            removed.append(&mut log.removed_params);
-        })
-        .map_err(|e| e.code)
-    }
-
-    /// This policy with the verified fast parse ([`crate::fast`]) turned off: every
-    /// input goes through ada. For the tests that compare the two paths.
-    #[doc(hidden)]
-    pub fn without_fast_path(&self) -> Policy {
-        Policy {
-            fast_parse: false,
-            ..self.clone()
-        }
-    }
-
-    /// True when the policy tries the fast parse before ada (its front end allows it and
-    /// [`Policy::without_fast_path`] did not turn it off).
-    #[doc(hidden)]
-    pub fn has_fast_path(&self) -> bool {
-        self.fast_parse
-    }
-
-    /// True when [`Policy::key`] would take this input through the fast parse
-    /// ([`crate::fast`]) instead of ada.
-    #[doc(hidden)]
-    pub fn takes_fast_path(&self, input: &str) -> bool {
-        if !self.fast_parse || input.len() > self.max_input_bytes {
-            return false;
-        }
-        // `mapper` runs its precheck only when the fast parse declines (`Policy::run`): the
-        // comparison with the fast path off checks that the precheck accepts the rest.
-        let (text, _) = trim_for(self.def.front, input);
-        FastUrl::parse(text).is_some()
-    }
-
-    /// True when the policy refuses this input before parsing it, because its scheme is
-    /// not http(s) and the parser provably cannot fail on it
-    /// ([`crate::fast::non_web_scheme_that_parses`]).
-    #[doc(hidden)]
-    pub fn refuses_early(&self, input: &str) -> bool {
-        if !self.fast_parse || input.len() > self.max_input_bytes {
-            return false;
-        }
-        match self.def.front {
-            FrontEnd::Whatwg {
-                schemes: Schemes::Web(_),
-                infer_scheme: false,
-            } => {
-                let (text, _) = trim_for(self.def.front, input);
-                crate::fast::non_web_scheme_that_parses(text).is_some()
-            }
-            _ => false,
-        }
     }
 
     /// The front end: trims, refuses or parses, and hands the parts, the log so far and
@@ -689,6 +595,30 @@ pub(crate) fn fast_parse_applies(front: FrontEnd) -> bool {
     matches!(front, FrontEnd::Mapper | FrontEnd::Whatwg { .. })
 }
 
+impl Policy {
+    /// The URL Standard's parse behind this policy's front end, as `inspect` reports it:
+    /// the text trimmed as the front end trims ([`trim_for`]), `https://` put before it
+    /// when the front end infers a scheme ([`front::whatwg_input`]), parsed with no base.
+    /// Unlike [`Policy::key`], no length limit, scheme list or fast parse applies, and a
+    /// parse error keeps the parser's own message. `None` for a front end other than
+    /// `whatwg`. Gives the trimmed text too (where `inspect` looks for a written scheme).
+    pub(crate) fn standard_parse<'a>(
+        &self,
+        input: &'a str,
+    ) -> Option<(&'a str, Result<WebUrl, KeyError>)> {
+        let FrontEnd::Whatwg { infer_scheme, .. } = self.def.front else {
+            return None;
+        };
+        let (text, _) = trim_for(self.def.front, input);
+        let parsed = if infer_scheme {
+            WebUrl::parse(&front::whatwg_input(text).0, None)
+        } else {
+            WebUrl::parse(text, None)
+        };
+        Some((text, parsed))
+    }
+}
+
 /// The text a front end reads, and its byte offset in `input`. Each front end trims as
 /// docs/policies.md ("How a policy runs", step 2) says, and the source it cites:
 ///
@@ -701,7 +631,7 @@ pub(crate) fn fast_parse_applies(front: FrontEnd) -> bool {
 ///   spaces (the comparison key's "Input text is trimmed of white space").
 /// - `whatwg` otherwise: C0 controls and spaces, as the URL Standard's parser does
 ///   (<https://url.spec.whatwg.org/#concept-basic-url-parser>).
-pub fn trim_for(front: FrontEnd, input: &str) -> (&str, usize) {
+pub(crate) fn trim_for(front: FrontEnd, input: &str) -> (&str, usize) {
     match front {
         FrontEnd::Mapper => text::trim_js(input),
         FrontEnd::Document => (input, 0),

@@ -162,7 +162,7 @@ pub struct Log {
     pub wrapper_kept: bool,
     /// Changes made while `quiet`.
     pub changes: u32,
-    /// Keep `removed_params` even when `quiet` ([`Policy::key_row_into`](super::Policy::key_row_into)).
+    /// Keep `removed_params` even when `quiet` ([`PolicyInternals::key_row_into`](crate::internals::PolicyInternals::key_row_into)).
     pub keep_removed: bool,
 }
 

@@ -11,6 +11,14 @@ use crate::psl::PublicSuffixList;
 
 /// Every policy a run can use: the builtins, policies loaded from files, and the Public
 /// Suffix List they read.
+///
+/// ```
+/// let set = urlkey::PolicySet::builtin().with_max_input_bytes(1024);
+/// let ids: Vec<String> = set.list().into_iter().map(|i| i.id).collect();
+/// assert!(ids.iter().any(|id| id == "citation@1"));
+/// let o = set.get("citation@1").unwrap().key(&"x".repeat(2000));
+/// assert_eq!(o.error.unwrap().code.as_str(), "input.too-long");
+/// ```
 #[derive(Debug, Clone)]
 pub struct PolicySet {
     /// Set by `with_psl`, or the embedded list once something asked for it.
@@ -20,6 +28,12 @@ pub struct PolicySet {
 }
 
 /// One line of `urlkey policies`.
+///
+/// ```
+/// let set = urlkey::PolicySet::builtin();
+/// let info = set.list().into_iter().find(|i| i.id == "webkey@1").unwrap();
+/// assert!(info.builtin && info.uses_psl);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct PolicyInfo {
     /// The id.
@@ -40,6 +54,11 @@ impl Default for PolicySet {
 
 impl PolicySet {
     /// The builtin policies with the embedded Public Suffix List.
+    ///
+    /// ```
+    /// let set = urlkey::PolicySet::builtin();
+    /// assert_eq!(set.psl().version(), urlkey::PublicSuffixList::embedded_version());
+    /// ```
     pub fn builtin() -> Self {
         PolicySet {
             psl: std::sync::OnceLock::new(),
@@ -49,18 +68,38 @@ impl PolicySet {
     }
 
     /// Uses another Public Suffix List (`--psl FILE`).
+    ///
+    /// ```
+    /// let list = "// VERSION: mine\n// ===BEGIN ICANN DOMAINS===\nexample\n";
+    /// let psl = urlkey::PublicSuffixList::parse(list).unwrap();
+    /// let set = urlkey::PolicySet::builtin().with_psl(psl);
+    /// assert_eq!(set.psl().version(), "mine");
+    /// let o = set.get("webkey@1").unwrap().key("https://www.shop.example/a");
+    /// assert_eq!(o.psl.as_deref(), Some("mine"));
+    /// ```
     pub fn with_psl(mut self, psl: PublicSuffixList) -> Self {
         self.psl = std::sync::OnceLock::from(psl);
         self
     }
 
     /// Sets the limit on one input (`input.too-long` beyond it).
+    ///
+    /// ```
+    /// let set = urlkey::PolicySet::builtin().with_max_input_bytes(10);
+    /// let e = set.get("citation@1").unwrap().key("https://example.net/").error.unwrap();
+    /// assert_eq!(e.code, urlkey::ErrorCode::InputTooLong);
+    /// ```
     pub fn with_max_input_bytes(mut self, limit: usize) -> Self {
         self.max_input_bytes = limit;
         self
     }
 
     /// The Public Suffix List in use.
+    ///
+    /// ```
+    /// let set = urlkey::PolicySet::builtin();
+    /// assert_eq!(set.psl().registrable_domain("a.example.co.uk"), Some("example.co.uk"));
+    /// ```
     pub fn psl(&self) -> &PublicSuffixList {
         self.psl.get_or_init(PublicSuffixList::embedded)
     }
@@ -93,7 +132,7 @@ impl PolicySet {
     /// let e = set
     ///     .load_policy_file("[[policy]]\nid = \"x@1\"\nparser = \"whatwg\"\nkey = \"url\"\nrules = [{ rule = \"strip-wwww\" }]\n", "x.toml")
     ///     .unwrap_err();
-    /// assert_eq!(e.code(), "policy.file");
+    /// assert_eq!(e.code().as_str(), "policy.file");
     /// assert!(e.to_string().starts_with("x.toml: policy \"x@1\" (line 2): rule at line 5:"));
     /// ```
     pub fn load_policy_file(
@@ -122,6 +161,12 @@ impl PolicySet {
     }
 
     /// The policy with this id.
+    ///
+    /// ```
+    /// let set = urlkey::PolicySet::builtin();
+    /// assert_eq!(set.get("citation@1").unwrap().id(), "citation@1");
+    /// assert_eq!(set.get("nope@1").unwrap_err().code().as_str(), "policy.unknown");
+    /// ```
     pub fn get(&self, id: &str) -> Result<Policy, PolicyError> {
         let def = match builtin::builtin(id)? {
             Some(d) => Arc::new(d),
@@ -170,6 +215,12 @@ impl PolicySet {
     }
 
     /// Every policy, builtins first.
+    ///
+    /// ```
+    /// let list = urlkey::PolicySet::builtin().list();
+    /// assert_eq!(list.len(), urlkey::policy::BUILTIN_IDS.len());
+    /// assert!(list.iter().all(|i| i.builtin));
+    /// ```
     pub fn list(&self) -> Vec<PolicyInfo> {
         let mut out: Vec<PolicyInfo> = BUILTIN_IDS
             .iter()

@@ -25,6 +25,13 @@ use table::RuleTable;
 const EMBEDDED: &str = include_str!("../../data/public_suffix_list.dat");
 
 /// A parsed Public Suffix List and its version.
+///
+/// ```
+/// let psl = urlkey::PublicSuffixList::embedded();
+/// assert_eq!(psl.version(), urlkey::PublicSuffixList::embedded_version());
+/// assert_eq!(psl.registrable_domain("www.example.com"), Some("example.com"));
+/// assert!(psl.is_icann_tld("uk") && !psl.is_icann_tld("notatld"));
+/// ```
 #[derive(Debug, Clone)]
 pub struct PublicSuffixList {
     list: Arc<List>,
@@ -34,7 +41,13 @@ pub struct PublicSuffixList {
     version: Arc<str>,
 }
 
-/// A list file that could not be used.
+/// A list file that could not be used; [`PslError::code`] gives its stable code.
+///
+/// ```
+/// let e = urlkey::PublicSuffixList::parse("===BEGIN ICANN DOMAINS===\n!com\n").unwrap_err();
+/// assert_eq!(e.code().as_str(), "psl.unparsable");
+/// assert!(e.to_string().contains("!com"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum PslError {
@@ -70,7 +83,35 @@ impl std::fmt::Display for PslError {
 }
 impl std::error::Error for PslError {}
 
+impl PslError {
+    /// The stable code, one per variant (`psl.not-a-list`, `psl.unparsable`,
+    /// `psl.invalid-rule`, `psl.exception-at-first-label`, `psl.empty-label`).
+    ///
+    /// ```
+    /// let e = urlkey::PublicSuffixList::parse("com\n").unwrap_err();
+    /// assert_eq!(e.code(), urlkey::ErrorCode::PslNotAList);
+    /// assert_eq!(e.code().as_str(), "psl.not-a-list");
+    /// ```
+    pub const fn code(&self) -> crate::ErrorCode {
+        use crate::ErrorCode;
+        match self {
+            PslError::NotAList => ErrorCode::PslNotAList,
+            PslError::Unparsable(_) => ErrorCode::PslUnparsable,
+            PslError::InvalidRule(_) => ErrorCode::PslInvalidRule,
+            PslError::ExceptionAtFirstLabel(_) => ErrorCode::PslExceptionAtFirstLabel,
+            PslError::EmptyLabel(_) => ErrorCode::PslEmptyLabel,
+        }
+    }
+}
+
 /// Which section of the list a suffix comes from.
+///
+/// ```
+/// use urlkey::psl::Section;
+/// let psl = urlkey::PublicSuffixList::embedded_static();
+/// assert_eq!(psl.lookup("example.co.uk").unwrap().section, Section::Icann);
+/// assert_eq!(psl.lookup("someone.github.io").unwrap().section, Section::Private);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Section {
@@ -83,6 +124,12 @@ pub enum Section {
 }
 
 /// What the list says of a host name.
+///
+/// ```
+/// let info = urlkey::PublicSuffixList::embedded_static().lookup("co.uk").unwrap();
+/// assert_eq!(info.suffix, "co.uk");
+/// assert_eq!(info.registrable_domain, None); // a public suffix itself
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct SuffixInfo {
     /// The public suffix.
@@ -95,11 +142,21 @@ pub struct SuffixInfo {
 
 impl PublicSuffixList {
     /// The snapshot compiled into this build, parsed once per process.
+    ///
+    /// ```
+    /// let psl = urlkey::PublicSuffixList::embedded();
+    /// assert_eq!(psl.registrable_domain("a.b.example.co.uk"), Some("example.co.uk"));
+    /// ```
     pub fn embedded() -> PublicSuffixList {
         Self::embedded_static().clone()
     }
 
     /// The embedded snapshot, parsed on first use (a few milliseconds), shared by every policy.
+    ///
+    /// ```
+    /// let psl = urlkey::PublicSuffixList::embedded_static();
+    /// assert!(std::ptr::eq(psl, urlkey::PublicSuffixList::embedded_static()));
+    /// ```
     pub fn embedded_static() -> &'static PublicSuffixList {
         static LIST: OnceLock<PublicSuffixList> = OnceLock::new();
         LIST.get_or_init(|| {
@@ -108,6 +165,10 @@ impl PublicSuffixList {
     }
 
     /// The embedded snapshot's version, read without parsing the list.
+    ///
+    /// ```
+    /// assert_eq!(urlkey::PublicSuffixList::embedded_version(), "2026-10-22_08-36-41_UTC");
+    /// ```
     pub fn embedded_version() -> &'static str {
         EMBEDDED
             .lines()
@@ -118,6 +179,15 @@ impl PublicSuffixList {
 
     /// Parses a list in the published format. The version is taken from its
     /// `// VERSION:` line, or else is `unversioned-<16 hex digits of a hash of the text>`.
+    ///
+    /// ```
+    /// let text = "// ===BEGIN ICANN DOMAINS===\nexample\n*.wild.example\n";
+    /// let psl = urlkey::PublicSuffixList::parse(text).unwrap();
+    /// assert!(psl.version().starts_with("unversioned-"));
+    /// assert_eq!(psl.registrable_domain("www.shop.example"), Some("shop.example"));
+    /// assert_eq!(psl.registrable_domain("a.b.wild.example"), Some("a.b.wild.example"));
+    /// assert!(urlkey::PublicSuffixList::parse("not a list").is_err());
+    /// ```
     pub fn parse(text: &str) -> Result<PublicSuffixList, PslError> {
         if !text.contains("===BEGIN ICANN DOMAINS===") {
             return Err(PslError::NotAList);
@@ -142,6 +212,11 @@ impl PublicSuffixList {
     }
 
     /// The list's version (`2026-10-22_08-36-41_UTC` for the embedded snapshot).
+    ///
+    /// ```
+    /// let psl = urlkey::PublicSuffixList::parse("// VERSION: 2026-01-01\n// ===BEGIN ICANN DOMAINS===\ncom\n").unwrap();
+    /// assert_eq!(psl.version(), "2026-01-01");
+    /// ```
     pub fn version(&self) -> &str {
         &self.version
     }
@@ -190,6 +265,13 @@ impl PublicSuffixList {
     /// list, the whole corpus and generated names), from a rule table built at parse time:
     /// no allocation, and about 180 instructions for `www.example.com`, 260 for
     /// `a.b.example.co.uk` (callgrind; the crate took 1,300 and 1,840).
+    ///
+    /// ```
+    /// let psl = urlkey::PublicSuffixList::embedded_static();
+    /// assert_eq!(psl.registrable_domain("www.bbc.co.uk"), Some("bbc.co.uk"));
+    /// assert_eq!(psl.registrable_domain("x.unknowntld"), Some("x.unknowntld"));
+    /// assert_eq!(psl.registrable_domain("co.uk"), None);
+    /// ```
     pub fn registrable_domain<'h>(&self, host: &'h str) -> Option<&'h str> {
         // `start` follows a '.' (or is 0), so it is a char boundary.
         host.get(self.registrable_start(host)?..)
@@ -207,6 +289,12 @@ impl PublicSuffixList {
     /// label of some rule there. A country whose registry lists only second-level rules
     /// (`co.za`, `*.ck`, `com.np`: `za`, `ck`, `er`, `fk`, `jm`, `mm`, `np`, `pg` in the
     /// embedded list) has no rule of the label alone and is a top-level domain all the same.
+    ///
+    /// ```
+    /// let psl = urlkey::PublicSuffixList::embedded_static();
+    /// assert!(psl.is_icann_tld("com") && psl.is_icann_tld("za"));
+    /// assert!(!psl.is_icann_tld("txt"));
+    /// ```
     pub fn is_icann_tld(&self, label: &str) -> bool {
         if label.is_empty() || label.contains('.') {
             return false;

@@ -3,6 +3,12 @@
 //! ([`on_site`]).
 
 /// How a registry entry matches a parameter name.
+///
+/// ```
+/// use urlkey::tracking::{MatchKind, REGISTRY};
+/// let utm = REGISTRY.iter().find(|r| r.pattern == "utm_source").unwrap();
+/// assert_eq!(utm.kind, MatchKind::Exact);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum MatchKind {
@@ -13,6 +19,15 @@ pub enum MatchKind {
 }
 
 /// What a rule needs to know about the URL it cleans.
+///
+/// ```
+/// use urlkey::tracking::Place;
+/// let clean = urlkey::TrackingSet::registry_v2();
+/// let youtube = Place { host: "www.youtube.com", path: "/watch", query: "v=x&si=abc" };
+/// let elsewhere = Place { host: "example.com", path: "/", query: "si=abc" };
+/// assert!(clean.matches_at("si", &youtube));
+/// assert!(!clean.matches_at("si", &elsewhere));
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct Place<'a> {
     /// The host, lowercase (the URL Standard's serialization); empty when there is none.
@@ -25,6 +40,12 @@ pub struct Place<'a> {
 
 /// True when `host` is `site` or a host under it (`a.youtube.com` for `youtube.com`);
 /// a final root `.` is ignored, so `youtube.com.` is YouTube too.
+///
+/// ```
+/// use urlkey::tracking::on_site;
+/// assert!(on_site("m.youtube.com.", "youtube.com"));
+/// assert!(!on_site("notyoutube.com", "youtube.com"));
+/// ```
 pub fn on_site(host: &str, site: &str) -> bool {
     let host = host.strip_suffix('.').unwrap_or(host);
     let (h, s) = (host.as_bytes(), site.as_bytes());

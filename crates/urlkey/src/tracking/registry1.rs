@@ -11,6 +11,12 @@
 use super::matching::MatchKind;
 
 /// One registry entry.
+///
+/// ```
+/// let gclid = urlkey::REGISTRY.iter().find(|r| r.pattern == "gclid").unwrap();
+/// assert!(gclid.citation);
+/// assert!(gclid.source.contains("support.google.com"));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct TrackingRule {
     /// The name or prefix, lowercase.
@@ -42,6 +48,11 @@ macro_rules! rule {
 
 /// The registry, version 1 (docs/policies.md, "Tracking registry"): the comparison key's
 /// table (read 2026-11-05) and the citation ledger's additions.
+///
+/// ```
+/// let set = urlkey::TrackingSet::registry_v1();
+/// assert!(urlkey::REGISTRY.iter().all(|r| set.may_remove(r.pattern)));
+/// ```
 pub const REGISTRY: &[TrackingRule] = &[
     rule!("utm_source", Exact, GA4, "001", true),
     rule!("utm_medium", Exact, GA4, "001", true),

@@ -16,9 +16,22 @@ const _: () = assert!(
 /// A set of names and prefixes that a policy removes. Matching is ASCII
 /// case-insensitive, on the name as written (never percent-decoded).
 ///
-/// `registry@2` adds scoped entries ([`super::registry2`]): a name removed only on some sites,
+/// `registry@2` adds scoped entries (`urlkey::internals::tracking::registry2`): a name removed only on some sites,
 /// or kept where an exception holds. The other lists have none, so their matching is
 /// the name alone, as it always was.
+///
+/// ```
+/// use urlkey::TrackingSet;
+/// let mut set = TrackingSet::named("citation@1").unwrap();
+/// assert!(set.matches("UTM_Source") && set.matches("gclid") && !set.matches("id"));
+/// set.add_name("ref");
+/// set.add_prefix("pk_");
+/// set.keep("utm_id");
+/// assert!(set.matches("ref") && set.matches("pk_campaign") && !set.matches("utm_id"));
+/// assert_eq!(set.kept_names(), [Box::from("utm_id")]);
+/// assert!(TrackingSet::none().is_empty());
+/// assert!(TrackingSet::named("nope").is_none());
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct TrackingSet {
     names: Vec<Box<str>>,
@@ -31,6 +44,12 @@ pub struct TrackingSet {
 
 impl TrackingSet {
     /// Every entry of [`REGISTRY`] (`registry@1`): both seeds' lists, used by `mapper@1`.
+    ///
+    /// ```
+    /// use urlkey::TrackingSet;
+    /// let s = TrackingSet::registry_v1();
+    /// assert!(s.matches("utm_source") && s.matches("gbraid"));
+    /// ```
     pub fn registry_v1() -> Self {
         Self::from_rules(REGISTRY.iter())
     }
@@ -39,6 +58,12 @@ impl TrackingSet {
     /// matched ignoring ASCII case on the name as written. The table is closed
     /// (docs/policies.md, "Tracking registry"), so the citation ledger's `dclid`, `utm_*`
     /// and `_hs*` are not in it.
+    ///
+    /// ```
+    /// use urlkey::TrackingSet;
+    /// let s = TrackingSet::webkey_v1();
+    /// assert!(s.matches("gclid") && !s.matches("dclid"));
+    /// ```
     pub fn webkey_v1() -> Self {
         Self::from_rules(REGISTRY.iter().filter(|r| r.seed == "001"))
     }
@@ -46,6 +71,12 @@ impl TrackingSet {
     /// The citation ledger's analytics allowlist (`citation@1`; docs/policies.md, "Tracking
     /// registry"): `utm_*`, `gclid`, `dclid`, `fbclid`,
     /// `msclkid`, `mc_cid`, `mc_eid`, `_hs*`.
+    ///
+    /// ```
+    /// use urlkey::TrackingSet;
+    /// let s = TrackingSet::citation_v1();
+    /// assert!(s.matches("utm_anything") && s.matches("_hsenc") && !s.matches("gbraid"));
+    /// ```
     pub fn citation_v1() -> Self {
         Self::from_rules(REGISTRY.iter().filter(|r| r.citation))
     }
@@ -53,12 +84,25 @@ impl TrackingSet {
     /// Registry 2 (`registry@2`, used by `clean@1`): scoped entries with exceptions,
     /// each citing its sources ([`registry2::REGISTRY_2`]). Pinned: the entries of version 2 only,
     /// whatever is added to the table later ([`registry2::entries_of`]).
+    ///
+    /// ```
+    /// use urlkey::TrackingSet;
+    /// let s = TrackingSet::registry_v2();
+    /// assert_eq!(s.scoped_list(), Some("registry@2"));
+    /// assert!(!s.scoped().is_empty());
+    /// ```
     pub fn registry_v2() -> Self {
         Self::registry_2_at(registry2::FIRST_VERSION).unwrap_or_default()
     }
 
     /// `registry@{version}`: registry 2's table as it was at that version, or `None` for a
     /// version the table does not have.
+    ///
+    /// ```
+    /// use urlkey::TrackingSet;
+    /// assert_eq!(TrackingSet::registry_2_at(2), Some(TrackingSet::registry_v2()));
+    /// assert_eq!(TrackingSet::registry_2_at(0), None);
+    /// ```
     pub fn registry_2_at(version: u8) -> Option<Self> {
         let name =
             REGISTRY_2_NAMES.get(usize::from(version.checked_sub(registry2::FIRST_VERSION)?))?;
@@ -70,12 +114,24 @@ impl TrackingSet {
     }
 
     /// An empty set.
+    ///
+    /// ```
+    /// use urlkey::TrackingSet;
+    /// assert!(TrackingSet::none().is_empty());
+    /// assert!(!TrackingSet::none().matches("utm_source"));
+    /// ```
     pub fn none() -> Self {
         Self::default()
     }
 
     /// The list the scoped entries come from (`registry@2`), or `None` for a set without
     /// them: how a policy file names it.
+    ///
+    /// ```
+    /// use urlkey::TrackingSet;
+    /// assert_eq!(TrackingSet::citation_v1().scoped_list(), None);
+    /// assert_eq!(TrackingSet::registry_v2().scoped_list(), Some("registry@2"));
+    /// ```
     pub fn scoped_list(&self) -> Option<&'static str> {
         (!self.scoped_list.is_empty()).then_some(self.scoped_list)
     }
@@ -85,6 +141,14 @@ impl TrackingSet {
         ["registry@1", "registry@2", "citation@1", "webkey@1", "none"];
 
     /// A named set: `registry@1`, `registry@2`, `citation@1`, `webkey@1` or `none`.
+    ///
+    /// ```
+    /// use urlkey::TrackingSet;
+    /// for name in TrackingSet::NAMES {
+    ///     assert!(TrackingSet::named(name).is_some(), "{name}");
+    /// }
+    /// assert_eq!(TrackingSet::named("webkey@1"), Some(TrackingSet::webkey_v1()));
+    /// ```
     pub fn named(name: &str) -> Option<Self> {
         match name {
             "registry@1" => Some(Self::registry_v1()),
@@ -108,21 +172,49 @@ impl TrackingSet {
     }
 
     /// The exact names, as added (lowercase): a policy file's `add_names`.
+    ///
+    /// ```
+    /// use urlkey::TrackingSet;
+    /// let mut s = TrackingSet::none();
+    /// s.add_name("Ref");
+    /// assert_eq!(s.exact_names(), [Box::from("ref")]);
+    /// ```
     pub fn exact_names(&self) -> &[Box<str>] {
         &self.names
     }
 
     /// The prefixes, as added (lowercase): a policy file's `add_prefixes`.
+    ///
+    /// ```
+    /// use urlkey::TrackingSet;
+    /// let mut s = TrackingSet::none();
+    /// s.add_prefix("pk_");
+    /// assert_eq!(s.prefixes(), [Box::from("pk_")]);
+    /// ```
     pub fn prefixes(&self) -> &[Box<str>] {
         &self.prefixes
     }
 
     /// The names never removed (lowercase): a policy file's `keep_names`.
+    ///
+    /// ```
+    /// use urlkey::TrackingSet;
+    /// let mut s = TrackingSet::citation_v1();
+    /// s.keep("utm_id");
+    /// assert_eq!(s.kept_names(), [Box::from("utm_id")]);
+    /// ```
     pub fn kept_names(&self) -> &[Box<str>] {
         &self.keep
     }
 
     /// Adds an exact name.
+    ///
+    /// ```
+    /// use urlkey::TrackingSet;
+    /// let mut s = TrackingSet::none();
+    /// s.add_name("ref");
+    /// assert!(s.matches("REF") && !s.matches("referrer"));
+    /// ```
     pub fn add_name(&mut self, name: &str) {
         let name = name.to_ascii_lowercase().into_boxed_str();
         if !self.names.contains(&name) {
@@ -131,6 +223,13 @@ impl TrackingSet {
     }
 
     /// Adds a prefix.
+    ///
+    /// ```
+    /// use urlkey::TrackingSet;
+    /// let mut s = TrackingSet::none();
+    /// s.add_prefix("pk_");
+    /// assert!(s.matches("pk_campaign") && !s.matches("pk"));
+    /// ```
     pub fn add_prefix(&mut self, prefix: &str) {
         let p = prefix.to_ascii_lowercase().into_boxed_str();
         if !self.prefixes.contains(&p) {
@@ -139,11 +238,25 @@ impl TrackingSet {
     }
 
     /// Never removes `name`, even when a name or prefix of the set matches it.
+    ///
+    /// ```
+    /// use urlkey::TrackingSet;
+    /// let mut s = TrackingSet::citation_v1();
+    /// s.keep("utm_id");
+    /// assert!(!s.matches("utm_id") && s.matches("utm_source"));
+    /// ```
     pub fn keep(&mut self, name: &str) {
         self.keep.push(name.to_ascii_lowercase().into_boxed_str());
     }
 
     /// True when `name` (as written) is a tracking parameter of this set.
+    ///
+    /// ```
+    /// use urlkey::TrackingSet;
+    /// let s = TrackingSet::citation_v1();
+    /// assert!(s.matches("FBCLID"));
+    /// assert!(!s.matches("utm%5Fsource")); // never decoded
+    /// ```
     #[inline]
     pub fn matches(&self, name: &str) -> bool {
         let b = name.as_bytes();
@@ -165,11 +278,24 @@ impl TrackingSet {
 
     /// True when this set may remove `name` somewhere (a name or prefix of it, or a scoped
     /// entry naming it, whatever its scope and exceptions), unless it is kept.
+    ///
+    /// ```
+    /// use urlkey::TrackingSet;
+    /// let s = TrackingSet::registry_v2();
+    /// assert!(s.may_remove("si")); // on some sites only
+    /// assert!(!s.may_remove("id"));
+    /// ```
     pub fn may_remove(&self, name: &str) -> bool {
         !self.keeps(name) && (self.matches(name) || self.scoped.iter().any(|r| r.names(name)))
     }
 
     /// The scoped entries (registry 2's), empty for the other lists.
+    ///
+    /// ```
+    /// use urlkey::TrackingSet;
+    /// assert!(TrackingSet::citation_v1().scoped().is_empty());
+    /// assert!(!TrackingSet::registry_v2().scoped().is_empty());
+    /// ```
     pub fn scoped(&self) -> &'static [ScopedRule] {
         self.scoped
     }
@@ -177,6 +303,14 @@ impl TrackingSet {
     /// True when `name` (as written) is removed at `place`: a name or prefix of the set,
     /// or a scoped entry whose scope holds `place` and none of whose exceptions does.
     /// `keep_names` win over both.
+    ///
+    /// ```
+    /// use urlkey::tracking::Place;
+    /// use urlkey::TrackingSet;
+    /// let s = TrackingSet::registry_v2();
+    /// let at = |host| Place { host, path: "/", query: "si=1" };
+    /// assert!(s.matches_at("si", &at("youtu.be")) && !s.matches_at("si", &at("example.com")));
+    /// ```
     #[inline]
     pub fn matches_at(&self, name: &str, place: &Place<'_>) -> bool {
         if self.scoped.is_empty() {
@@ -201,6 +335,11 @@ impl TrackingSet {
     }
 
     /// True when nothing is removed.
+    ///
+    /// ```
+    /// use urlkey::TrackingSet;
+    /// assert!(TrackingSet::none().is_empty() && !TrackingSet::webkey_v1().is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.names.is_empty() && self.prefixes.is_empty() && self.scoped.is_empty()
     }

@@ -71,7 +71,7 @@ pub fn golden_cases(id: &str) -> Vec<(String, String)> {
 /// The inputs of every golden fixture, deduplicated and sorted.
 pub fn golden_inputs() -> Vec<String> {
     let mut out = std::collections::BTreeSet::new();
-    for id in urlkey::policy::builtin_variants() {
+    for id in urlkey::internals::policy::builtin_variants() {
         out.extend(golden_cases(&id).into_iter().map(|(input, _)| input));
     }
     out.into_iter().collect()

@@ -8,6 +8,7 @@ use crate::map::tests::corpus;
 use crate::rows::build::lean_row;
 use crate::rows::csv::tests::xorshift;
 use crate::rows::{outcome_of, outcome_row, LeanRow, MapRow};
+use urlkey::internals::PolicyInternals;
 
 fn fields(c: &Counted) -> (RecordRef, String, Option<&str>, Option<&str>) {
     (
@@ -618,7 +619,7 @@ fn lean_rows_equal_outcome_rows() {
         .collect();
     let sources = ["a".to_string(), "b".to_string()];
     let set = urlkey::PolicySet::builtin();
-    for id in urlkey::policy::builtin_variants() {
+    for id in urlkey::internals::policy::builtin_variants() {
         let p = set.get(&id).unwrap();
         let mut g = Grouping::new(&id, false, false);
         let mut buf = KeyBuffers::default();

@@ -98,6 +98,14 @@ pub fn registry() -> &'static [&'static Builtin] {
 }
 
 /// Ids of the builtin policies, in the order `urlkey policies` lists them.
+///
+/// ```
+/// let set = urlkey::PolicySet::builtin();
+/// for id in urlkey::policy::BUILTIN_IDS.iter() {
+///     assert!(set.get(id).is_ok(), "{id}");
+/// }
+/// assert!(urlkey::policy::BUILTIN_IDS.contains(&"citation@1"));
+/// ```
 pub static BUILTIN_IDS: LazyLock<Vec<&'static str>> =
     LazyLock::new(|| registry().iter().map(|b| b.id).collect());
 

@@ -9,10 +9,10 @@ use std::borrow::Cow;
 use crate::outcome::Component;
 use crate::policy::parts::{Log, Parts};
 use crate::psl::PublicSuffixList;
-use crate::query::hex;
 use crate::scratch;
 
-use super::edit::{replace, utf8_len};
+use super::edit::replace;
+use super::escapes::{pieces, Piece};
 use super::step::{Example, RiskClass, Step};
 
 /// The `decode-unreserved` rule (no parameters).
@@ -62,48 +62,23 @@ fn is_unreserved(b: u8) -> bool {
 /// The path with unreserved escapes decoded and other escapes' hex uppercased, or `None`
 /// when that changes nothing.
 fn decode_unreserved(path: &str) -> Option<String> {
-    let b = path.as_bytes();
-    let mut changed = false;
-    let mut i = 0;
-    while i + 2 < b.len() {
-        if b[i] == b'%' {
-            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
-                let v = h << 4 | l;
-                if is_unreserved(v)
-                    || b[i + 1].is_ascii_lowercase()
-                    || b[i + 2].is_ascii_lowercase()
-                {
-                    changed = true;
-                    break;
-                }
-            }
-        }
-        i += 1;
-    }
-    if !changed {
+    let changes = |p: &Piece<'_>| {
+        matches!(p, Piece::Escape { digits, value }
+            if is_unreserved(*value) || digits.iter().any(u8::is_ascii_lowercase))
+    };
+    if !pieces(path).any(|p| changes(&p)) {
         return None;
     }
     let mut out = scratch::string(path.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
-                let v = h << 4 | l;
-                if is_unreserved(v) {
-                    out.push(v as char);
-                } else {
-                    out.push('%');
-                    out.push(b[i + 1].to_ascii_uppercase() as char);
-                    out.push(b[i + 2].to_ascii_uppercase() as char);
-                }
-                i += 3;
-                continue;
+    for p in pieces(path) {
+        match p {
+            Piece::Text(t) => out.push_str(t),
+            Piece::Escape { value, .. } if is_unreserved(value) => out.push(value as char),
+            Piece::Escape { digits, .. } => {
+                out.push('%');
+                out.extend(digits.map(|d| char::from(d.to_ascii_uppercase())));
             }
         }
-        // Copy one whole character (the path may hold non-ASCII text as written).
-        let ch_len = utf8_len(b[i]);
-        out.push_str(&path[i..i + ch_len]);
-        i += ch_len;
     }
     Some(out)
 }

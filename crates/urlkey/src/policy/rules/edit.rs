@@ -79,13 +79,3 @@ pub(super) fn replace_query<'a>(
     let after = p.component_text(Component::Query);
     log.record(rule, Component::Query, before, after);
 }
-
-/// The length of the UTF-8 character whose first byte is `first`.
-pub(super) fn utf8_len(first: u8) -> usize {
-    match first {
-        0x00..=0x7f => 1,
-        0xc0..=0xdf => 2,
-        0xe0..=0xef => 3,
-        _ => 4,
-    }
-}

@@ -10,10 +10,10 @@ use std::borrow::Cow;
 use crate::outcome::Component;
 use crate::policy::parts::{Log, Parts};
 use crate::psl::PublicSuffixList;
-use crate::query::hex;
 use crate::scratch;
 
-use super::edit::{replace, utf8_len};
+use super::edit::replace;
+use super::escapes::{pieces, Piece};
 use super::step::{Example, RiskClass, Step};
 
 /// The `lowercase-path` rule (no parameters).
@@ -87,40 +87,26 @@ pub(in crate::policy) fn lowercase_whole_path(p: &mut Parts<'_>, log: &mut Log) 
 /// ASCII letters lowercased, except the hex digits of `%XX` escapes (which
 /// `decode-unreserved` uppercases).
 fn lowercase_outside_escapes(path: &str) -> Option<String> {
-    let b = path.as_bytes();
-    let mut needs = false;
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() && hex(b[i + 1]).is_some() && hex(b[i + 2]).is_some() {
-            i += 3;
-            continue;
-        }
-        if b[i].is_ascii_uppercase() {
-            needs = true;
-            break;
-        }
-        i += 1;
-    }
-    if !needs {
+    let needs =
+        |p: &Piece<'_>| matches!(p, Piece::Text(t) if t.bytes().any(|c| c.is_ascii_uppercase()));
+    if !pieces(path).any(|p| needs(&p)) {
         return None;
     }
-    let mut out = scratch::string(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() && hex(b[i + 1]).is_some() && hex(b[i + 2]).is_some() {
-            out.push_str(&path[i..i + 3]);
-            i += 3;
-            continue;
+    let mut out = scratch::string(path.len());
+    for p in pieces(path) {
+        match p {
+            // Only ASCII letters change: the bytes of a non-ASCII character are all
+            // above 0x7F, which ASCII lowercasing leaves alone.
+            Piece::Text(t) => {
+                let at = out.len();
+                out.push_str(t);
+                out[at..].make_ascii_lowercase();
+            }
+            Piece::Escape { digits, .. } => {
+                out.push('%');
+                out.extend(digits.map(char::from));
+            }
         }
-        // Only ASCII letters change: a non-ASCII character is copied whole.
-        let ch_len = utf8_len(b[i]);
-        let ch = &path[i..i + ch_len];
-        if ch_len == 1 {
-            out.push(b[i].to_ascii_lowercase() as char);
-        } else {
-            out.push_str(ch);
-        }
-        i += ch_len;
     }
     Some(out)
 }

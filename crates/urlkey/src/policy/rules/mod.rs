@@ -10,6 +10,7 @@
 //! from serde, so no list of rule names is kept anywhere else.
 
 mod edit;
+mod escapes;
 pub(crate) mod need;
 mod serde_form;
 mod step;
@@ -241,6 +242,13 @@ impl Rule {
 /// not rules: `whatwg-parse` (the URL Standard's own serialization, lossless) and
 /// `assume-https` (a scheme the input did not write, risky). None for a name urlkey does
 /// not know.
+///
+/// ```
+/// use urlkey::risk::{risk_of, RiskClass};
+/// assert_eq!(risk_of("assume-https"), Some(RiskClass::Risky));
+/// assert_eq!(risk_of("remove-tracking-parameters"), Some(RiskClass::Documented));
+/// assert_eq!(risk_of("no-such-rule"), None);
+/// ```
 pub fn risk_of(name: &str) -> Option<RiskClass> {
     match name {
         "whatwg-parse" => Some(RiskClass::Lossless),

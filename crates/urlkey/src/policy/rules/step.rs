@@ -18,6 +18,14 @@ use crate::policy::parts::{Log, Parts};
 ///   a root dot, the registrable domain, an assumed scheme, an opaque URL's query, a
 ///   redirect wrapper replaced by its target. A key merged by a risky rule is a merge to
 ///   review until the pages are compared.
+///
+/// ```
+/// use urlkey::risk::{risk_of, RiskClass};
+/// assert_eq!(risk_of("whatwg-parse"), Some(RiskClass::Lossless));
+/// assert_eq!(risk_of("remove-trailing-slash"), Some(RiskClass::Risky));
+/// assert!(RiskClass::Lossless < RiskClass::Risky);
+/// assert_eq!(RiskClass::Documented.as_str(), "documented");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum RiskClass {
     /// What the URL Standard does anyway.
@@ -30,6 +38,10 @@ pub enum RiskClass {
 
 impl RiskClass {
     /// `lossless`, `documented` or `risky`.
+    ///
+    /// ```
+    /// assert_eq!(urlkey::risk::RiskClass::Risky.as_str(), "risky");
+    /// ```
     pub const fn as_str(self) -> &'static str {
         match self {
             RiskClass::Lossless => "lossless",

@@ -3,6 +3,7 @@
 use std::borrow::Cow;
 
 use super::*;
+use crate::policy::internal_api::PolicyInternals;
 use crate::tracking::TrackingSet;
 use crate::web::HostKind;
 
