@@ -41,6 +41,7 @@ pub mod detect;
 pub mod error;
 pub mod explain;
 pub mod fast;
+pub mod fields;
 pub mod inspect;
 pub mod offsets;
 pub mod outcome;
