@@ -172,11 +172,7 @@ const fn text(
     }
 }
 
-const fn list(
-    name: &'static str,
-    ty: FieldType,
-    read: for<'a> fn(&Row<'a>) -> Value<'a>,
-) -> Field {
+const fn list(name: &'static str, ty: FieldType, read: for<'a> fn(&Row<'a>) -> Value<'a>) -> Field {
     Field {
         name,
         ty,
