@@ -55,7 +55,8 @@ def with_keys(
     """``df`` with the key columns of ``column`` under ``policy`` added.
 
     Added (each named ``prefix + name``): ``status``, ``key``, ``canonical``,
-    ``error_code``, ``error_message``, ``host``, ``signature`` (strings) and
+    ``error_code``, ``error_message``, ``host``, ``signature``, ``registrable_domain``,
+    ``psl_version`` (strings) and
     ``transformations``, ``removed_params``, ``facts`` (arrays of strings). A null URL is
     an invalid row (``input.missing-field``). Rows keep their order within each partition.
 
