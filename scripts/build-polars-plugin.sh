@@ -44,9 +44,9 @@ CARGO_TARGET_DIR="$ROOT/target/polars" "$VENV/bin/maturin" build --quiet \
 # (maturin turns on pyo3/extension-module with its interpreter's config), so the library is
 # compiled once more as a test harness with the same features and config, linking libpython
 # itself (an extension module leaves Python's symbols to the interpreter that loads it).
-pyo3_config="$(ls "$ROOT"/target/polars/maturin/pyo3-config-*.txt 2>/dev/null | head -n 1)"
-[ -n "$pyo3_config" ] || fail "maturin left no pyo3 config in target/polars/maturin: cannot build the unit tests"
-read -r pylibdir pyldversion < <("$VENV/bin/python" -c 'import sysconfig as s; print(s.get_config_var("LIBDIR"), s.get_config_var("LDVERSION"))')
+read -r pylibdir pyldversion pyversion < <("$VENV/bin/python" -c 'import sysconfig as s; print(*(s.get_config_var(v) for v in ("LIBDIR", "LDVERSION", "VERSION")))')
+pyo3_config="$(ls "$ROOT"/target/polars/maturin/pyo3-config-*-"$pyversion"-*.txt 2>/dev/null | head -n 1)"
+[ -n "$pyo3_config" ] || fail "maturin left no pyo3 config for Python $pyversion in target/polars/maturin: cannot build the unit tests"
 PYO3_CONFIG_FILE="$pyo3_config" CARGO_TARGET_DIR="$ROOT/target/polars" cargo rustc --quiet \
   --manifest-path crates/urlkey-polars/Cargo.toml --profile "$PROFILE" --lib \
   --features pyo3/extension-module -- --test -L "$pylibdir" -C "link-arg=-lpython$pyldversion" \
