@@ -5,7 +5,7 @@
 //! - `urlkey_key(url [, policy])`, `urlkey_clean(url)`,
 //!   `urlkey_registrable_domain(url [, policy])`, `urlkey_outcome(url [, policy])`:
 //!   scalar functions over whole vectors ([`scalars`]); the outcome's fields are
-//!   [`record::FIELDS`].
+//!   [`record::fields`] (the core's table).
 //! - `urlkey_query_pairs(url)`: a table function over a constant and, under the same
 //!   name, a scalar function giving a list of `(name, value)` structs for a column
 //!   ([`query_pairs`]).

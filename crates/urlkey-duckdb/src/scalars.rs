@@ -18,7 +18,9 @@ use urlkey::policy::defaults;
 use urlkey::{Outcome, Policy};
 
 use crate::policies::{policy_set, Resolver};
-use crate::record::{self, Cell, Kind, FIELDS, TRANSFORMATION_FIELDS};
+use urlkey::fields::{FieldType, Row, Value, TRANSFORMATION_FIELDS};
+
+use crate::record;
 use crate::vector::Strings;
 
 /// The policy of `urlkey_clean`: the clean link (`docs/policies.md`).
@@ -151,24 +153,23 @@ impl VScalar for RegistrableDomain {
     }
 }
 
-/// The SQL type of `urlkey_outcome`'s result, from [`record::FIELDS`].
+/// The SQL type of `urlkey_outcome`'s result, from [`record::fields`].
 pub fn outcome_type() -> LogicalTypeHandle {
-    let transformation = || {
-        let fields: Vec<(&str, LogicalTypeHandle)> = TRANSFORMATION_FIELDS
-            .iter()
-            .map(|f| (*f, varchar()))
-            .collect();
-        LogicalTypeHandle::list(&LogicalTypeHandle::struct_type(&fields))
-    };
-    let fields: Vec<(&str, LogicalTypeHandle)> = FIELDS
+    let fields: Vec<(&str, LogicalTypeHandle)> = record::fields()
         .iter()
-        .map(|(name, kind)| {
-            let t = match kind {
-                Kind::Text => varchar(),
-                Kind::TextList => LogicalTypeHandle::list(&varchar()),
-                Kind::Transformations => transformation(),
+        .map(|f| {
+            let t = match f.ty {
+                FieldType::Text => varchar(),
+                FieldType::TextList => LogicalTypeHandle::list(&varchar()),
+                FieldType::Transformations => {
+                    let fields: Vec<(&str, LogicalTypeHandle)> = TRANSFORMATION_FIELDS
+                        .iter()
+                        .map(|t| (t.name, varchar()))
+                        .collect();
+                    LogicalTypeHandle::list(&LogicalTypeHandle::struct_type(&fields))
+                }
             };
-            (*name, t)
+            (f.name, t)
         })
         .collect();
     LogicalTypeHandle::struct_type(&fields)
@@ -198,11 +199,14 @@ impl VScalar for OutcomeRow {
             }))
         })?;
         let psl = policy_set().psl();
-        let rows: Vec<Option<[Cell<'_>; 13]>> = outcomes
+        let rows: Vec<Option<Row<'_>>> = outcomes
             .iter()
             .map(|o| {
-                o.as_ref()
-                    .map(|(p, o)| record::cells(policies[*p].id(), o, psl))
+                o.as_ref().map(|(p, o)| Row {
+                    policy: policies[*p].id(),
+                    outcome: o,
+                    psl,
+                })
             })
             .collect();
         write_outcomes(&rows, output);
@@ -214,62 +218,63 @@ impl VScalar for OutcomeRow {
     }
 }
 
-/// Writes the rows into the `STRUCT` output, field by field. A NULL row is NULL in the
-/// struct and in every field (DuckDB reads a field of a struct without looking at the
-/// struct's own validity).
-fn write_outcomes(rows: &[Option<[Cell<'_>; 13]>], output: &mut dyn WritableVector) {
+/// Writes the rows into the `STRUCT` output, field by field ([`record::fields`]). A NULL
+/// row is NULL in the struct and in every field (DuckDB reads a field of a struct without
+/// looking at the struct's own validity).
+fn write_outcomes(rows: &[Option<Row<'_>>], output: &mut dyn WritableVector) {
     let len = rows.len();
     let mut st = output.struct_vector();
-    for (f, (_, kind)) in FIELDS.iter().enumerate() {
-        match kind {
-            Kind::Text => {
+    for (f, field) in record::fields().into_iter().enumerate() {
+        let values: Vec<Option<Value<'_>>> = rows
+            .iter()
+            .map(|r| r.as_ref().map(|r| field.read(r)))
+            .collect();
+        match field.ty {
+            FieldType::Text => {
                 let mut child = st.child(f, len);
-                for (row, cells) in rows.iter().enumerate() {
-                    match cells.as_ref().map(|c| c[f]) {
-                        Some(Cell::Text(Some(t))) => child.insert(row, t),
+                for (row, value) in values.iter().enumerate() {
+                    match value {
+                        Some(Value::Text(Some(t))) => child.insert(row, *t),
                         _ => child.set_null(row),
                     }
                 }
             }
-            Kind::TextList => {
+            FieldType::TextList => {
                 let mut list = st.list_vector_child(f);
-                let total: usize = rows.iter().flatten().map(|c| c[f].list_len()).sum();
+                let total: usize = values.iter().flatten().map(list_len).sum();
                 let child = list.child(total.max(1));
                 let mut offset = 0;
-                for (row, cells) in rows.iter().enumerate() {
-                    let Some(cell) = cells.as_ref().map(|c| c[f]) else {
+                for (row, value) in values.iter().enumerate() {
+                    let Some(Value::TextList(texts)) = value else {
                         list.set_entry(row, offset, 0);
                         list.set_null(row);
                         continue;
                     };
-                    let n = cell.list_len();
-                    for i in 0..n {
-                        child.insert(offset + i, cell.text_at(i));
+                    for (i, t) in texts.iter().enumerate() {
+                        child.insert(offset + i, t);
                     }
-                    list.set_entry(row, offset, n);
-                    offset += n;
+                    list.set_entry(row, offset, texts.len());
+                    offset += texts.len();
                 }
                 list.set_len(total);
             }
-            Kind::Transformations => {
+            FieldType::Transformations => {
                 let mut list = st.list_vector_child(f);
-                let total: usize = rows.iter().flatten().map(|c| c[f].list_len()).sum();
+                let total: usize = values.iter().flatten().map(list_len).sum();
                 let items = list.struct_child(total.max(1));
                 let mut children: Vec<_> = (0..TRANSFORMATION_FIELDS.len())
                     .map(|j| items.child(j, total.max(1)))
                     .collect();
                 let mut offset = 0;
-                for (row, cells) in rows.iter().enumerate() {
-                    let Some(Cell::Transformations(ts)) = cells.as_ref().map(|c| c[f]) else {
+                for (row, value) in values.iter().enumerate() {
+                    let Some(Value::Transformations(ts)) = value else {
                         list.set_entry(row, offset, 0);
                         list.set_null(row);
                         continue;
                     };
                     for (i, t) in ts.iter().enumerate() {
-                        for (child, value) in
-                            children.iter_mut().zip(record::transformation_cells(t))
-                        {
-                            match value {
+                        for (child, sub) in children.iter_mut().zip(TRANSFORMATION_FIELDS) {
+                            match sub.read(t) {
                                 Some(v) => child.insert(offset + i, v),
                                 None => child.set_null(offset + i),
                             }
@@ -282,9 +287,18 @@ fn write_outcomes(rows: &[Option<[Cell<'_>; 13]>], output: &mut dyn WritableVect
             }
         }
     }
-    for (row, cells) in rows.iter().enumerate() {
-        if cells.is_none() {
+    for (row, r) in rows.iter().enumerate() {
+        if r.is_none() {
             st.set_null(row);
         }
+    }
+}
+
+/// How many elements a list value has (0 for a text).
+fn list_len(v: &Value<'_>) -> usize {
+    match v {
+        Value::Text(_) => 0,
+        Value::TextList(t) => t.len(),
+        Value::Transformations(t) => t.len(),
     }
 }

@@ -89,10 +89,10 @@ fn urlkey_polars_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("PolicyError", py.get_type::<PolicyError>())?;
-    m.add("OUTCOME_FIELDS", outcome::FIELDS.to_vec())?;
+    m.add("OUTCOME_FIELDS", outcome::field_names())?;
     m.add(
         "TRANSFORMATION_FIELDS",
-        outcome::TRANSFORMATION_FIELDS.to_vec(),
+        outcome::transformation_field_names(),
     )?;
     let default_policies = PyDict::new(py);
     for (command, id) in defaults::ALL {

@@ -8,12 +8,16 @@ use arrow_array::builder::{Int64Builder, ListBuilder, StringBuilder};
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use urlkey::{ErrorCode, Outcome, Policy};
+use urlkey::fields::{self, FieldType, Row, Value};
+use urlkey::{ErrorCode, Outcome, Policy, PublicSuffixList};
 
-/// The columns of `keys()`, in order.
-pub const COLUMNS: [&str; 13] = [
-    "index",
-    "observed",
+/// The row's own columns, before the outcome's: the value's 0-based position and the value
+/// itself (null for a null value).
+const OWN: [&str; 2] = ["index", "observed"];
+
+/// The outcome fields `keys()` released first, in their released order; every other field
+/// the engines carry ([`fields::engine_fields`]) follows, in the core table's order.
+const RELEASED_ORDER: [&str; 11] = [
     "policy",
     "status",
     "key",
@@ -27,31 +31,43 @@ pub const COLUMNS: [&str; 13] = [
     "facts",
 ];
 
-fn string_list(name: &str) -> Field {
-    Field::new(
-        name,
-        DataType::List(Arc::new(Field::new("item", DataType::Utf8, true))),
-        false,
-    )
+/// The outcome fields of `keys()`, in column order (after [`OWN`]).
+pub fn outcome_fields() -> Vec<&'static fields::Field> {
+    let released = RELEASED_ORDER.iter().filter_map(|n| fields::by_name(n));
+    let rest = fields::engine_fields().filter(|f| !RELEASED_ORDER.contains(&f.name));
+    released.chain(rest).collect()
+}
+
+/// The columns of `keys()`, in order.
+pub fn columns() -> Vec<&'static str> {
+    OWN.into_iter()
+        .chain(outcome_fields().iter().map(|f| f.name))
+        .collect()
+}
+
+/// The Arrow type of a field type: a transformation is its rule's name (the full steps are
+/// `key()`'s and the Polars and DuckDB engines').
+fn arrow_type(ty: FieldType) -> DataType {
+    match ty {
+        FieldType::Text => DataType::Utf8,
+        FieldType::TextList | FieldType::Transformations => {
+            DataType::List(Arc::new(Field::new("item", DataType::Utf8, true)))
+        }
+    }
 }
 
 /// The schema of `keys()`.
 pub fn schema() -> SchemaRef {
-    Arc::new(Schema::new(vec![
-        Field::new("index", DataType::Int64, false),
-        Field::new("observed", DataType::Utf8, true),
-        Field::new("policy", DataType::Utf8, false),
-        Field::new("status", DataType::Utf8, false),
-        Field::new("key", DataType::Utf8, true),
-        Field::new("canonical", DataType::Utf8, true),
-        Field::new("error_code", DataType::Utf8, true),
-        Field::new("error_message", DataType::Utf8, true),
-        Field::new("host", DataType::Utf8, true),
-        Field::new("signature", DataType::Utf8, true),
-        string_list("transformations"),
-        string_list("removed_params"),
-        string_list("facts"),
-    ]))
+    let own = [
+        Field::new(OWN[0], DataType::Int64, false),
+        Field::new(OWN[1], DataType::Utf8, true),
+    ];
+    let outcome = outcome_fields()
+        .into_iter()
+        .map(|f| Field::new(f.name, arrow_type(f.ty), f.nullable));
+    Arc::new(Schema::new(
+        own.into_iter().chain(outcome).collect::<Vec<_>>(),
+    ))
 }
 
 /// The outcome of one value: a missing value (null) is an invalid record
@@ -66,97 +82,93 @@ pub fn outcome(policy: &Policy, value: Option<&str>, base: Option<&str>) -> Outc
     }
 }
 
+/// The builder of one outcome column.
+enum Column {
+    Text(StringBuilder),
+    List(ListBuilder<StringBuilder>),
+}
+
+impl Column {
+    fn new(ty: FieldType, rows: usize) -> Self {
+        match ty {
+            FieldType::Text => Column::Text(StringBuilder::with_capacity(rows, rows * 24)),
+            FieldType::TextList | FieldType::Transformations => {
+                Column::List(ListBuilder::with_capacity(StringBuilder::new(), rows))
+            }
+        }
+    }
+
+    fn push(&mut self, value: Value<'_>) {
+        match (self, value) {
+            (Column::Text(b), Value::Text(t)) => b.append_option(t),
+            (Column::List(b), Value::TextList(texts)) => {
+                texts.iter().for_each(|t| b.values().append_value(t));
+                b.append(true);
+            }
+            (Column::List(b), Value::Transformations(ts)) => {
+                ts.iter().for_each(|t| b.values().append_value(t.rule));
+                b.append(true);
+            }
+            // The column was made from the field's type, and a field reads its own type
+            // (urlkey's fields tests): this arm is never taken.
+            (Column::Text(b), _) => b.append_null(),
+            (Column::List(b), _) => b.append(false),
+        }
+    }
+
+    fn finish(self) -> ArrayRef {
+        match self {
+            Column::Text(mut b) => Arc::new(b.finish()),
+            Column::List(mut b) => Arc::new(b.finish()),
+        }
+    }
+}
+
 struct Builders {
     index: Int64Builder,
     observed: StringBuilder,
-    policy: StringBuilder,
-    status: StringBuilder,
-    key: StringBuilder,
-    canonical: StringBuilder,
-    error_code: StringBuilder,
-    error_message: StringBuilder,
-    host: StringBuilder,
-    signature: StringBuilder,
-    transformations: ListBuilder<StringBuilder>,
-    removed_params: ListBuilder<StringBuilder>,
-    facts: ListBuilder<StringBuilder>,
+    fields: Vec<(&'static fields::Field, Column)>,
 }
 
 impl Builders {
     fn new(rows: usize) -> Self {
-        let s = || StringBuilder::with_capacity(rows, rows * 48);
-        let l = || ListBuilder::with_capacity(StringBuilder::new(), rows);
         Builders {
             index: Int64Builder::with_capacity(rows),
-            observed: s(),
-            policy: StringBuilder::with_capacity(rows, rows * 10),
-            status: StringBuilder::with_capacity(rows, rows * 7),
-            key: s(),
-            canonical: s(),
-            error_code: StringBuilder::new(),
-            error_message: StringBuilder::new(),
-            host: StringBuilder::with_capacity(rows, rows * 20),
-            signature: s(),
-            transformations: l(),
-            removed_params: l(),
-            facts: l(),
+            observed: StringBuilder::with_capacity(rows, rows * 48),
+            fields: outcome_fields()
+                .into_iter()
+                .map(|f| (f, Column::new(f.ty, rows)))
+                .collect(),
         }
     }
 
-    fn push(&mut self, index: usize, value: Option<&str>, policy: &str, o: &Outcome) {
+    fn push(&mut self, index: usize, value: Option<&str>, row: &Row<'_>) {
         self.index
             .append_value(i64::try_from(index).unwrap_or(i64::MAX));
         self.observed.append_option(value);
-        self.policy.append_value(policy);
-        self.status
-            .append_value(if o.is_valid() { "ok" } else { "invalid" });
-        self.key.append_option(o.key.as_deref());
-        self.canonical.append_option(o.canonical.as_deref());
-        self.error_code
-            .append_option(o.error.as_ref().map(|e| e.code.as_str()));
-        self.error_message
-            .append_option(o.error.as_ref().map(|e| e.message.as_str()));
-        self.host.append_option(o.host.as_deref());
-        self.signature.append_option(o.signature.as_deref());
-        for t in &o.transformations {
-            self.transformations.values().append_value(t.rule);
+        for (f, column) in &mut self.fields {
+            column.push(f.read(row));
         }
-        self.transformations.append(true);
-        for p in &o.removed_params {
-            self.removed_params.values().append_value(p);
-        }
-        self.removed_params.append(true);
-        for f in &o.facts {
-            self.facts.values().append_value(f.as_str());
-        }
-        self.facts.append(true);
     }
 
     fn finish(mut self) -> Result<RecordBatch, String> {
-        let columns: Vec<ArrayRef> = vec![
+        let mut columns: Vec<ArrayRef> = vec![
             Arc::new(self.index.finish()),
             Arc::new(self.observed.finish()),
-            Arc::new(self.policy.finish()),
-            Arc::new(self.status.finish()),
-            Arc::new(self.key.finish()),
-            Arc::new(self.canonical.finish()),
-            Arc::new(self.error_code.finish()),
-            Arc::new(self.error_message.finish()),
-            Arc::new(self.host.finish()),
-            Arc::new(self.signature.finish()),
-            Arc::new(self.transformations.finish()),
-            Arc::new(self.removed_params.finish()),
-            Arc::new(self.facts.finish()),
         ];
+        columns.extend(self.fields.into_iter().map(|(_, c)| c.finish()));
         RecordBatch::try_new(schema(), columns).map_err(|e| e.to_string())
     }
 }
 
 /// Keys every value of a string array (`string`, `large_string` or `string_view`) under
-/// `policy`, one row per value in order. Any other array type is an error naming it.
+/// `policy`, one row per value in order; `psl` is the policy set's list (the
+/// `registrable_domain` and `psl_version` columns). Any other array type is an error
+/// naming it.
 pub fn key_batch(
     values: &dyn Array,
     policy: &Policy,
+    psl: &PublicSuffixList,
     base: Option<&str>,
 ) -> Result<RecordBatch, String> {
     let n = values.len();
@@ -164,7 +176,12 @@ pub fn key_batch(
     let id = policy.id();
     let mut run = |i: usize, v: Option<&str>| {
         let o = outcome(policy, v, base);
-        b.push(i, v, id, &o);
+        let row = Row {
+            policy: id,
+            outcome: &o,
+            psl,
+        };
+        b.push(i, v, &row);
     };
     match values.data_type() {
         DataType::Utf8 => values
@@ -198,8 +215,85 @@ mod tests {
 
     use super::*;
 
+    fn set() -> &'static urlkey::PolicySet {
+        static SET: std::sync::OnceLock<urlkey::PolicySet> = std::sync::OnceLock::new();
+        SET.get_or_init(urlkey::PolicySet::builtin)
+    }
+
     fn policy(id: &str) -> Policy {
-        urlkey::PolicySet::builtin().get(id).unwrap()
+        set().get(id).unwrap()
+    }
+
+    fn psl() -> &'static PublicSuffixList {
+        set().psl()
+    }
+
+    /// The released columns keep their names, order and types; the core table's other
+    /// engine fields follow, each typed from its field type and nullability.
+    #[test]
+    fn the_schema_is_the_released_columns_then_the_core_table() {
+        let released = [
+            "index",
+            "observed",
+            "policy",
+            "status",
+            "key",
+            "canonical",
+            "error_code",
+            "error_message",
+            "host",
+            "signature",
+            "transformations",
+            "removed_params",
+            "facts",
+        ];
+        let names = columns();
+        assert_eq!(names[..released.len()], released);
+        assert_eq!(
+            // Added in issue 49 after the released columns; a new core field may only follow.
+            names[released.len()..released.len() + 2],
+            ["registrable_domain", "psl_version"]
+        );
+        let schema = schema();
+        let got: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+        assert_eq!(got, names);
+        // Every engine field of the core is here once, with the core's nullability.
+        let mut core: Vec<&str> = fields::engine_fields().map(|f| f.name).collect();
+        let mut ours: Vec<&str> = names[OWN.len()..].to_vec();
+        core.sort_unstable();
+        ours.sort_unstable();
+        assert_eq!(ours, core);
+        for f in fields::engine_fields() {
+            let a = schema.field_with_name(f.name).unwrap();
+            assert_eq!(a.is_nullable(), f.nullable, "{}", f.name);
+            let list = matches!(a.data_type(), DataType::List(_));
+            assert_eq!(list, f.ty != FieldType::Text, "{}", f.name);
+        }
+        let s = |n: &str| schema.field_with_name(n).unwrap().data_type().clone();
+        assert_eq!(s("index"), DataType::Int64);
+        assert_eq!(s("policy"), DataType::Utf8);
+        assert_eq!(
+            s("facts"),
+            DataType::List(Arc::new(Field::new("item", DataType::Utf8, true)))
+        );
+        assert_eq!(s("transformations"), s("facts"));
+    }
+
+    #[test]
+    fn registrable_domain_and_psl_version_are_the_core_s() {
+        let values = StringArray::from(vec![
+            Some("HTTPS://www.BBC.co.uk/news/?utm_source=x"),
+            None,
+            Some("http://192.168.0.1/"),
+        ]);
+        let b = key_batch(&values, &policy("citation@1"), psl(), None).unwrap();
+        let col = |name: &str| b.column_by_name(name).unwrap().as_string::<i32>().clone();
+        assert_eq!(col("registrable_domain").value(0), "bbc.co.uk");
+        assert!(col("registrable_domain").is_null(1));
+        assert!(col("registrable_domain").is_null(2));
+        for i in 0..3 {
+            assert_eq!(col("psl_version").value(i), psl().version());
+        }
     }
 
     #[test]
@@ -209,7 +303,7 @@ mod tests {
             None,
             Some("javascript:alert(1)"),
         ]);
-        let b = key_batch(&values, &policy("citation@1"), None).unwrap();
+        let b = key_batch(&values, &policy("citation@1"), psl(), None).unwrap();
         assert_eq!(b.num_rows(), 3);
         assert_eq!(b.schema(), schema());
         let col = |name: &str| b.column_by_name(name).unwrap().as_string::<i32>().clone();
@@ -237,7 +331,7 @@ mod tests {
             "/x?b=2&a=1",
             "HTTP://Example.com:80/a//b?utm_source=x&id=7",
         ]);
-        let b = key_batch(&values, &policy("mapper@1"), None).unwrap();
+        let b = key_batch(&values, &policy("mapper@1"), psl(), None).unwrap();
         let col = |name: &str| b.column_by_name(name).unwrap().as_string::<i32>().clone();
         assert_eq!(col("key").value(0), "/x?a=1&b=2");
         assert_eq!(col("signature").value(0), "/x?a&b");
@@ -248,7 +342,7 @@ mod tests {
     #[test]
     fn other_types_are_refused() {
         let values = arrow_array::Int64Array::from(vec![1, 2]);
-        let e = key_batch(&values, &policy("citation@1"), None).unwrap_err();
+        let e = key_batch(&values, &policy("citation@1"), psl(), None).unwrap_err();
         assert!(e.contains("Int64"), "{e}");
     }
 
@@ -261,7 +355,7 @@ mod tests {
         ];
         for id in urlkey::policy::BUILTIN_IDS.iter().copied() {
             let p = policy(id);
-            let b = key_batch(&StringArray::from(inputs.to_vec()), &p, None).unwrap();
+            let b = key_batch(&StringArray::from(inputs.to_vec()), &p, psl(), None).unwrap();
             let keys = b.column_by_name("key").unwrap().as_string::<i32>().clone();
             for (i, input) in inputs.iter().enumerate() {
                 assert_eq!(keys.is_null(i), p.key(input).key.is_none());

@@ -242,7 +242,7 @@ fn _keys<'py>(
     check_base(py, &p, base.as_deref())?;
     let array = make_array(ArrayData::from_pyarrow_bound(values)?);
     let batch = py
-        .detach(|| columns::key_batch(array.as_ref(), &p, base.as_deref()))
+        .detach(|| columns::key_batch(array.as_ref(), &p, policy_set().psl(), base.as_deref()))
         .map_err(PyTypeError::new_err)?;
     batch.to_pyarrow(py)
 }
@@ -257,7 +257,7 @@ fn urlkey_py(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("PolicyError", py.get_type::<PolicyError>())?;
     m.add("InvalidUrlError", py.get_type::<InvalidUrlError>())?;
     m.add("UsageError", py.get_type::<UsageError>())?;
-    m.add("KEY_COLUMNS", columns::COLUMNS.to_vec())?;
+    m.add("KEY_COLUMNS", columns::columns())?;
     let default_policies = PyDict::new(py);
     for (command, id) in defaults::ALL {
         default_policies.set_item(command, id)?;

@@ -184,7 +184,7 @@ def test_every_engine_gives_the_cli_outcome(
             problems.append(f"{name}.transformations row {row} {texts[row]!r}")
         if engines[name]["policy"] != [policy] * n:
             problems.append(f"{name}.policy is not {policy} on every row")
-    for field in ["host", "signature"]:
+    for field in ["host", "signature", "registrable_domain", "psl_version"]:
         for name in ["spark", "polars", "duckdb"]:
             if engines[name][field] != python[field]:
                 row = next(r for r in range(n) if engines[name][field][r] != python[field][r])

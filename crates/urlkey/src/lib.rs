@@ -47,6 +47,8 @@
 //!   component in the input as given), [`explain::explain`] (do several inputs share a
 //!   key, and why), [`query_pairs`] and [`parse_form`], [`detect::looks_like_web_address`],
 //!   [`profile::profile`], [`WebUrl`] (the URL Standard's parse, with this crate's codes).
+//! - **Columns**: [`fields`], the outcome's fields as one table (name, type, how each is
+//!   read from an [`Outcome`]): every engine's columns come from it.
 //! - **Lists**: [`PublicSuffixList`], the tracking sets ([`TrackingSet`], [`REGISTRY`]), the
 //!   risk class of each rule ([`risk::risk_of`]).
 //! - **Errors**: one table of stable codes, [`ErrorCode`]; [`KeyError`] (an input without a
@@ -64,6 +66,7 @@ pub mod detect;
 mod error;
 pub mod explain;
 mod fast;
+pub mod fields;
 pub mod inspect;
 pub mod internals;
 mod offsets;

@@ -77,22 +77,53 @@ const fn detail(name: &'static str, ty: ColumnType) -> Column {
     }
 }
 
+use urlkey::fields;
 use ColumnType::{Error as Err_, Int, IntList, Text, TextList, Transformations as Steps};
 
-/// The columns of `urlkey key` records.
+/// A column that is one of the core's outcome fields ([`urlkey::fields`]), by its name there.
+const fn outcome(f: fields::Field) -> Column {
+    renamed(f.name, f)
+}
+
+/// A column that is one of the core's outcome fields under the name the CLI released.
+const fn renamed(name: &'static str, f: fields::Field) -> Column {
+    let ty = match f.ty {
+        fields::FieldType::Text => Text,
+        fields::FieldType::TextList => TextList,
+        fields::FieldType::Transformations => Steps,
+    };
+    col(name, ty, f.nullable)
+}
+
+/// The columns of `urlkey key` records: the record's own `line` and `observed`, then a
+/// selection of the core's outcome fields ([`urlkey::fields::FIELDS`]) under the names the
+/// CLI released. The renames and the fields left out are [`KEY_RENAMES`] and
+/// [`KEY_LEFT_OUT`].
 pub const KEY_TABLE: &[Column] = &[
     col("line", Int, false),
     col("observed", Text, false),
-    col("policy", Text, false),
-    col("status", Text, false),
-    col("key", Text, true),
-    col("canonical", Text, true),
-    col("error", Err_, true),
-    col("transformations", Steps, false),
-    col("removed_params", TextList, false),
-    col("facts", TextList, false),
-    col("psl", Text, true),
+    outcome(fields::POLICY),
+    outcome(fields::STATUS),
+    outcome(fields::KEY),
+    outcome(fields::CANONICAL),
+    // `error_code` and `error_message` as one `{code, message}` column (KEY_RENAMES).
+    Column {
+        ty: Err_,
+        ..renamed("error", fields::ERROR_CODE)
+    },
+    outcome(fields::TRANSFORMATIONS),
+    outcome(fields::REMOVED_PARAMS),
+    outcome(fields::FACTS),
+    outcome(fields::PSL),
 ];
+
+/// The released names of `urlkey key`'s columns that differ from the core's field names:
+/// (released column, the core fields it holds).
+pub const KEY_RENAMES: &[(&str, &[&str])] = &[("error", &["error_code", "error_message"])];
+
+/// The core's outcome fields that `urlkey key` does not write (its output is released: a
+/// new field joins it by a deliberate change of [`KEY_TABLE`], not by default).
+pub const KEY_LEFT_OUT: &[&str] = &["host", "signature", "registrable_domain", "psl_version"];
 
 /// The columns of `urlkey map` rows.
 pub const MAP_TABLE: &[Column] = &[
@@ -289,5 +320,37 @@ mod tests {
         assert_eq!(Table::Map.csv_names().len(), 14);
         assert_eq!(Table::Map.csv_names().last(), Some(&"review"));
         assert_eq!(Table::Groups.csv_names().len(), GROUP_TABLE.len());
+    }
+
+    /// `urlkey key`'s table is the core's outcome table ([`urlkey::fields`]) through the
+    /// rename and selection lists: same types and nullability, and every core field is
+    /// written once or left out on purpose (a new core field fails here until it is placed).
+    #[test]
+    fn the_key_table_is_the_core_table_through_the_rename_list() {
+        let own = ["line", "observed"];
+        let mut placed: Vec<&str> = Vec::new();
+        for c in KEY_TABLE.iter().filter(|c| !own.contains(&c.name)) {
+            let sources: Vec<&str> = match KEY_RENAMES.iter().find(|(n, _)| *n == c.name) {
+                Some((_, from)) => from.to_vec(),
+                None => vec![c.name],
+            };
+            for name in &sources {
+                let f = fields::by_name(name).unwrap_or_else(|| panic!("{name}: no core field"));
+                assert_eq!(c.nullable, f.nullable, "{}", c.name);
+                let ty = match f.ty {
+                    fields::FieldType::Text if sources.len() > 1 => Err_,
+                    fields::FieldType::Text => Text,
+                    fields::FieldType::TextList => TextList,
+                    fields::FieldType::Transformations => Steps,
+                };
+                assert_eq!(c.ty, ty, "{}", c.name);
+            }
+            placed.extend(sources);
+        }
+        placed.extend(KEY_LEFT_OUT);
+        let mut core: Vec<&str> = fields::FIELDS.iter().map(|f| f.name).collect();
+        placed.sort_unstable();
+        core.sort_unstable();
+        assert_eq!(placed, core);
     }
 }

@@ -31,7 +31,7 @@ pub(crate) use build::{group_row, keyed_row, outcome_row, GroupLookup};
 pub use build::{outcome_of, LeanRow};
 pub use columns::{
     Cell, Column, ColumnType, Table, Tail, DIFF_INVENTORY_TABLE, DIFF_POLICY_TABLE, GROUP_TABLE,
-    KEY_TABLE, MAP_TABLE,
+    KEY_LEFT_OUT, KEY_RENAMES, KEY_TABLE, MAP_TABLE,
 };
 pub(crate) use csv::join_names_into;
 pub use csv::{join_names, spreadsheet_safe};

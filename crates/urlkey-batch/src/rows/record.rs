@@ -334,4 +334,50 @@ mod tests {
         let names: Vec<&str> = GROUP_TABLE.iter().map(|c| c.name).collect();
         assert_eq!(field_order(&g, Table::Groups), names);
     }
+
+    /// A JSONL key record's outcome columns hold what the core's readers read
+    /// ([`urlkey::fields`]), under the released names.
+    #[test]
+    fn key_records_hold_the_core_fields_values() {
+        use urlkey::fields::{self, Value};
+        let set = urlkey::PolicySet::builtin();
+        for id in urlkey::policy::BUILTIN_IDS.iter().copied() {
+            let p = set.get(id).expect("builtin");
+            for input in [
+                "HTTPS://www.BBC.co.uk/news/?utm_source=x&b=2#top",
+                "https://www.google.com/url?q=https://news.example.org/a%3Fb%3D1&sa=D",
+                "mailto:someone@example.net",
+            ] {
+                let o = p.key(input);
+                let json =
+                    serde_json::to_value(KeyRecord::new(1, input, p.id(), &o)).expect("json");
+                let row = fields::Row {
+                    policy: p.id(),
+                    outcome: &o,
+                    psl: set.psl(),
+                };
+                let name = |c: &str| match c {
+                    "error_code" => "/error/code",
+                    "error_message" => "/error/message",
+                    _ => "",
+                };
+                for f in fields::FIELDS {
+                    if crate::rows::columns::KEY_LEFT_OUT.contains(&f.name) {
+                        continue;
+                    }
+                    let path = match name(f.name) {
+                        "" => format!("/{}", f.name),
+                        p => p.to_string(),
+                    };
+                    let got = json.pointer(&path).cloned().unwrap_or_default();
+                    let want = match f.read(&row) {
+                        Value::Text(t) => serde_json::json!(t),
+                        Value::TextList(l) => serde_json::json!(l.iter().collect::<Vec<_>>()),
+                        Value::Transformations(t) => serde_json::json!(t),
+                    };
+                    assert_eq!(got, want, "{id} {input} {}", f.name);
+                }
+            }
+        }
+    }
 }

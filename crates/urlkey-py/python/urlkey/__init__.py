@@ -105,7 +105,9 @@ def keys(
     Columns (see ``KEY_COLUMNS``): ``index`` (0-based position), ``observed``,
     ``policy``, ``status`` (``ok``/``invalid``), ``key``, ``canonical``, ``error_code``,
     ``error_message``, ``host``, ``signature`` (the grouping signature of ``urlkey map``),
-    ``transformations`` (the rule names, in order), ``removed_params``, ``facts``.
+    ``transformations`` (the rule names, in order), ``removed_params``, ``facts``,
+    ``registrable_domain`` (of the key's host), ``psl_version`` (the embedded Public Suffix
+    List's version, on every row).
     A null value is an invalid row with ``error_code == "input.missing-field"``.
 
     Raises :class:`PolicyError` for an unknown policy, :class:`UsageError` when ``base``

@@ -30,16 +30,20 @@ KEY_OUTPUTS: List[str] = [c for c in KEY_COLUMNS if c not in ("index", "observed
 #: The columns :func:`group_report` adds after those of :func:`with_keys`.
 GROUP_OUTPUTS: List[str] = ["duplicates", "variants", "classification", "group", "duplicate_of"]
 
-_LISTS = {"transformations", "removed_params", "facts"}
-
 
 def _key_fields(prefix: str):
+    import pyarrow as pa
     from pyspark.sql.types import ArrayType, StringType, StructField
 
+    import urlkey
+
+    # The Spark type of each column from keys()'s own Arrow schema: a list of strings or a
+    # string, so that a column keys() gains needs no second list here.
+    schema = urlkey.keys([]).schema
     return [
         StructField(
             prefix + name,
-            ArrayType(StringType(), True) if name in _LISTS else StringType(),
+            ArrayType(StringType(), True) if pa.types.is_list(schema.field(name).type) else StringType(),
             True,
         )
         for name in KEY_OUTPUTS
@@ -55,7 +59,8 @@ def with_keys(
     """``df`` with the key columns of ``column`` under ``policy`` added.
 
     Added (each named ``prefix + name``): ``status``, ``key``, ``canonical``,
-    ``error_code``, ``error_message``, ``host``, ``signature`` (strings) and
+    ``error_code``, ``error_message``, ``host``, ``signature``, ``registrable_domain``,
+    ``psl_version`` (strings) and
     ``transformations``, ``removed_params``, ``facts`` (arrays of strings). A null URL is
     an invalid row (``input.missing-field``). Rows keep their order within each partition.
 
