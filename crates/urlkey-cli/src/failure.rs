@@ -171,7 +171,9 @@ pub fn diff_error(e: DiffError) -> Failure {
 /// that cannot be served has the ledger's own row and advice, its path named `--ledger`.
 pub fn serve_error(e: ServeError) -> Failure {
     match e {
-        ServeError::Usage(m) => Failure::Usage(m),
+        ServeError::Setting { setting, problem } => {
+            Failure::Usage(crate::flags::serve::setting_advice(setting, &problem))
+        }
         ServeError::Thread(e) => thread_error(e),
         ServeError::Ledger(l) => Failure::Serve(
             l.exit(),
@@ -203,7 +205,13 @@ mod tests {
             (map_error(MapError::TooManyKeys), Exit::Input),
             (map_error(MapError::Output(io("x"))), Exit::Output),
             (diff_error(DiffError::Output(io("x"))), Exit::Output),
-            (serve_error(ServeError::Usage("x".into())), Exit::Usage),
+            (
+                serve_error(ServeError::Setting {
+                    setting: urlkey_serve::Setting::MaxConnections,
+                    problem: urlkey_serve::SettingProblem::Zero,
+                }),
+                Exit::Usage,
+            ),
             (serve_error(ServeError::Run("x".into())), Exit::Internal),
             (
                 Failure::Ledger(LedgerError::database("x".into())),

@@ -77,7 +77,7 @@ impl Stats {
         let a = self.accept_errors.swap(0, Ordering::Relaxed);
         if t + o + a > 0 {
             urlkey_batch::note!(
-                "urlkey serve: closed {t} connection(s) that sent no complete request head in time (--header-timeout), {o} that failed otherwise; {a} failed accept(s)"
+                "urlkey serve: closed {t} connection(s) that sent no complete request head within the request-head timeout, {o} that failed otherwise; {a} failed accept(s)"
             );
         }
     }

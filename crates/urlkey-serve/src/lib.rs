@@ -64,9 +64,9 @@ pub use conn::FD_RESERVE;
 pub use explainview::MAX_INPUTS as MAX_EXPLAIN_INPUTS;
 pub use middleware::CONTENT_SECURITY_POLICY;
 pub use options::{
-    resolve_addr, Config, ServeError, ServeOptions, DEFAULT_ADDR, DEFAULT_BODY_TIMEOUT_SECS,
-    DEFAULT_HEADER_TIMEOUT_SECS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONNECTIONS,
-    DEFAULT_MAX_HELD_BYTES,
+    resolve_addr, Config, ServeError, ServeOptions, Setting, SettingProblem, DEFAULT_ADDR,
+    DEFAULT_BODY_TIMEOUT_SECS, DEFAULT_HEADER_TIMEOUT_SECS, DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_HELD_BYTES,
 };
 pub use router::app;
 pub use state::AppState;
@@ -96,7 +96,7 @@ pub fn run(options: ServeOptions) -> Result<(), ServeError> {
         let cap = conn::connection_cap(config.max_connections);
         if cap < config.max_connections {
             urlkey_batch::note!(
-                "urlkey serve: --max-connections {} lowered to {cap} to stay under the file-descriptor limit (ulimit -n)",
+                "urlkey serve: the connection limit {} lowered to {cap} to stay under the file-descriptor limit (ulimit -n)",
                 config.max_connections
             );
         }

@@ -85,8 +85,13 @@ impl ServeOptions {
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum ServeError {
-    /// A setting the server cannot honour (the message names the flag): exit 2.
-    Usage(String),
+    /// A setting the server cannot honour: exit 2. The command line names its flag.
+    Setting {
+        /// Which setting.
+        setting: Setting,
+        /// What is wrong with it.
+        problem: SettingProblem,
+    },
     /// The worker pool could not be started.
     Thread(ThreadError),
     /// The runtime or the listening socket could not be set up, or serving ended.
@@ -104,7 +109,7 @@ impl ServeError {
     pub fn exit(&self) -> urlkey_batch::exit::Exit {
         use urlkey_batch::exit::Exit;
         match self {
-            ServeError::Usage(_) => Exit::Usage,
+            ServeError::Setting { .. } => Exit::Usage,
             ServeError::Thread(_) | ServeError::Run(_) => Exit::Internal,
             ServeError::Ledger(e) => e.exit(),
         }
@@ -114,11 +119,14 @@ impl ServeError {
 impl std::fmt::Display for ServeError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ServeError::Usage(m) | ServeError::Run(m) => f.write_str(m),
+            ServeError::Setting { setting, problem } => {
+                write!(f, "{}: {problem}", setting.describe())
+            }
+            ServeError::Run(m) => f.write_str(m),
             ServeError::Thread(e) => write!(f, "{e}"),
             // The ledger's own words name no flag; the command line words its advice
             // (urlkey-cli's `failure::serve_error`).
-            ServeError::Ledger(e) => write!(f, "--ledger: {e}"),
+            ServeError::Ledger(e) => write!(f, "the ledger: {e}"),
         }
     }
 }
@@ -156,45 +164,138 @@ impl Default for Config {
 }
 
 impl Config {
-    /// Refuses settings the server cannot honour, saying which flag to change.
+    /// Refuses settings the server cannot honour, saying which one.
     pub fn validate(&self) -> Result<(), ServeError> {
-        let usage = |m: &str| Err(ServeError::Usage(m.into()));
+        let zero = |setting| {
+            Err(ServeError::Setting {
+                setting,
+                problem: SettingProblem::Zero,
+            })
+        };
         if self.max_body_bytes == 0 {
-            return usage("--max-body-bytes must be at least 1");
+            return zero(Setting::MaxBodyBytes);
         }
         if self.header_timeout.is_zero() {
-            return usage("--header-timeout must be at least 1 (seconds)");
+            return zero(Setting::HeaderTimeout);
         }
         if self.body_timeout.is_zero() {
-            return usage("--body-timeout must be at least 1 (seconds)");
+            return zero(Setting::BodyTimeout);
         }
         if self.max_connections == 0 {
-            return usage("--max-connections must be at least 1");
+            return zero(Setting::MaxConnections);
         }
-        // Otherwise a body under --max-body-bytes could never be admitted.
+        // Otherwise a body under the largest body could never be admitted.
         if self.max_held_bytes < self.max_body_bytes {
-            return Err(ServeError::Usage(format!(
-                "--max-held-bytes ({}) must be at least --max-body-bytes ({}): raise the first or lower the second",
-                self.max_held_bytes, self.max_body_bytes
-            )));
+            return Err(ServeError::Setting {
+                setting: Setting::MaxHeldBytes,
+                problem: SettingProblem::BelowLargestBody {
+                    held: self.max_held_bytes,
+                    body: self.max_body_bytes,
+                },
+            });
         }
         Ok(())
     }
 }
 
-/// Resolves `--addr` (`127.0.0.1:8080`, `[::1]:8080`, `localhost:8080`).
+/// A setting of the server, named by what it is; the command line names its flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Setting {
+    /// The address to listen on.
+    Addr,
+    /// The largest request body.
+    MaxBodyBytes,
+    /// The time a connection has to send a complete request head.
+    HeaderTimeout,
+    /// The time a request has to send its whole body.
+    BodyTimeout,
+    /// The most open connections.
+    MaxConnections,
+    /// The request-body bytes held at once.
+    MaxHeldBytes,
+}
+
+impl Setting {
+    /// The setting in words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Setting::Addr => "the address to listen on",
+            Setting::MaxBodyBytes => "the largest request body (bytes)",
+            Setting::HeaderTimeout => "the request-head timeout (seconds)",
+            Setting::BodyTimeout => "the request-body timeout (seconds)",
+            Setting::MaxConnections => "the connection limit",
+            Setting::MaxHeldBytes => "the request-body bytes held at once",
+        }
+    }
+}
+
+/// What is wrong with a [`Setting`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SettingProblem {
+    /// Zero, where at least 1 is needed.
+    Zero,
+    /// The bytes held at once are fewer than the largest body, which could then never be
+    /// admitted.
+    BelowLargestBody {
+        /// The bytes held at once asked for.
+        held: usize,
+        /// The largest body asked for.
+        body: usize,
+    },
+    /// The address does not parse or resolve (the resolver's words).
+    Unresolvable {
+        /// The address as given.
+        addr: String,
+        /// Why.
+        detail: String,
+    },
+    /// The name resolves to no address.
+    NoAddress {
+        /// The address as given.
+        addr: String,
+    },
+}
+
+impl std::fmt::Display for SettingProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SettingProblem::Zero => f.write_str("must be at least 1"),
+            SettingProblem::BelowLargestBody { held, body } => write!(
+                f,
+                "{held} is less than the largest request body ({body}): raise the first or lower the second"
+            ),
+            SettingProblem::Unresolvable { addr, detail } => {
+                write!(f, "{addr:?}: {detail} (use HOST:PORT, e.g. 127.0.0.1:8080)")
+            }
+            SettingProblem::NoAddress { addr } => {
+                write!(f, "{addr:?}: the name resolves to no address")
+            }
+        }
+    }
+}
+
+/// Resolves the address to listen on (`127.0.0.1:8080`, `[::1]:8080`, `localhost:8080`).
 pub fn resolve_addr(addr: &str) -> Result<SocketAddr, ServeError> {
     if let Ok(a) = addr.parse::<SocketAddr>() {
         return Ok(a);
     }
+    let refused = |problem| ServeError::Setting {
+        setting: Setting::Addr,
+        problem,
+    };
     addr.to_socket_addrs()
         .map_err(|e| {
-            ServeError::Usage(format!(
-                "--addr {addr:?}: {e} (use HOST:PORT, e.g. 127.0.0.1:8080)"
-            ))
+            refused(SettingProblem::Unresolvable {
+                addr: addr.to_string(),
+                detail: e.to_string(),
+            })
         })?
         .next()
         .ok_or_else(|| {
-            ServeError::Usage(format!("--addr {addr:?}: the name resolves to no address"))
+            refused(SettingProblem::NoAddress {
+                addr: addr.to_string(),
+            })
         })
 }

@@ -260,7 +260,9 @@ fn the_ledger_is_never_written() {
     let not = dir.path().join("x.sqlite");
     std::fs::write(&not, b"not sqlite").expect("write");
     let err = urlkey_serve::spawn_with_ledger(Config::default(), Some(not)).expect_err("refused");
-    assert!(err.to_string().contains("--ledger"), "{err}");
+    // The server's words name no flag (the command line adds `--ledger:`).
+    let words = err.to_string();
+    assert!(words.starts_with("the ledger: ") && !words.contains("--"), "{err}");
     let err = urlkey_serve::spawn_with_ledger(Config::default(), Some(dir.path().join("none")))
         .expect_err("refused");
     assert!(err.to_string().contains("no ledger"), "{err}");

@@ -5,8 +5,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 use urlkey_serve::{
-    ServeOptions, DEFAULT_ADDR, DEFAULT_BODY_TIMEOUT_SECS, DEFAULT_HEADER_TIMEOUT_SECS,
-    DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_HELD_BYTES,
+    ServeOptions, Setting, SettingProblem, DEFAULT_ADDR, DEFAULT_BODY_TIMEOUT_SECS,
+    DEFAULT_HEADER_TIMEOUT_SECS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_HELD_BYTES,
 };
 
 /// `urlkey serve` flags.
@@ -63,6 +64,44 @@ impl ServeArgs {
             max_held_bytes: self.max_held_bytes,
             ledger: self.ledger,
         }
+    }
+}
+
+/// The flag of a server setting.
+pub fn flag_of(setting: Setting) -> &'static str {
+    match setting {
+        Setting::Addr => "--addr",
+        Setting::MaxBodyBytes => "--max-body-bytes",
+        Setting::HeaderTimeout => "--header-timeout",
+        Setting::BodyTimeout => "--body-timeout",
+        Setting::MaxConnections => "--max-connections",
+        Setting::MaxHeldBytes => "--max-held-bytes",
+        // A setting this command line does not know yet: the server's own words.
+        _ => "a setting",
+    }
+}
+
+/// Why the server refused a setting, in the command line's words (its flag).
+pub fn setting_advice(setting: Setting, problem: &SettingProblem) -> String {
+    let flag = flag_of(setting);
+    match problem {
+        SettingProblem::Zero => match setting {
+            Setting::HeaderTimeout | Setting::BodyTimeout => {
+                format!("{flag} must be at least 1 (seconds)")
+            }
+            _ => format!("{flag} must be at least 1"),
+        },
+        SettingProblem::BelowLargestBody { held, body } => format!(
+            "{flag} ({held}) must be at least {} ({body}): raise the first or lower the second",
+            flag_of(Setting::MaxBodyBytes)
+        ),
+        SettingProblem::Unresolvable { addr, detail } => {
+            format!("{flag} {addr:?}: {detail} (use HOST:PORT, e.g. 127.0.0.1:8080)")
+        }
+        SettingProblem::NoAddress { addr } => {
+            format!("{flag} {addr:?}: the name resolves to no address")
+        }
+        other => format!("{flag}: {other}"),
     }
 }
 
@@ -124,5 +163,58 @@ mod tests {
                 ledger: Some("l.db".into()),
             }
         );
+    }
+
+    /// The server words a refused setting by what it is, never by a flag; the command
+    /// line's words name the flag, as they did when the server named it.
+    #[test]
+    fn refused_settings_name_the_flag_here_and_none_in_the_server() {
+        let refused = |args: &[&str]| {
+            let mut argv = vec!["urlkey-serve"];
+            argv.extend_from_slice(args);
+            match Cli::parse_from(argv).serve.config() {
+                Err(urlkey_serve::ServeError::Setting { setting, problem }) => {
+                    let server = urlkey_serve::ServeError::Setting {
+                        setting,
+                        problem: problem.clone(),
+                    }
+                    .to_string();
+                    assert!(!server.contains("--"), "{server}");
+                    super::setting_advice(setting, &problem)
+                }
+                other => panic!("{args:?}: {other:?}"),
+            }
+        };
+        assert_eq!(
+            refused(&["--max-connections", "0"]),
+            "--max-connections must be at least 1"
+        );
+        assert_eq!(
+            refused(&["--max-body-bytes", "0"]),
+            "--max-body-bytes must be at least 1"
+        );
+        assert_eq!(
+            refused(&["--header-timeout", "0"]),
+            "--header-timeout must be at least 1 (seconds)"
+        );
+        assert_eq!(
+            refused(&["--body-timeout", "0"]),
+            "--body-timeout must be at least 1 (seconds)"
+        );
+        assert_eq!(
+            refused(&["--max-held-bytes", "5", "--max-body-bytes", "9"]),
+            "--max-held-bytes (5) must be at least --max-body-bytes (9): raise the first or lower the second"
+        );
+        match urlkey_serve::resolve_addr("no port here") {
+            Err(e @ urlkey_serve::ServeError::Setting { setting, .. }) => {
+                assert!(!e.to_string().contains("--"), "{e}");
+                let urlkey_serve::ServeError::Setting { problem, .. } = &e else {
+                    unreachable!()
+                };
+                let words = super::setting_advice(setting, problem);
+                assert!(words.starts_with("--addr \"no port here\": "), "{words}");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }
