@@ -3,7 +3,8 @@
 # metadata footer DuckDB checks at LOAD, to target/duckdb/urlkey.duckdb_extension.
 #
 #   bash scripts/build-duckdb-extension.sh           # cargo build --release -p urlkey-duckdb
-#   URLKEY_DUCKDB_PROFILE=dev bash scripts/build-duckdb-extension.sh   # debug build (tests)
+#   URLKEY_DUCKDB_PROFILE=dev bash scripts/build-duckdb-extension.sh   # debug build
+#   URLKEY_DUCKDB_PROFILE=test bash scripts/build-duckdb-extension.sh  # cargo test's build (tests)
 #
 # The footer is the one of duckdb/extension-ci-tools' append_extension_metadata.py,
 # written here in Python (stdlib only): a 22-byte WebAssembly custom-section header
@@ -34,8 +35,10 @@ PROFILE="${URLKEY_DUCKDB_PROFILE:-release}"
 case "$PROFILE" in
   release) DIR=release STRIP="${URLKEY_DUCKDB_STRIP:-1}" ;;
   dev) DIR=debug STRIP="${URLKEY_DUCKDB_STRIP:-0}" ;;
-  # The test profile is `cargo test`'s: after `cargo test --workspace` (CI's layer 1) every
-  # dependency is built, urlkey optimized as the tests run it, and only the library links.
+  # The test profile is `cargo test --workspace`'s own build (CI's layer 1): the crate's
+  # integration test makes it build the extension, with the workspace's features. `cargo
+  # build -p urlkey-duckdb` would resolve the features of this crate alone and compile 78 of
+  # its dependencies again.
   test) DIR=debug STRIP="${URLKEY_DUCKDB_STRIP:-0}" ;;
   *) fail "URLKEY_DUCKDB_PROFILE=$PROFILE: use release, dev or test" ;;
 esac
@@ -50,8 +53,13 @@ VERSION="$(cargo pkgid -p urlkey-duckdb | sed 's/.*[#@]//')"
 [ -n "$VERSION" ] || fail "cannot read the version of urlkey-duckdb (cargo pkgid)"
 
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
-echo "== duckdb extension: cargo build --profile $PROFILE -p urlkey-duckdb" >&2
-cargo build --profile "$PROFILE" -p urlkey-duckdb >&2 || fail "cargo build -p urlkey-duckdb failed"
+if [ "$PROFILE" = test ]; then
+  echo "== duckdb extension: cargo test --workspace --no-run" >&2
+  cargo test --workspace --no-run --quiet >&2 || fail "cargo test --workspace --no-run failed"
+else
+  echo "== duckdb extension: cargo build --profile $PROFILE -p urlkey-duckdb" >&2
+  cargo build --profile "$PROFILE" -p urlkey-duckdb >&2 || fail "cargo build -p urlkey-duckdb failed"
+fi
 LIB="$TARGET/$DIR/liburlkey_duckdb.so"
 [ -f "$LIB" ] || fail "the build left no $LIB"
 

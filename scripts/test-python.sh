@@ -92,9 +92,9 @@ if [ -n "${URLKEY_DUCKDB_EXTENSION:-}" ]; then
   [ -f "$URLKEY_DUCKDB_EXTENSION" ] || fail "URLKEY_DUCKDB_EXTENSION=$URLKEY_DUCKDB_EXTENSION is not a file"
   echo "== python: the DuckDB extension the tests load: $URLKEY_DUCKDB_EXTENSION"
 else
-  # A build in cargo test's profile (URLKEY_DUCKDB_PROFILE=test): the tests compare results,
-  # not speed, and after `cargo test --workspace` (layer 1) only the library is left to
-  # link; the release build of the extension's dependencies costs more than the tests.
+  # cargo test's own build (URLKEY_DUCKDB_PROFILE=test): the tests compare results, not
+  # speed, and after `cargo test --workspace` (layer 1) the extension is already built; the
+  # release build of the extension's dependencies costs more than the tests.
   echo "== python: building the DuckDB extension (scripts/build-duckdb-extension.sh)"
   URLKEY_DUCKDB_EXTENSION="$(URLKEY_DUCKDB_PROFILE="${URLKEY_DUCKDB_PROFILE:-test}" bash scripts/build-duckdb-extension.sh | tail -n 1)" \
     || fail "scripts/build-duckdb-extension.sh failed: the DuckDB tests need the extension"

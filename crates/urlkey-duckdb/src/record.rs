@@ -37,30 +37,3 @@ pub fn sql_type() -> String {
         .collect();
     format!("STRUCT({})", fields.join(", "))
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The released type of `urlkey_outcome` (docs and user queries name these fields):
-    /// derived from the core table, its fields keep this text (a new core field may only
-    /// follow them).
-    #[test]
-    fn the_sql_type_is_the_released_one_derived_from_the_core_table() {
-        let released = "STRUCT(\"policy\" VARCHAR, \"status\" VARCHAR, \"key\" VARCHAR, \
-             \"canonical\" VARCHAR, \"error_code\" VARCHAR, \"error_message\" VARCHAR, \
-             \"removed_params\" VARCHAR[], \"transformations\" STRUCT(\"rule\" VARCHAR, \
-             \"component\" VARCHAR, \"before\" VARCHAR, \"after\" VARCHAR, \"wrapper\" \
-             VARCHAR)[], \"facts\" VARCHAR[], \"host\" VARCHAR, \"signature\" VARCHAR, \
-             \"registrable_domain\" VARCHAR, \"psl_version\" VARCHAR";
-        let sql = sql_type();
-        assert!(sql == format!("{released})") || sql.starts_with(&format!("{released}, ")));
-        let core: Vec<&str> = fields::FIELDS
-            .iter()
-            .filter(|f| f.in_engines)
-            .map(|f| f.name)
-            .collect();
-        let ours: Vec<&str> = fields().iter().map(|f| f.name).collect();
-        assert_eq!(ours, core);
-    }
-}

@@ -262,7 +262,10 @@ fn the_ledger_is_never_written() {
     let err = urlkey_serve::spawn_with_ledger(Config::default(), Some(not)).expect_err("refused");
     // The server's words name no flag (the command line adds `--ledger:`).
     let words = err.to_string();
-    assert!(words.starts_with("the ledger: ") && !words.contains("--"), "{err}");
+    assert!(
+        words.starts_with("the ledger: ") && !words.contains("--"),
+        "{err}"
+    );
     let err = urlkey_serve::spawn_with_ledger(Config::default(), Some(dir.path().join("none")))
         .expect_err("refused");
     assert!(err.to_string().contains("no ledger"), "{err}");
