@@ -61,6 +61,9 @@ else
   cargo build --profile "$PROFILE" -p urlkey-duckdb >&2 || fail "cargo build -p urlkey-duckdb failed"
 fi
 LIB="$TARGET/$DIR/liburlkey_duckdb.so"
+# cargo copies up to target/debug only what was asked for (the tests); the extension that
+# the tests' build made stays in deps/, under its own name (a cdylib's has no hash).
+[ "$PROFILE" = test ] && LIB="$TARGET/$DIR/deps/liburlkey_duckdb.so"
 [ -f "$LIB" ] || fail "the build left no $LIB"
 
 OUT_DIR="$TARGET/duckdb"

@@ -3,6 +3,7 @@
 
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
+use urlkey::ErrorCode;
 
 /// Every error code the API answers with, its HTTP status, and when.
 pub const CODES: [(&str, u16, &str); 18] = [
@@ -47,11 +48,16 @@ pub const CODES: [(&str, u16, &str); 18] = [
         400,
         "a field has a value outside what it accepts (input_format, page_size, ...)",
     ),
-    ("policy.unknown", 400, "no policy has this id"),
+    // The policy errors' codes and words are the core's table's (`urlkey::ErrorCode`).
     (
-        "policy.unknown-option",
+        ErrorCode::PolicyUnknown.as_str(),
         400,
-        "the policy has no such option after +",
+        ErrorCode::PolicyUnknown.description(),
+    ),
+    (
+        ErrorCode::PolicyUnknownOption.as_str(),
+        400,
+        ErrorCode::PolicyUnknownOption.description(),
     ),
     (
         "input.unreadable",
