@@ -10,43 +10,12 @@ use std::time::Instant;
 
 use urlkey::{Outcome, Policy};
 
-use crate::input::{InputError, InputRecord, RecordSource, Skipped};
-use crate::pipeline::{Pipeline, ReadBatch, StreamError, ThreadError};
+use crate::input::{InputRecord, RecordSource, Skipped};
+use crate::pipeline::{Pipeline, ReadBatch, RunError};
 use crate::rows::{outcome_of, KeyRecord, OutputFormat, RecordWriter};
 
 /// Records per unit of work.
 const CHUNK: usize = 512;
-
-/// What can stop a key run.
-#[derive(Debug)]
-pub enum KeyRunError {
-    /// The input could not be read.
-    Input(InputError),
-    /// Writing failed.
-    Output(std::io::Error),
-    /// A pipeline thread could not be started.
-    Thread(ThreadError),
-}
-
-impl std::fmt::Display for KeyRunError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            KeyRunError::Input(e) => write!(f, "{e}"),
-            KeyRunError::Output(e) => write!(f, "cannot write the output: {e}"),
-            KeyRunError::Thread(e) => write!(f, "{e}"),
-        }
-    }
-}
-
-impl std::error::Error for KeyRunError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            KeyRunError::Input(e) => Some(e),
-            KeyRunError::Output(e) => Some(e),
-            KeyRunError::Thread(e) => Some(e),
-        }
-    }
-}
 
 /// Settings of one key run.
 pub struct KeyRun<'p> {
@@ -103,14 +72,14 @@ impl KeyRun<'_> {
         &self,
         src: &mut dyn RecordSource,
         writer: &mut RecordWriter<W>,
-    ) -> Result<KeySummary, KeyRunError> {
+    ) -> Result<KeySummary, RunError> {
         let start = Instant::now();
         let format = writer.format();
         if matches!(
             format,
             OutputFormat::Csv | OutputFormat::Tsv | OutputFormat::Parquet
         ) {
-            writer.start_key().map_err(KeyRunError::Output)?;
+            writer.start_key().map_err(RunError::Output)?;
         }
         let (policy, base, labels) = (self.policy, self.base, self.sources);
         let id = policy.id();
@@ -150,19 +119,21 @@ impl KeyRun<'_> {
         let (mut records, mut invalid) = (0u64, 0u64);
         let sink = |batch: &ReadBatch,
                     chunks: Vec<Result<Chunk, std::io::Error>>|
-         -> Result<(), std::io::Error> {
+         -> Result<(), RunError> {
             let mut recs = batch.records.iter();
             for c in chunks {
-                match c? {
+                match c.map_err(RunError::Output)? {
                     Chunk::Bytes(bytes, bad) => {
                         invalid += bad;
-                        writer.write_raw(&bytes)?;
+                        writer.write_raw(&bytes).map_err(RunError::Output)?;
                     }
                     Chunk::Outcomes(outcomes) => {
                         // Outcomes first: zip must not take a record past the chunk's end.
                         for (o, r) in outcomes.iter().zip(recs.by_ref()) {
                             invalid += u64::from(!o.is_valid());
-                            writer.write_key(&key_record(r, o, id, labels))?;
+                            writer
+                                .write_key(&key_record(r, o, id, labels))
+                                .map_err(RunError::Output)?;
                         }
                     }
                 }
@@ -178,11 +149,7 @@ impl KeyRun<'_> {
         };
         self.pipeline
             .stream(src, CHUNK, work, sink)
-            .map_err(|e| match e {
-                StreamError::Input(e) => KeyRunError::Input(e),
-                StreamError::Sink(e) => KeyRunError::Output(e),
-                StreamError::Spawn(e) => KeyRunError::Thread(e),
-            })?;
+            .map_err(RunError::from)?;
         Ok(KeySummary {
             records,
             invalid,

@@ -93,6 +93,48 @@ impl std::error::Error for ThreadError {
     }
 }
 
+/// What stops a run that streams records through the pipeline into a writer
+/// (`urlkey key`, `urlkey diff`): the input, the output or a thread.
+#[derive(Debug)]
+pub enum RunError {
+    /// An input could not be read.
+    Input(InputError),
+    /// Writing the output failed.
+    Output(std::io::Error),
+    /// A pipeline thread could not be started.
+    Thread(ThreadError),
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Input(e) => write!(f, "{e}"),
+            RunError::Output(e) => write!(f, "cannot write the output: {e}"),
+            RunError::Thread(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RunError::Input(e) => Some(e),
+            RunError::Output(e) => Some(e),
+            RunError::Thread(e) => Some(e),
+        }
+    }
+}
+
+impl From<StreamError<RunError>> for RunError {
+    fn from(e: StreamError<RunError>) -> Self {
+        match e {
+            StreamError::Input(e) => RunError::Input(e),
+            StreamError::Sink(e) => e,
+            StreamError::Spawn(e) => RunError::Thread(e),
+        }
+    }
+}
+
 /// What [`Pipeline::stream_batches`] reads, batch by batch, in order: the input's records
 /// ([`Pipeline::stream`]), or items that an earlier pass left (`urlkey map`'s pass two).
 pub trait BatchSource: Send {

@@ -8,14 +8,12 @@
 //! Each library's error becomes a [`Failure`] through one function of this module, so that
 //! the same trouble has the same code and wording in every command: [`input_error`],
 //! [`output_error`] (and [`json_error`]), [`policy_error`], [`thread_error`],
-//! [`key_error`], [`map_error`], [`diff_error`], [`serve_error`]; a ledger error is kept whole
+//! [`map_error`], [`run_error`], [`serve_error`]; a ledger error is kept whole
 //! ([`Failure::Ledger`]) and exits with its own row of the table.
 
-use urlkey_batch::diff::DiffError;
 use urlkey_batch::input::{InputError, InputErrorKind};
-use urlkey_batch::key::KeyRunError;
 use urlkey_batch::map::MapError;
-use urlkey_batch::pipeline::ThreadError;
+use urlkey_batch::pipeline::{RunError, ThreadError};
 use urlkey_cli::flags::advice;
 #[cfg(test)]
 use urlkey_ledger::error::ErrorKind;
@@ -148,21 +146,12 @@ pub fn map_error(e: MapError) -> Failure {
     }
 }
 
-/// Why `key` stopped.
-pub fn key_error(e: KeyRunError) -> Failure {
+/// Why a streamed run (`key`, `diff`) stopped.
+pub fn run_error(e: RunError) -> Failure {
     match e {
-        KeyRunError::Input(e) => input_error(e),
-        KeyRunError::Output(e) => output_error(e),
-        KeyRunError::Thread(e) => thread_error(e),
-    }
-}
-
-/// Why `diff` stopped.
-pub fn diff_error(e: DiffError) -> Failure {
-    match e {
-        DiffError::Input(e) => input_error(e),
-        DiffError::Output(e) => output_error(e),
-        DiffError::Thread(e) => thread_error(e),
+        RunError::Input(e) => input_error(e),
+        RunError::Output(e) => output_error(e),
+        RunError::Thread(e) => thread_error(e),
     }
 }
 
@@ -204,7 +193,7 @@ mod tests {
             ),
             (map_error(MapError::TooManyKeys), Exit::Input),
             (map_error(MapError::Output(io("x"))), Exit::Output),
-            (diff_error(DiffError::Output(io("x"))), Exit::Output),
+            (run_error(RunError::Output(io("x"))), Exit::Output),
             (
                 serve_error(ServeError::Setting {
                     setting: urlkey_serve::Setting::MaxConnections,

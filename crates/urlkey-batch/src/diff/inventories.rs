@@ -14,11 +14,10 @@ use hashbrown::HashMap;
 use serde::Serialize;
 use urlkey::Policy;
 
-use super::policies::{stream_error, DiffError};
 use super::rows::{union_of_kept, DiffRowWrite, InventoryRow};
 use crate::input::{InputError, InputRecord, RecordSource, Skipped};
 use crate::map::{fingerprint, Fingerprint, FingerprintHasher, Pass};
-use crate::pipeline::{Pipeline, ReadBatch};
+use crate::pipeline::{Pipeline, ReadBatch, RunError};
 
 /// Records per unit of work handed to a worker thread (as in `map`).
 const CHUNK: usize = 512;
@@ -251,7 +250,7 @@ impl InventoryRun<'_> {
         &self,
         open: [Open<'_>; 2],
         mut rows: Option<&mut dyn DiffRowWrite>,
-    ) -> Result<InventoryReport, DiffError> {
+    ) -> Result<InventoryReport, RunError> {
         let policy = self.policy;
         let mut table = Table::with_hasher(FingerprintHasher::default());
         let mut sides: [SideSummary; 2] = Default::default();
@@ -261,7 +260,7 @@ impl InventoryRun<'_> {
         for (s, open) in open.iter().enumerate() {
             let summary = &mut sides[s];
             summary.input = self.names[s].to_string();
-            let mut src = open().map_err(DiffError::Input)?;
+            let mut src = open().map_err(RunError::Input)?;
             kept[s] = src.kept_names().to_vec();
             let mut last = before;
             self.pipeline
@@ -304,7 +303,7 @@ impl InventoryRun<'_> {
                         Ok(())
                     },
                 )
-                .map_err(stream_error)?;
+                .map_err(RunError::from)?;
             summary.lines_read = src.lines_read();
             summary.skipped = src.skipped();
             before = last;
@@ -314,7 +313,7 @@ impl InventoryRun<'_> {
         // Pass two: the rows and the examples.
         let (kept, places) = union_of_kept([&kept[0], &kept[1]]);
         if let Some(w) = rows.as_deref_mut() {
-            w.start_inventory_rows(&kept).map_err(DiffError::Output)?;
+            w.start_inventory_rows(&kept).map_err(RunError::Output)?;
         }
         let mut examples = Examples {
             limit: self
@@ -323,7 +322,7 @@ impl InventoryRun<'_> {
             ..Examples::default()
         };
         for (s, open) in open.iter().enumerate() {
-            let mut src = open().map_err(DiffError::Input)?;
+            let mut src = open().map_err(RunError::Input)?;
             let table = &table;
             let places = &places[s];
             let mut last = before;
@@ -370,14 +369,14 @@ impl InventoryRun<'_> {
                                         .map(|c| c.map(String::as_str))
                                         .collect(),
                                 };
-                                w.inventory_row(&row).map_err(DiffError::Output)?;
+                                w.inventory_row(&row).map_err(RunError::Output)?;
                             }
                         }
                         self.report_progress(Pass::Writing, &mut last, before, batch);
                         Ok(())
                     },
                 )
-                .map_err(stream_error)?;
+                .map_err(RunError::from)?;
             before = last;
         }
         Ok(report)

@@ -21,7 +21,7 @@ mod policies;
 mod report;
 pub mod rows;
 
-pub use policies::{Class, DiffError, DiffRun, PolicyDiff};
+pub use policies::{Class, DiffRun, PolicyDiff};
 pub use report::{Counted, Example, Group, Report};
 
 #[cfg(all(test, feature = "parquet"))]

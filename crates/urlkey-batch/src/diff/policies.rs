@@ -8,7 +8,6 @@
 //! splits and a few examples.
 
 use std::collections::{BTreeMap, HashSet};
-use std::io;
 
 use hashbrown::HashMap;
 use urlkey::Policy;
@@ -17,40 +16,10 @@ use super::report::{Counted, Example, Group, Report, EXAMPLES};
 use super::rows::{DiffRowWrite, PolicyRow};
 use crate::input::{InputError, InputRecord, RecordSource, Skipped};
 use crate::map::{fingerprint, Fingerprint, FingerprintHasher, Pass};
-use crate::pipeline::{Pipeline, StreamError, ThreadError};
+use crate::pipeline::{Pipeline, RunError};
 
 /// Records per unit of work handed to a worker thread (as in `map`).
 const CHUNK: usize = 512;
-
-/// What can stop a diff run.
-#[derive(Debug)]
-pub enum DiffError {
-    /// An input could not be read.
-    Input(InputError),
-    /// Writing the rows failed.
-    Output(io::Error),
-    /// A pipeline thread could not be started.
-    Thread(ThreadError),
-}
-
-impl std::fmt::Display for DiffError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            DiffError::Input(e) => write!(f, "{e}"),
-            DiffError::Output(e) => write!(f, "cannot write the output: {e}"),
-            DiffError::Thread(e) => write!(f, "{e}"),
-        }
-    }
-}
-impl std::error::Error for DiffError {}
-
-pub(super) fn stream_error(e: StreamError<DiffError>) -> DiffError {
-    match e {
-        StreamError::Input(e) => DiffError::Input(e),
-        StreamError::Sink(e) => e,
-        StreamError::Spawn(e) => DiffError::Thread(e),
-    }
-}
 
 /// What became of one record between the two policies. Every record has exactly one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -502,10 +471,10 @@ impl DiffRun<'_> {
         &self,
         open: &dyn Fn() -> Result<Box<dyn RecordSource>, InputError>,
         mut rows: Option<&mut dyn DiffRowWrite>,
-    ) -> Result<Report, DiffError> {
+    ) -> Result<Report, RunError> {
         let (from, to) = (self.from, self.to);
         let mut tables = Tables::default();
-        let mut src = open().map_err(DiffError::Input)?;
+        let mut src = open().map_err(RunError::Input)?;
         self.pipeline
             .stream(
                 src.as_mut(),
@@ -527,17 +496,17 @@ impl DiffRun<'_> {
                     Ok(())
                 },
             )
-            .map_err(stream_error)?;
+            .map_err(RunError::from)?;
         let read = Read {
             lines_read: src.lines_read(),
             skipped: src.skipped(),
         };
         drop(src);
         let mut c = Collector::new(self.sources, self.limit);
-        let mut src = open().map_err(DiffError::Input)?;
+        let mut src = open().map_err(RunError::Input)?;
         if let Some(w) = rows.as_deref_mut() {
             w.start_policy_rows(src.kept_names())
-                .map_err(DiffError::Output)?;
+                .map_err(RunError::Output)?;
         }
         let tables_ref = &tables;
         self.pipeline
@@ -555,7 +524,7 @@ impl DiffRun<'_> {
                     for (k, r) in all.zip(batch.records.iter()) {
                         c.add(r, k);
                         if let Some(w) = rows.as_deref_mut() {
-                            w.policy_row(&c.row(r, k)).map_err(DiffError::Output)?;
+                            w.policy_row(&c.row(r, k)).map_err(RunError::Output)?;
                         }
                     }
                     if let Some(p) = self.progress {
@@ -564,7 +533,7 @@ impl DiffRun<'_> {
                     Ok(())
                 },
             )
-            .map_err(stream_error)?;
+            .map_err(RunError::from)?;
         Ok(c.finish(from.id(), to.id(), &tables, read))
     }
 }

@@ -6,7 +6,7 @@ use urlkey_batch::key::KeyRun;
 use urlkey_batch::rows::{OutputFormat, Tail};
 
 use super::setup;
-use crate::failure::{input_error, key_error, output_error, Failure};
+use crate::failure::{input_error, output_error, run_error, Failure};
 use crate::flags::{value_name, KeyArgs, KeyFormat};
 
 pub fn run(a: KeyArgs) -> Result<(), Failure> {
@@ -57,7 +57,7 @@ pub fn run(a: KeyArgs) -> Result<(), Failure> {
         progress: Some(&progress),
         notice: Some(&notice),
     };
-    let s = run.run(&mut src, &mut writer).map_err(key_error)?;
+    let s = run.run(&mut src, &mut writer).map_err(run_error)?;
     writer.finish().map_err(output_error)?.commit()?;
     if let Some(b) = bar {
         b.finish_and_clear();

@@ -16,7 +16,7 @@ use urlkey_batch::input::{
 };
 
 use super::{finish_rows, limit, outcome, row_format, row_writer, setup, shown, write_report};
-use crate::failure::{diff_error, input_error, Failure};
+use crate::failure::{input_error, run_error, Failure};
 use crate::flags::DiffArgs;
 
 pub fn run(a: &DiffArgs, policy: &str) -> Result<(), Failure> {
@@ -119,7 +119,7 @@ pub fn run(a: &DiffArgs, policy: &str) -> Result<(), Failure> {
                     [&open_old, &open_new],
                     Some(&mut rows as &mut dyn DiffRowWrite),
                 )
-                .map_err(diff_error)?;
+                .map_err(run_error)?;
             let written = finish_rows(rows);
             if let Some(b) = &bar {
                 b.finish_and_clear();
@@ -130,7 +130,7 @@ pub fn run(a: &DiffArgs, policy: &str) -> Result<(), Failure> {
             outcome(written, report.differ())
         }
         None => {
-            let report = diff.run([&open_old, &open_new], None).map_err(diff_error)?;
+            let report = diff.run([&open_old, &open_new], None).map_err(run_error)?;
             if let Some(b) = &bar {
                 b.finish_and_clear();
             }

@@ -7,7 +7,7 @@ use urlkey_batch::diff::{Class, DiffRun, Report};
 use urlkey_batch::input::{ChainSource, InputError, RecordSource, Source};
 
 use super::{finish_rows, limit, outcome, row_format, row_writer, setup, shown, write_report};
-use crate::failure::{diff_error, input_error, Failure};
+use crate::failure::{input_error, run_error, Failure};
 use crate::flags::DiffArgs;
 
 pub fn run(a: &DiffArgs, from: &str, to: &str) -> Result<(), Failure> {
@@ -54,7 +54,7 @@ pub fn run(a: &DiffArgs, from: &str, to: &str) -> Result<(), Failure> {
             let mut rows = row_writer(a, f)?;
             let report = diff
                 .run(&open, Some(&mut rows as &mut dyn DiffRowWrite))
-                .map_err(diff_error)?;
+                .map_err(run_error)?;
             let written = finish_rows(rows);
             if let Some(b) = &bar {
                 b.finish_and_clear();
@@ -65,7 +65,7 @@ pub fn run(a: &DiffArgs, from: &str, to: &str) -> Result<(), Failure> {
             outcome(written, report.differ())
         }
         None => {
-            let report = diff.run(&open, None).map_err(diff_error)?;
+            let report = diff.run(&open, None).map_err(run_error)?;
             if let Some(b) = &bar {
                 b.finish_and_clear();
             }
