@@ -40,17 +40,6 @@ pub enum FieldType {
     Transformations,
 }
 
-/// What reading a field needs beyond the outcome itself ([`Row`]'s other members).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Needs {
-    /// The outcome alone.
-    Outcome,
-    /// The id of the policy that made the outcome ([`Row::policy`]).
-    PolicyId,
-    /// The Public Suffix List of the policy set ([`Row::psl`]).
-    Psl,
-}
-
 /// What a field is read from: one outcome, the policy id it ran under and the Public
 /// Suffix List of its policy set (`PolicySet::psl`).
 #[derive(Debug, Clone, Copy)]
@@ -131,8 +120,6 @@ pub struct Field {
     pub ty: FieldType,
     /// Whether a row's value can be null.
     pub nullable: bool,
-    /// What reading it needs besides the outcome.
-    pub needs: Needs,
     /// Whether the engines' outcome (Python `keys()`, Polars `outcome`, DuckDB
     /// `urlkey_outcome`) carries it: every field but `psl`, which only `urlkey key` writes
     /// (the engines give `psl_version` on every row instead).
@@ -159,14 +146,12 @@ pub fn status(o: &Outcome) -> &'static str {
 const fn text(
     name: &'static str,
     nullable: bool,
-    needs: Needs,
     read: for<'a> fn(&Row<'a>) -> Value<'a>,
 ) -> Field {
     Field {
         name,
         ty: FieldType::Text,
         nullable,
-        needs,
         in_engines: true,
         read,
     }
@@ -177,30 +162,27 @@ const fn list(name: &'static str, ty: FieldType, read: for<'a> fn(&Row<'a>) -> V
         name,
         ty,
         nullable: false,
-        needs: Needs::Outcome,
         in_engines: true,
         read,
     }
 }
 
-use Needs::{Outcome as O, PolicyId, Psl};
-
 /// The policy's id.
-pub const POLICY: Field = text("policy", false, PolicyId, |r| Value::Text(Some(r.policy)));
+pub const POLICY: Field = text("policy", false, |r| Value::Text(Some(r.policy)));
 /// `ok` or `invalid` ([`status`]).
-pub const STATUS: Field = text("status", false, O, |r| Value::Text(Some(status(r.outcome))));
+pub const STATUS: Field = text("status", false, |r| Value::Text(Some(status(r.outcome))));
 /// The key; null when invalid.
-pub const KEY: Field = text("key", true, O, |r| Value::Text(r.outcome.key.as_deref()));
+pub const KEY: Field = text("key", true, |r| Value::Text(r.outcome.key.as_deref()));
 /// The canonical form; null when invalid.
-pub const CANONICAL: Field = text("canonical", true, O, |r| {
+pub const CANONICAL: Field = text("canonical", true, |r| {
     Value::Text(r.outcome.canonical.as_deref())
 });
 /// The error's stable code; null when valid.
-pub const ERROR_CODE: Field = text("error_code", true, O, |r| {
+pub const ERROR_CODE: Field = text("error_code", true, |r| {
     Value::Text(r.outcome.error.as_ref().map(|e| e.code.as_str()))
 });
 /// The error's message; null when valid.
-pub const ERROR_MESSAGE: Field = text("error_message", true, O, |r| {
+pub const ERROR_MESSAGE: Field = text("error_message", true, |r| {
     Value::Text(r.outcome.error.as_ref().map(|e| e.message.as_str()))
 });
 /// The tracking parameters removed, as written, in query order.
@@ -216,24 +198,22 @@ pub const FACTS: Field = list("facts", FieldType::TextList, |r| {
     Value::TextList(TextList::Facts(&r.outcome.facts))
 });
 /// The key's host; null when invalid or hostless.
-pub const HOST: Field = text("host", true, O, |r| Value::Text(r.outcome.host.as_deref()));
+pub const HOST: Field = text("host", true, |r| Value::Text(r.outcome.host.as_deref()));
 /// The grouping signature; null when invalid.
-pub const SIGNATURE: Field = text("signature", true, O, |r| {
+pub const SIGNATURE: Field = text("signature", true, |r| {
     Value::Text(r.outcome.signature.as_deref())
 });
 /// The registrable domain of the key's host under the set's list
 /// ([`Outcome::registrable_domain`]).
-pub const REGISTRABLE_DOMAIN: Field = text("registrable_domain", true, Psl, |r| {
+pub const REGISTRABLE_DOMAIN: Field = text("registrable_domain", true, |r| {
     Value::Text(r.outcome.registrable_domain(r.psl))
 });
 /// The version of the set's list, on every row.
-pub const PSL_VERSION: Field = text("psl_version", false, Psl, |r| {
-    Value::Text(Some(r.psl.version()))
-});
+pub const PSL_VERSION: Field = text("psl_version", false, |r| Value::Text(Some(r.psl.version())));
 /// The list's version when the policy used it ([`Outcome::psl`]); null otherwise.
 pub const PSL: Field = Field {
     in_engines: false,
-    ..text("psl", true, O, |r| Value::Text(r.outcome.psl.as_deref()))
+    ..text("psl", true, |r| Value::Text(r.outcome.psl.as_deref()))
 };
 
 /// Every field, in the order of the engines' outcome struct.
