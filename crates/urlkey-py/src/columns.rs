@@ -250,7 +250,7 @@ mod tests {
         let names = columns();
         assert_eq!(names[..released.len()], released);
         assert_eq!(
-            // Added in issue 49 after the released columns; a new core field may only follow.
+            // The core fields keys() added after its released columns; a new one may only follow.
             names[released.len()..released.len() + 2],
             ["registrable_domain", "psl_version"]
         );
