@@ -3,6 +3,7 @@
 
 pub mod advice;
 pub mod ledger;
+pub mod redirects;
 pub mod serve;
 
 use std::path::PathBuf;
@@ -50,6 +51,8 @@ pub enum Command {
     Codes(FormatArgs),
     /// The citation audit ledger (SQLite): ingest, report, verify, export.
     Ledger(ledger::LedgerArgs),
+    /// Redirect maps for a site migration: propose, check, compile, test.
+    Redirects(redirects::RedirectsArgs),
     /// Serve the Mapper and the key inspector as a local web page.
     Serve(serve::ServeArgs),
 }

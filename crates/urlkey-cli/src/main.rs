@@ -36,6 +36,7 @@ fn main() {
         flags::Command::Rules(a) => cmd::rules::run(a),
         flags::Command::Codes(a) => cmd::info::codes(a),
         flags::Command::Ledger(a) => cmd::ledger::run(a),
+        flags::Command::Redirects(a) => cmd::redirects::run(a),
         flags::Command::Serve(a) => a
             .config()
             .and_then(|_| urlkey_serve::run(a.options()))

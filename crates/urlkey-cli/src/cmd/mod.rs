@@ -7,5 +7,6 @@ pub mod inspect;
 pub mod key;
 pub mod ledger;
 pub mod map;
+pub mod redirects;
 pub mod rules;
 pub mod setup;
