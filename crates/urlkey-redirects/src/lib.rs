@@ -14,6 +14,7 @@
 pub mod redirect_map;
 pub mod server;
 
+pub mod check;
 pub mod propose;
 
 pub use redirect_map::{MapEntry, MapError, RedirectMap};
