@@ -15,6 +15,7 @@ pub mod redirect_map;
 pub mod server;
 
 pub mod check;
+pub mod compile;
 pub mod propose;
 
 pub use redirect_map::{MapEntry, MapError, RedirectMap};
