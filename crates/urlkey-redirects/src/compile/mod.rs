@@ -327,21 +327,28 @@ fn many_hosts(server: Server, rules: &[Rule]) -> Option<Problem> {
 }
 
 fn duplicate_keys(server: Server, rules: &[Rule]) -> Vec<Problem> {
-    let mut seen: HashMap<String, u64> = HashMap::new();
+    let mut seen: HashMap<String, usize> = HashMap::new();
     let mut out = Vec::new();
-    for r in rules {
+    let shown = |r: &Rule| match &r.source.host {
+        Some(h) => format!("{h}{}", r.source.path_query()),
+        None => r.source.path_query(),
+    };
+    for (i, r) in rules.iter().enumerate() {
         let k = key(server, r);
         if let Some(&first) = seen.get(&k) {
+            let f = &rules[first];
             out.push(Problem {
                 kind: ProblemKind::DuplicateKey,
-                lines: vec![first, r.line],
+                lines: vec![f.line, r.line],
                 detail: format!(
-                    "{} reads both rows as the source {k}: keep one",
-                    server.name()
+                    "{} reads {} and {} as one source: keep one",
+                    server.name(),
+                    shown(f),
+                    shown(r)
                 ),
             });
         } else {
-            seen.insert(k, r.line);
+            seen.insert(k, i);
         }
     }
     out

@@ -4,12 +4,14 @@
 use crate::failure::Failure;
 use crate::flags::redirects::{RedirectsArgs, RedirectsCommand};
 
+mod compile;
+
 pub fn run(a: RedirectsArgs) -> Result<(), Failure> {
     match a.command {
+        RedirectsCommand::Compile(c) => compile::run(c),
         RedirectsCommand::Propose(_)
         | RedirectsCommand::Evidence(_)
         | RedirectsCommand::Check(_)
-        | RedirectsCommand::Compile(_)
         | RedirectsCommand::Test(_) => Err(Failure::Usage(
             "urlkey redirects: this command is not built yet".into(),
         )),
