@@ -72,6 +72,9 @@ pub enum ProblemKind {
     SourceNeedsHost,
     /// A source with a port, which the server's entries cannot name.
     SourcePort,
+    /// A source path with a `%` not followed by two hex digits: the server answers
+    /// 400 Bad Request before its map is read.
+    SourceBadEscape,
     /// Sources on more than one host, for a file that matches paths only.
     ManyHosts,
     /// A source that the server's syntax would read as a pattern (`*`, `:name`) or a
@@ -94,6 +97,7 @@ impl ProblemKind {
             ProblemKind::SourceQuery => "source-query",
             ProblemKind::SourceNeedsHost => "source-needs-host",
             ProblemKind::SourcePort => "source-port",
+            ProblemKind::SourceBadEscape => "source-bad-escape",
             ProblemKind::ManyHosts => "many-hosts",
             ProblemKind::Pattern => "pattern",
             ProblemKind::Status => "status",
@@ -269,12 +273,31 @@ pub(crate) fn parse_back(server: Server, text: &str) -> Result<Vec<Entry>, Strin
 /// A row the server's format cannot say.
 fn refuse(server: Server, rule: &Rule) -> Option<(ProblemKind, String)> {
     match server {
-        Server::Nginx | Server::Apache => None,
+        // Measured on both (tests/real_servers.rs): `/100%/x` gets 400 Bad Request.
+        Server::Nginx | Server::Apache => bad_escape(&rule.source.path).then(|| {
+            (
+                ProblemKind::SourceBadEscape,
+                format!(
+                    "{} answers 400 Bad Request to a path with a % not followed by two hex digits: no redirect can match it (write % as %25 only if that is what the links send)",
+                    server.name()
+                ),
+            )
+        }),
         Server::Netlify => netlify::refuse(rule),
         Server::Cloudflare => cloudflare::refuse(rule),
         Server::Vercel => vercel::refuse(rule),
         Server::Iis => iis::refuse(rule),
     }
+}
+
+/// Whether `path` has a `%` that is not the start of a `%XX` escape.
+fn bad_escape(path: &str) -> bool {
+    let b = path.as_bytes();
+    b.iter().enumerate().any(|(i, &c)| {
+        c == b'%'
+            && !(b.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
+                && b.get(i + 2).is_some_and(u8::is_ascii_hexdigit))
+    })
 }
 
 /// Whether the server's file holds paths only (it goes in one site's configuration).

@@ -46,7 +46,7 @@ fn hostile_paths() -> Vec<String> {
         "/semi;colon;".into(),
         "/brace{open}close".into(),
         "/dollar$1/${x}".into(),
-        "/percent%/100%25done".into(),
+        "/percent%25/100%25done".into(),
         "/caf\u{e9}/\u{65e5}\u{672c}/\u{1f600}".into(),
         "/angle<b>&amp".into(),
         "/pipe|caret^backtick`".into(),
@@ -236,6 +236,16 @@ fn rows_a_server_cannot_say_are_refused_with_their_lines() {
         [("duplicate-key", vec![2, 3])]
     );
     assert!(problems("source,target\n/About,/a\n/about,/b\n", Server::Apache).is_empty());
+    let bad = "source,target\n/100%/x,/y\n/ok%2,/y\n/fine%2F?q=100%,/y\n";
+    for server in [Server::Nginx, Server::Apache] {
+        assert_eq!(
+            problems(bad, server),
+            [
+                ("source-bad-escape", vec![2]),
+                ("source-bad-escape", vec![3])
+            ]
+        );
+    }
     assert_eq!(
         problems("source,target\n/a?x=1,/b\n", Server::Vercel),
         [("source-query", vec![2])]
