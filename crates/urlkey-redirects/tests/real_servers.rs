@@ -161,6 +161,11 @@ fn nginx(map_conf: &str, setup: &[String]) -> Result<Running, String> {
 
 /// Apache with the compiled map file and the RewriteMap lines compile gave for it.
 fn apache(map: &RedirectMap) -> Result<Running, String> {
+    apache_with(map, |l| l.to_string())
+}
+
+/// Apache with compile's lines, each passed through `edit` first.
+fn apache_with(map: &RedirectMap, edit: impl Fn(&str) -> String) -> Result<Running, String> {
     let dir = server_dir();
     let d = dir.path().display().to_string();
     let port = free_port();
@@ -183,7 +188,7 @@ fn apache(map: &RedirectMap) -> Result<Running, String> {
          LoadModule authz_core_module {modules}/mod_authz_core.so\n\
          LoadModule rewrite_module {modules}/mod_rewrite.so\n{user}\
          Listen 127.0.0.1:{port}\nServerName 127.0.0.1\nDocumentRoot {d}/www\n{lines}\n",
-        lines = c.setup.join("\n")
+        lines = c.setup.iter().map(|l| edit(l)).collect::<Vec<_>>().join("\n")
     );
     write_readable(&dir.path().join("httpd.conf"), &conf);
     let mut cmd = Command::new(binary("apache2"));
@@ -377,6 +382,20 @@ fn sources_differing_in_case_stop_nginx_and_compile_refuses_them() {
             assert!(loc.unwrap().ends_with(target), "apache {path}");
         }
     }
+}
+
+/// Why the Apache rules carry `UnsafeAllow3F`: without it, Apache 2.4.60+ refuses a target
+/// whose query came through a back-reference (403, AH10508).
+#[test]
+fn apache_needs_unsafe_allow_3f_for_targets_with_a_query() {
+    let map = RedirectMap::from_csv("q.csv", "source,target\n/a,/b?x=1\n/c,/d\n").unwrap();
+    let without = apache_with(&map, |l| l.replace(",UnsafeAllow3F", "")).unwrap();
+    assert_eq!(get(without.port, "/a").0, 403);
+    assert_eq!(get(without.port, "/c").0, 301);
+    let with = apache(&map).unwrap();
+    let (status, loc) = get(with.port, "/a");
+    assert_eq!(status, 301);
+    assert!(loc.unwrap().ends_with("/b?x=1"));
 }
 
 /// A path with a `%` that starts no `%XX` escape gets 400 Bad Request from both servers

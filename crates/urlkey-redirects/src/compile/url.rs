@@ -103,6 +103,7 @@ mod tests {
         assert_eq!(s.host.as_deref(), Some("old.example.com:8443"));
         assert_eq!(s.scheme.as_deref(), Some("https"));
         assert_eq!(s.path_query(), "/Keep%20Case?");
+        assert_eq!(source("/a/../b\\c?d\\e").unwrap().path_query(), "/b/c?d\\e");
         assert_eq!(source("/a#top"), Err(UrlProblem::Fragment));
         for bad in [
             "old-page",
