@@ -31,7 +31,7 @@ pub(super) fn write(rules: &[Rule], opts: &Options) -> (String, Vec<String>) {
     let mut t = String::new();
     let _ = writeln!(
         t,
-        "# urlkey redirects compile --to apache: {} redirects.",
+        "# urlkey redirects compile: {} redirects for Apache httpd.",
         rules.len()
     );
     t.push_str(

@@ -46,7 +46,6 @@ pub(super) fn source_url(rule: &Rule) -> String {
 pub(super) fn write(rules: &[Rule]) -> (String, Vec<String>) {
     let mut w = csv::WriterBuilder::new()
         .has_headers(false)
-        .terminator(csv::Terminator::CRLF)
         .from_writer(Vec::new());
     for r in rules {
         let status = r.status.to_string();

@@ -74,7 +74,7 @@ pub(super) fn write(rules: &[Rule]) -> (String, Vec<String>) {
     let mut t = String::new();
     let _ = writeln!(
         t,
-        "<!-- urlkey redirects compile --to iis: {} redirects.",
+        "<!-- urlkey redirects compile: {} redirects for IIS URL Rewrite.",
         rules.len()
     );
     t.push_str(

@@ -81,7 +81,7 @@ pub(super) fn write(rules: &[Rule]) -> (String, Vec<String>) {
     let mut t = String::new();
     let _ = writeln!(
         t,
-        "# urlkey redirects compile --to netlify: {} redirects. Save as _redirects in the publish directory.",
+        "# urlkey redirects compile: {} redirects for Netlify. Save as _redirects in the publish directory.",
         rules.len()
     );
     for r in rules {

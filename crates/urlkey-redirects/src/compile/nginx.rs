@@ -18,7 +18,7 @@ pub(super) fn write(rules: &[Rule]) -> (String, Vec<String>) {
     let mut t = String::new();
     let _ = writeln!(
         t,
-        "# urlkey redirects compile --to nginx: {} redirects.",
+        "# urlkey redirects compile: {} redirects for nginx.",
         rules.len()
     );
     t.push_str("# Include this file inside http {}; add to the server block of the old site:\n");

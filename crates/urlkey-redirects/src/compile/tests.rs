@@ -210,6 +210,16 @@ fn per_row_statuses_get_their_lines() {
     assert_eq!(i.setup.len(), 2);
     assert!(i.setup[0].contains("redirectType=\"Permanent\""));
     assert!(i.setup[1].contains("{urlkey_redirects_302:{UNENCODED_URL}}"));
+    // XML forbids `--` inside a comment: the header's must hold none.
+    let comment = i
+        .text
+        .split_once("<!--")
+        .unwrap()
+        .1
+        .split_once("-->")
+        .unwrap()
+        .0;
+    assert!(!comment.contains("--"), "{comment}");
 }
 
 fn problems(csv: &str, server: Server) -> Vec<(&'static str, Vec<u64>)> {
