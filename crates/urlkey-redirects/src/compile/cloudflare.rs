@@ -34,6 +34,14 @@ pub(super) fn refuse(rule: &Rule) -> Option<(ProblemKind, String)> {
     None
 }
 
+/// The target: a path is put on the source's scheme and host.
+fn target_url(rule: &Rule) -> String {
+    match (&rule.source.scheme, &rule.source.host) {
+        (Some(s), Some(h)) if rule.target.starts_with('/') => format!("{s}://{h}{}", rule.target),
+        _ => rule.target.clone(),
+    }
+}
+
 /// The list's source URL: host and path.
 pub(super) fn source_url(rule: &Rule) -> String {
     format!(
@@ -50,9 +58,10 @@ pub(super) fn write(rules: &[Rule]) -> (String, Vec<String>) {
     for r in rules {
         let status = r.status.to_string();
         let source = source_url(r);
+        let target = target_url(r);
         let row = [
             source.as_str(),
-            r.target.as_str(),
+            target.as_str(),
             &status,
             "FALSE",
             "FALSE",

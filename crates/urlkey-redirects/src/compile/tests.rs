@@ -138,7 +138,14 @@ fn every_format_reads_back_as_the_map_says() {
             .collect();
         let mut want: Vec<(String, String, u16)> = rows
             .iter()
-            .map(|(s, t, st)| (expected_source(server, s), decode(t), *st))
+            .map(|(s, t, st)| {
+                // Cloudflare puts a path target on the source's scheme and host.
+                let t = match server {
+                    Server::Cloudflare if t.starts_with('/') => format!("https://old.example{t}"),
+                    _ => t.clone(),
+                };
+                (expected_source(server, s), decode(&t), *st)
+            })
             .collect();
         if server == Server::Iis {
             got.sort();
