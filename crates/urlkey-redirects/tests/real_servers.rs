@@ -430,3 +430,10 @@ fn rule(e: &urlkey_redirects::MapEntry) -> compile::Rule {
         status: e.status,
     }
 }
+
+/// A server that is not installed fails the test with what to run, never skips it.
+#[test]
+#[should_panic(expected = "is not installed: run scripts/install-servers.sh")]
+fn a_missing_server_fails_with_the_script_to_run() {
+    binary("urlkey-no-such-server");
+}
