@@ -60,6 +60,22 @@
     s.title.value = keep ? keep.value : titleish ? titleish.value : '';
   }
 
+  // The delimiter of a CSV's header line as the server's reader detects it: the most
+  // frequent of `,` `;` tab `|` outside quotes (European spreadsheets write `;`).
+  function delimiter(text) {
+    const counts = { ',': 0, ';': 0, '\t': 0, '|': 0 };
+    let quoted = false;
+    for (let i = 0; i < text.length && i < 65536; i++) {
+      const c = text[i];
+      if (c === '"') quoted = !quoted;
+      else if (!quoted && (c === '\n' || c === '\r')) break;
+      else if (!quoted && c in counts) counts[c]++;
+    }
+    let best = ',';
+    for (const d of [';', '\t', '|']) if (counts[d] > counts[best]) best = d;
+    return best;
+  }
+
   // The column (or JSONL field) choices from the text's header, as the Mapper's.
   function refreshSide(s) {
     const f = s.format.value;
@@ -68,7 +84,7 @@
     s.titleWrap.hidden = s.columnWrap.hidden;
     const text = s.value();
     let names = [];
-    if (tabular) names = text.trim() ? P.headerRow(text, f === 'csv' ? ',' : '\t') : [];
+    if (tabular) names = text.trim() ? P.headerRow(text, f === 'csv' ? delimiter(text) : '\t') : [];
     else if (f === 'jsonl') names = P.firstJsonFields(text);
     if (!s.columnWrap.hidden) {
       P.fillChoices(s.column, names, s.column.value);

@@ -65,7 +65,11 @@ pub(crate) struct Prepared {
     pub new: Side,
 }
 
-fn side(name: &'static str, req: SideRequest, max_line_bytes: Option<usize>) -> Result<Side, ApiError> {
+fn side(
+    name: &'static str,
+    req: SideRequest,
+    max_line_bytes: Option<usize>,
+) -> Result<Side, ApiError> {
     let mut opts = read_options(
         req.input_format.as_deref(),
         &req.column,
