@@ -193,6 +193,21 @@ export async function redirectsChecks({ page, base, bin, outDir, check, step, ti
     await page.screenshot({ path: join(outDir, 'redirects.png'), fullPage: true });
   });
 
+  await step('redirects: a semicolon CSV\'s columns', async () => {
+    const file = join(outDir, 'redirects-new-semicolon.csv');
+    writeFileSync(file, 'Status Code;Address;Title 1\r\n200;https://example.com/a;A\r\n');
+    await page.setInputFiles('#rd-new-file', file);
+    await page.waitForFunction(() => document.getElementById('rd-new-format').value === 'csv');
+    const shape = await page.evaluate(() => ({
+      columns: Array.from(document.getElementById('rd-new-column').options).map((o) => o.value),
+      column: document.getElementById('rd-new-column').value, title: document.getElementById('rd-new-title').value,
+    }));
+    check('redirects: a semicolon CSV\'s columns are offered', JSON.stringify(shape.columns) === '["Status Code","Address","Title 1"]' &&
+      shape.column === 'Address' && shape.title === 'Title 1', JSON.stringify(shape));
+    await page.click('#rd-new-clear');
+    await page.selectOption('#rd-new-format', 'lines');
+  });
+
   await step('redirects: a refusal is said', async () => {
     await page.fill('#rd-new-text', '');
     const st = await proposeInPage(page, 10000);

@@ -229,8 +229,9 @@
     renderPage();
   }
 
+  // A score as the engine gives it, to two decimals at most (93, 0.75).
   function score(n) {
-    return n === null || n === undefined ? '' : Number(n).toFixed(2);
+    return n === null || n === undefined ? '' : String(Math.round(Number(n) * 100) / 100);
   }
 
   function codeOr(v) {
