@@ -1,6 +1,8 @@
 //! `urlkey redirects`: each command reads its inputs, runs [`urlkey_redirects`] and writes
 //! the rows or the report.
 
+mod test;
+
 use crate::failure::Failure;
 use crate::flags::redirects::{RedirectsArgs, RedirectsCommand};
 
@@ -9,9 +11,9 @@ pub fn run(a: RedirectsArgs) -> Result<(), Failure> {
         RedirectsCommand::Propose(_)
         | RedirectsCommand::Evidence(_)
         | RedirectsCommand::Check(_)
-        | RedirectsCommand::Compile(_)
-        | RedirectsCommand::Test(_) => Err(Failure::Usage(
+        | RedirectsCommand::Compile(_) => Err(Failure::Usage(
             "urlkey redirects: this command is not built yet".into(),
         )),
+        RedirectsCommand::Test(t) => test::run(t),
     }
 }
