@@ -118,6 +118,7 @@ async fn handle(
         "/loop-a" => response(moved, Some("/loop-b")),
         "/loop-b" => response(moved, Some("/loop-a")),
         "/self" => response(moved, Some("/self")),
+        "/to-private" => response(moved, Some("http://10.0.0.1/admin")),
         "/slow" => {
             tokio::time::sleep(Duration::from_secs(3)).await;
             response(moved, Some("/new"))
@@ -209,7 +210,8 @@ fn every_http_result_with_its_status_location_and_chain() {
          /loop-a,/new,\n\
          /self,/new,\n\
          /to-missing-target,/missing,\n\
-         /old,/new,308\n",
+         /old,/new,308\n\
+         /to-private,http://10.0.0.1/admin,\n",
     );
     let out = urlkey(&[
         "redirects",
@@ -250,6 +252,7 @@ fn every_http_result_with_its_status_location_and_chain() {
             ("14", "loop", "301", "1"),
             ("15", "pass", "301", "1"),
             ("16", "wrong-status", "301", "1"),
+            ("17", "pass", "301", "1"),
         ]
     );
     let base = site.base();
@@ -285,13 +288,23 @@ fn every_http_result_with_its_status_location_and_chain() {
     let err = stderr(&out);
     assert!(
         err.contains(
-            "15 entries tested: 4 pass, 2 wrong-status, 1 wrong-target, 1 chain, \
+            "16 entries tested: 5 pass, 2 wrong-status, 1 wrong-target, 1 chain, \
              1 no-redirect, 2 not-found, 2 error, 2 loop"
         ),
         "{err}"
     );
     // One request at a time, each named: the user agent says what it is doing.
     let seen = site.seen();
+    // The full URL's request went to the base, with the base's host.
+    let absolute = seen
+        .iter()
+        .find(|s| s.path == "/old-absolute")
+        .expect("requested");
+    let host = format!("host: {}", site.addr);
+    assert!(
+        absolute.head.to_ascii_lowercase().contains(&host),
+        "{absolute:?}"
+    );
     let ua = format!(
         "user-agent: urlkey/{} (+redirect test)",
         env!("CARGO_PKG_VERSION")
@@ -452,6 +465,39 @@ fn a_base_that_is_not_an_origin_and_a_bad_map_are_refused() {
         let out = urlkey(&["redirects", "test", "--base", base, &map]);
         assert_eq!(code(&out), Some(2), "{base}: {}", stderr(&out));
         assert!(stderr(&out).contains("--base"), "{}", stderr(&out));
+    }
+    let out = urlkey(&[
+        "redirects",
+        "test",
+        "--base",
+        "http://127.0.0.1:1",
+        "--timeout",
+        "0",
+        &map,
+    ]);
+    assert_eq!(code(&out), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--timeout"), "{}", stderr(&out));
+    // A source or target that is no URL: an error row, nothing requested.
+    let odd = write_map(
+        &dir,
+        "odd.csv",
+        "source,target\nhttp://[::1/x,/new\n/old,http://[bad\n",
+    );
+    let out = urlkey(&[
+        "redirects",
+        "test",
+        "--base",
+        "http://127.0.0.1:1",
+        "--allow-loopback",
+        &odd,
+    ]);
+    assert_eq!(code(&out), Some(1), "{}", stderr(&out));
+    let rows = parse_rows(&out.stdout);
+    assert_eq!(rows.len(), 2);
+    for r in &rows {
+        assert_eq!(r["result"], "error", "{r:?}");
+        assert!(r["detail"].contains("nothing requested"), "{r:?}");
+        assert_eq!(r["chain"], "", "{r:?}");
     }
     let bad = write_map(&dir, "bad.csv", "source,to\n/old,/new\n");
     let out = urlkey(&["redirects", "test", "--base", "http://127.0.0.1:1", &bad]);

@@ -37,6 +37,18 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// The outcome of a request that got no response.
+    pub fn of(failure: &Failure) -> Outcome {
+        match failure {
+            Failure::Refused(_) | Failure::RefusedHidden(_) => Outcome::Refused,
+            Failure::Dns(_) => Outcome::Dns,
+            Failure::Timeout(_) => Outcome::Timeout,
+            Failure::Tls(_) => Outcome::Tls,
+            Failure::Connect(_) => Outcome::Connect,
+            Failure::Other(_) => Outcome::Error,
+        }
+    }
+
     /// `response`, `refused`, `timeout`, `dns`, `connect`, `tls` or `error` (the ledger
     /// stores these words).
     pub fn as_str(self) -> &'static str {
@@ -206,8 +218,8 @@ impl Final {
 /// How a chain ended.
 #[derive(Debug)]
 pub enum End {
-    /// On a response.
-    Final(Final),
+    /// On a response (boxed: a response is large beside a stop).
+    Final(Box<Final>),
     /// Without one; the last hop says where.
     Stopped(Stop),
 }
@@ -284,7 +296,7 @@ impl Client {
                 Err(e) => {
                     let failure = Failure::of(&e);
                     hop.elapsed = Some(t0.elapsed());
-                    hop.outcome = failure.outcome();
+                    hop.outcome = Outcome::of(&failure);
                     hop.detail = Some(failure.to_string());
                     hops.push(hop);
                     return stopped(hops, Stop::Failed(failure));
@@ -345,12 +357,12 @@ impl Client {
                         requested,
                         credentials_removed,
                         hops,
-                        end: End::Final(Final {
+                        end: End::Final(Box::new(Final {
                             url,
                             response: resp,
                             hop,
                             started: t0,
-                        }),
+                        })),
                     }
                 }
             }

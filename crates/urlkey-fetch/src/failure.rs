@@ -79,19 +79,6 @@ impl Failure {
         }
         Failure::Other(chain)
     }
-
-    /// The hop's outcome: `refused`, `dns`, `timeout`, `tls`, `connect` or `error`.
-    pub fn outcome(&self) -> crate::chain::Outcome {
-        use crate::chain::Outcome;
-        match self {
-            Failure::Refused(_) | Failure::RefusedHidden(_) => Outcome::Refused,
-            Failure::Dns(_) => Outcome::Dns,
-            Failure::Timeout(_) => Outcome::Timeout,
-            Failure::Tls(_) => Outcome::Tls,
-            Failure::Connect(_) => Outcome::Connect,
-            Failure::Other(_) => Outcome::Error,
-        }
-    }
 }
 
 impl std::fmt::Display for Failure {

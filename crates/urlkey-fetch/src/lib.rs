@@ -12,7 +12,8 @@
 //! - [`body`]: a response's body read up to a cap.
 //!
 //! The modules, and the rule between them: `chain` uses `client`, `failure` and `guard`;
-//! `client` uses `guard`; `failure` uses `guard`; `body` uses `failure`'s [`error_chain`].
+//! `client` uses `guard`; `failure` uses `guard`; `body` uses `failure`'s [`error_chain`];
+//! none is used by a module it uses.
 //! Nothing here names a flag or a setting of a caller: a refusal says what would allow it
 //! as a type ([`guard::Allowance`]) and each caller words it.
 

@@ -249,7 +249,7 @@ impl Fetcher {
             v.final_http_status = last.http_status;
         }
         let mut fin = match chain.end {
-            End::Final(fin) => fin,
+            End::Final(fin) => *fin,
             End::Stopped(stop) => return self.stopped(v, stop),
         };
         let url = fin.url.clone();

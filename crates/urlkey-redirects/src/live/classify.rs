@@ -253,6 +253,33 @@ mod tests {
         let (r, why) = classify(&hops, None, 301, &url("/new"));
         assert_eq!(r, LiveResult::Pass);
         assert_eq!(why.as_deref(), Some("the target answers HTTP 404"));
+        let hops = [
+            hop("/old", 301, Some("/new")),
+            hop("/new", 302, Some("/newer")),
+            hop("/newer", 200, None),
+        ];
+        let (r, why) = classify(&hops, None, 301, &url("/new"));
+        assert_eq!(r, LiveResult::Pass);
+        assert_eq!(
+            why.as_deref(),
+            Some("the target redirects again (HTTP 302 to /newer)")
+        );
+    }
+
+    #[test]
+    fn a_location_that_does_not_resolve_is_a_wrong_target() {
+        let bad = Hop {
+            location: Some("http://[::1".into()),
+            next_url: None,
+            ..hop("/old", 301, None)
+        };
+        let stop = Stop::InvalidLocation {
+            location: "http://[::1".into(),
+            error: "invalid IPv6 address".into(),
+        };
+        let (r, why) = classify(&[bad], Some(&stop), 301, &url("/new"));
+        assert_eq!(r, LiveResult::WrongTarget);
+        assert!(why.unwrap().contains("does not resolve"));
     }
 
     #[test]

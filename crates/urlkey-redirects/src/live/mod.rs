@@ -164,7 +164,7 @@ impl Tester {
         let mut hops = chain.hops;
         let stop = match chain.end {
             End::Final(fin) => {
-                hops.push(fin.finish());
+                hops.push((*fin).finish());
                 None
             }
             End::Stopped(stop) => Some(stop),

@@ -151,9 +151,13 @@ impl Summary {
         self.passed() == self.tested()
     }
 
-    /// One line: `N entries tested: P pass, ...; M rows set aside: ... (lines ...)`.
+    /// One line: `N entries tested: P pass, ...; M rows set aside, not tested: K reason
+    /// (line L, ...), ...` (at most 10 lines named per reason).
     pub fn line(&self) -> String {
-        let mut s = format!("{} entries tested: {} pass", self.tested(), self.passed());
+        let plural =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let tested = plural(self.tested(), "entry", "entries");
+        let mut s = format!("{tested} tested: {} pass", self.passed());
         for (r, n) in &self.results {
             if *r != LiveResult::Pass {
                 s.push_str(&format!(", {n} {}", r.as_str()));
@@ -161,7 +165,8 @@ impl Summary {
         }
         let aside: usize = self.set_aside.values().map(Vec::len).sum();
         if aside > 0 {
-            s.push_str(&format!("; {aside} rows set aside, not tested:"));
+            let aside = plural(aside, "row", "rows");
+            s.push_str(&format!("; {aside} set aside, not tested:"));
             let parts: Vec<String> = self
                 .set_aside
                 .iter()
