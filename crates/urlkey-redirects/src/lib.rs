@@ -16,6 +16,7 @@ pub mod redirect_map;
 pub mod server;
 
 pub mod check;
+pub mod compile;
 pub mod live;
 pub mod propose;
 
