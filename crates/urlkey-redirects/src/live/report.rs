@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
+use urlkey_batch::rows::spreadsheet_safe;
 use urlkey_fetch::{Allowance, Hop, Outcome};
 
 use super::classify::LiveResult;
@@ -65,18 +66,21 @@ impl RowReport {
     }
 
     /// The CSV cells, in [`COLUMNS`]' order; `detail` is the row's, as its caller worded it.
+    /// A text cell a spreadsheet would run as a formula (a `Location` is the server's text)
+    /// gets a leading `'`, as every CSV of urlkey (docs/cli.md).
     pub fn cells(&self, detail: &str) -> [String; 10] {
+        let text = |s: &str| spreadsheet_safe(s).into_owned();
         [
             self.entry.line.to_string(),
-            self.entry.source.clone(),
-            self.entry.target.clone(),
+            text(&self.entry.source),
+            text(&self.entry.target),
             self.entry.status.to_string(),
             self.result.as_str().to_string(),
             self.status().map(|s| s.to_string()).unwrap_or_default(),
-            self.location().unwrap_or_default().to_string(),
+            text(self.location().unwrap_or_default()),
             self.redirects().to_string(),
-            self.chain(),
-            detail.to_string(),
+            text(&self.chain()),
+            text(detail),
         ]
     }
 }
@@ -187,6 +191,36 @@ impl Summary {
 mod tests {
     use super::*;
     use crate::RedirectMap;
+
+    #[test]
+    fn a_formula_from_the_server_is_written_as_text() {
+        let map = RedirectMap::from_csv("m.csv", "source,target\n/a,/b\n").unwrap();
+        let hop = Hop {
+            url: "http://127.0.0.1:1/a".into(),
+            started_at: std::time::SystemTime::now(),
+            elapsed: None,
+            outcome: Outcome::Response,
+            remote_addr: None,
+            http_status: Some(301),
+            location: Some("=HYPERLINK(\"http://evil.example\")".into()),
+            next_url: None,
+            retry_after: None,
+            content_type: None,
+            detail: None,
+        };
+        let row = RowReport {
+            entry: map.entries[0].clone(),
+            result: LiveResult::WrongTarget,
+            hops: vec![hop],
+            detail: None,
+            refusal: None,
+        };
+        let cells = row.cells("@SUM(1)");
+        assert_eq!(cells[6], "'=HYPERLINK(\"http://evil.example\")");
+        assert_eq!(cells[9], "'@SUM(1)");
+        assert_eq!(cells[8], "http://127.0.0.1:1/a 301");
+        assert_eq!(cells[1], "/a");
+    }
 
     #[test]
     fn the_summary_counts_every_row() {
