@@ -383,6 +383,31 @@ fn loopback_is_refused_without_allow_loopback() {
     let rows = parse_rows(&out.stdout);
     assert_eq!(rows[0]["result"], "refused", "{:?}", rows[0]);
     assert!(site.seen().is_empty(), "nothing reached the server");
+    // A private or unspecified address is refused even with --allow-loopback, before any
+    // connection (an IP literal never reaches a resolver).
+    for (base, says) in [
+        ("http://10.0.0.1", "never connects to private networks"),
+        (
+            "http://[fd00::1]:8080",
+            "never connects to private networks",
+        ),
+        ("http://0.0.0.0", "never requested"),
+    ] {
+        let out = urlkey(&[
+            "redirects",
+            "test",
+            "--base",
+            base,
+            "--allow-loopback",
+            &map,
+        ]);
+        assert_eq!(code(&out), Some(1), "{}", stderr(&out));
+        let rows = parse_rows(&out.stdout);
+        assert_eq!(rows[0]["result"], "refused", "{base}: {:?}", rows[0]);
+        let d = &rows[0]["detail"];
+        assert!(d.contains("network scope: public+loopback"), "{d}");
+        assert!(d.contains(says), "{base}: {d}");
+    }
 }
 
 #[test]

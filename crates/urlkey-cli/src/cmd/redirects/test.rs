@@ -76,8 +76,8 @@ fn worded(row: &RowReport) -> String {
             "pass --allow-loopback to test a server on this machine".to_string()
         }
         Some(Allowance::Never) => "such addresses are never requested".to_string(),
-        _ => "redirects test connects to public addresses only, and to loopback with \
-              --allow-loopback: test a private network's server from a loopback address"
+        _ => "redirects test never connects to private networks: run it where the site \
+              has a public address, or a loopback one with --allow-loopback"
             .to_string(),
     };
     format!("{detail}; {advice}")
