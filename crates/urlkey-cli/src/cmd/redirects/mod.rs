@@ -5,15 +5,16 @@ use crate::failure::Failure;
 use crate::flags::redirects::{RedirectsArgs, RedirectsCommand};
 
 mod compile;
+mod test;
 
 pub fn run(a: RedirectsArgs) -> Result<(), Failure> {
     match a.command {
         RedirectsCommand::Compile(c) => compile::run(c),
         RedirectsCommand::Propose(_)
         | RedirectsCommand::Evidence(_)
-        | RedirectsCommand::Check(_)
-        | RedirectsCommand::Test(_) => Err(Failure::Usage(
+        | RedirectsCommand::Check(_) => Err(Failure::Usage(
             "urlkey redirects: this command is not built yet".into(),
         )),
+        RedirectsCommand::Test(t) => test::run(t),
     }
 }
