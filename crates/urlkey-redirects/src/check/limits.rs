@@ -193,7 +193,7 @@ pub const LIMITS: &[Limit] = &[
         id: "iis.config-size",
         value: 250,
         unit: "KB",
-        what: "a configuration file (web.config, or the file a rewriteMaps configSource names) larger than MaxWebConfigFileSizeInKB (default 250 KB) is not read (\"Cannot read configuration file because it exceeds the maximum file size\"); raise that registry value; measured on the rewriteMap's <add key value /> lines",
+        what: "a configuration file (web.config, or the file a rewriteMaps configSource names) larger than MaxWebConfigFileSizeInKB (default 250 KB) is not read (\"Cannot read configuration file because it exceeds the maximum file size\"); raise that registry value; measured on the rewriteMap's add lines (key and value XML-escaped)",
         severity: Severity::Warning,
         measure: Measure::IisConfigBytes,
         source: "https://port135.com/maximum-size-and-count-for-the-web-config-file/",
