@@ -16,37 +16,49 @@ pub const MANY_TO_ONE: usize = 10;
 /// Pushes the many-to-one and homepage-dump findings.
 pub fn findings(k: &Keyed<'_>, out: &mut Vec<Finding>) {
     // Targets compared as the server would request them (another case of one path is
-    // one target for nginx), within one host.
-    let mut by_target: HashMap<String, Vec<usize>> = HashMap::new();
+    // one target for nginx), within one host: counted first, lines kept for the many.
+    let target_key = |target: &str| {
+        let t = split(target)?;
+        let (key, _) = k.server.request_keys(target)?;
+        Some(format!(
+            "{}\u{1}{key}",
+            t.host.unwrap_or("").to_ascii_lowercase()
+        ))
+    };
+    let mut count: HashMap<String, usize> = HashMap::new();
     let mut home = Vec::new();
     for (i, e) in k.entries.iter().enumerate() {
         let Some(t) = split(&e.target) else { continue };
-        let key = match k.server.request_keys(&e.target) {
-            Some((key, _)) => format!("{}\u{1}{key}", t.host.unwrap_or("").to_ascii_lowercase()),
-            None => continue,
-        };
-        by_target.entry(key).or_default().push(i);
+        if let Some(key) = target_key(&e.target) {
+            *count.entry(key).or_insert(0) += 1;
+        }
         let source_home = split(&e.source).is_none_or(|s| s.path == "/" && s.query.is_none());
         if t.path == "/" && t.query.is_none() && !source_home {
             home.push(i);
         }
     }
-    let mut many: Vec<&Vec<usize>> = by_target
-        .values()
-        .filter(|v| v.len() >= MANY_TO_ONE)
-        .collect();
-    many.sort_by_key(|v| v[0]);
-    for rows in many {
-        out.push(Finding::new(
-            FindingKind::ManyToOne,
-            rows.iter().map(|&i| k.entries[i].line).collect(),
-            format!(
-                "{} sources redirect to {} ({} or more is reported): check that the page covers them all",
-                rows.len(),
-                k.entries[rows[0]].target,
-                MANY_TO_ONE
-            ),
-        ));
+    count.retain(|_, n| *n >= MANY_TO_ONE);
+    if !count.is_empty() {
+        let mut rows: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, e) in k.entries.iter().enumerate() {
+            if let Some(key) = target_key(&e.target).filter(|key| count.contains_key(key)) {
+                rows.entry(key).or_default().push(i);
+            }
+        }
+        let mut many: Vec<&Vec<usize>> = rows.values().collect();
+        many.sort_by_key(|v| v[0]);
+        for rows in many {
+            out.push(Finding::new(
+                FindingKind::ManyToOne,
+                rows.iter().map(|&i| k.entries[i].line).collect(),
+                format!(
+                    "{} sources redirect to {} ({} or more is reported): check that the page covers them all",
+                    rows.len(),
+                    k.entries[rows[0]].target,
+                    MANY_TO_ONE
+                ),
+            ));
+        }
     }
     if !home.is_empty() {
         out.push(Finding::new(

@@ -9,6 +9,19 @@ use super::{some_of, Finding, FindingKind};
 use crate::redirect_map::{MapEntry, RedirectMap};
 use crate::server::{HostRule, Server, SourceKey};
 
+/// What `check` keeps of a row's [`SourceKey`] (the key itself lives once, in
+/// [`Keyed::first`]).
+pub struct RowKey {
+    /// The first row (file order) of the row's key: the row itself when it is the first.
+    pub first: usize,
+    /// [`SourceKey::without_query`].
+    pub without_query: Option<String>,
+    /// [`SourceKey::host`].
+    pub host: Option<String>,
+    /// [`SourceKey::unsupported`].
+    pub unsupported: Option<&'static str>,
+}
+
 /// The map's rows with their keys under one server.
 pub struct Keyed<'m> {
     /// The server.
@@ -16,7 +29,7 @@ pub struct Keyed<'m> {
     /// The rows, in file order.
     pub entries: &'m [MapEntry],
     /// Each row's key (`None`: not a path or full URL).
-    pub keys: Vec<Option<SourceKey>>,
+    pub keys: Vec<Option<RowKey>>,
     /// Each key's first row (file order): the row the server uses.
     pub first: HashMap<String, usize>,
     /// The hosts the sources name (lowercased), with their row counts.
@@ -31,13 +44,17 @@ impl<'m> Keyed<'m> {
         let mut first = HashMap::with_capacity(entries.len());
         let mut hosts: HashMap<String, usize> = HashMap::new();
         for (i, e) in entries.iter().enumerate() {
-            let k = server.match_key(&e.source);
-            if let Some(k) = &k {
-                first.entry(k.key.clone()).or_insert(i);
+            let k = server.match_key(&e.source).map(|k: SourceKey| {
                 if let Some(h) = &k.host {
                     *hosts.entry_ref(h.as_str()).or_insert(0) += 1;
                 }
-            }
+                RowKey {
+                    first: *first.entry(k.key).or_insert(i),
+                    without_query: k.without_query,
+                    host: k.host,
+                    unsupported: k.unsupported,
+                }
+            });
             keys.push(k);
         }
         Keyed {
@@ -67,9 +84,8 @@ impl<'m> Keyed<'m> {
         let mut groups: HashMap<usize, Vec<usize>> = HashMap::new();
         for (i, k) in self.keys.iter().enumerate() {
             if let Some(k) = k {
-                let f = self.first[&k.key];
-                if f != i {
-                    groups.entry(f).or_default().push(i);
+                if k.first != i {
+                    groups.entry(k.first).or_default().push(i);
                 }
             }
         }
