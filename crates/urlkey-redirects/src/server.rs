@@ -124,10 +124,8 @@ pub fn split(url: &str) -> Option<Split<'_>> {
         Some(&url[8..])
     } else if lower_starts("http://") {
         Some(&url[7..])
-    } else if url.starts_with("//") {
-        Some(&url[2..])
     } else {
-        None
+        url.strip_prefix("//")
     };
     let (host, path_query) = match rest {
         Some(r) => {

@@ -48,8 +48,7 @@ pub fn findings(k: &Keyed<'_>, out: &mut Vec<Finding>) {
     let e = |i: usize| &k.entries[i];
     // Each cycle once, from its first row in file order.
     let mut reported = vec![false; n];
-    for i in 0..n {
-        let Some(c) = cycle_of[i] else { continue };
+    for &c in cycle_of.iter().flatten() {
         if reported[c] {
             continue;
         }
