@@ -331,12 +331,12 @@ impl Server {
                 path = "/";
             }
         }
-        key.push_str(path);
+        push_as_sent(&mut key, path);
         let mut without_query = None;
         match (m.query, s.query) {
             (QueryRule::AsSent, Some(q)) => {
                 key.push('?');
-                key.push_str(q);
+                push_as_sent(&mut key, q);
             }
             (QueryRule::Parameters, Some(q)) => {
                 let mut pairs: Vec<&str> = q.split('&').filter(|p| !p.is_empty()).collect();
@@ -345,12 +345,43 @@ impl Server {
                     pairs.sort_unstable();
                     pairs.dedup();
                     key.push('?');
-                    key.push_str(&pairs.join("&"));
+                    push_as_sent(&mut key, &pairs.join("&"));
                 }
             }
             _ => {}
         }
         (fold(self, key), without_query)
+    }
+}
+
+/// Appends `text` as a browser sends it: a byte outside printable ASCII (UTF-8 of `é`, a
+/// space) percent-encoded, and every percent escape in upper case, so that `/café`,
+/// `/caf%C3%A9` and `/caf%c3%a9` are one request.
+pub fn push_as_sent(key: &mut String, text: &str) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'%'
+            && i + 2 < b.len()
+            && b[i + 1].is_ascii_hexdigit()
+            && b[i + 2].is_ascii_hexdigit()
+        {
+            key.push('%');
+            key.push(b[i + 1].to_ascii_uppercase() as char);
+            key.push(b[i + 2].to_ascii_uppercase() as char);
+            i += 3;
+            continue;
+        }
+        if c <= b' ' || c >= 0x7f || c == b'"' || c == b'<' || c == b'>' {
+            key.push('%');
+            key.push(HEX[usize::from(c >> 4)] as char);
+            key.push(HEX[usize::from(c & 15)] as char);
+        } else {
+            key.push(c as char);
+        }
+        i += 1;
     }
 }
 
@@ -460,6 +491,20 @@ mod tests {
             Server::Netlify.match_key("/a?").unwrap().without_query,
             None
         );
+    }
+
+    #[test]
+    fn spellings_of_one_request_are_one_key() {
+        for server in Server::ALL {
+            let k = |p: &str| key(server, &format!("https://a.com{p}"));
+            assert_eq!(k("/café"), k("/caf%C3%A9"), "{server}");
+            assert_eq!(k("/caf%c3%a9"), k("/caf%C3%A9"), "{server}");
+            assert_eq!(k("/a b"), k("/a%20b"), "{server}");
+            assert_ne!(k("/a%2Fb"), k("/a/b"), "{server}");
+        }
+        assert_eq!(key(Server::Apache, "/p?q=é"), "/p?q=%C3%A9");
+        // A lone % is kept as written.
+        assert_eq!(key(Server::Apache, "/100%"), "/100%");
     }
 
     #[test]

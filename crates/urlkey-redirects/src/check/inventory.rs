@@ -15,7 +15,7 @@ use urlkey_batch::input::{open_records, InputError, InputRecord, ReadOptions, So
 
 use super::{Finding, FindingKind, Severity};
 use crate::redirect_map::RedirectMap;
-use crate::server::{host_of, split, Case, Server, Split};
+use crate::server::{host_of, push_as_sent, split, Case, Server, Split};
 
 /// How the map's targets were found in the new site's inventory (one count per row).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -120,7 +120,12 @@ impl Inventory {
                 path = "/";
             }
         }
-        let mut k = path_query(&Split { path, ..*s });
+        let mut k = String::with_capacity(path.len() + 8);
+        push_as_sent(&mut k, path);
+        if let Some(q) = s.query {
+            k.push('?');
+            push_as_sent(&mut k, q);
+        }
         if m.case == Case::Insensitive {
             k.make_ascii_lowercase();
         }
@@ -267,6 +272,16 @@ mod tests {
         // Apache does not fold case: /About is missing there.
         let r = run(map, &new, Server::Apache);
         assert_eq!(r.targets.unwrap().missing, 3);
+    }
+
+    #[test]
+    fn a_percent_encoded_spelling_is_held_otherwise() {
+        let r = run(
+            "source,target\n/a,/café\n",
+            &["https://new.com/caf%C3%A9"],
+            Server::Apache,
+        );
+        assert_eq!(r.targets.unwrap().held_otherwise, 1);
     }
 
     #[test]
