@@ -294,3 +294,88 @@ pub(crate) fn some_of<T: std::fmt::Display>(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The same map under each server: the kinds found, in report order.
+    fn kinds(rows: &str, server: Server) -> Vec<&'static str> {
+        let map = RedirectMap::from_csv("m.csv", &format!("source,target\n{rows}")).unwrap();
+        let mut k: Vec<&'static str> = check(&map, server)
+            .findings
+            .iter()
+            .map(|f| f.kind.as_str())
+            .collect();
+        k.dedup();
+        k
+    }
+
+    #[test]
+    fn one_map_read_by_each_server() {
+        use Server::*;
+        let cases: [(&str, [&[&str]; 6]); 4] = [
+            // nginx, apache, netlify, cloudflare, vercel, iis
+            (
+                "https://a.com/About,https://a.com/team\nhttps://a.com/about,https://a.com/team\n",
+                [
+                    &["duplicate-source"],
+                    &[],
+                    &[],
+                    &[],
+                    &["duplicate-source"],
+                    &["duplicate-source"],
+                ],
+            ),
+            (
+                "https://a.com/Team,https://a.com/team\n",
+                [&["self"], &[], &[], &[], &["self"], &["self"]],
+            ),
+            (
+                "https://a.com/team/,https://a.com/team\n",
+                [&[], &[], &["self"], &[], &[], &[]],
+            ),
+            (
+                "https://a.com/p?x=1,https://a.com/y\nhttps://a.com/p?x=2,https://a.com/z\n",
+                [
+                    &[],
+                    &[],
+                    &[],
+                    &["conflict", "unsupported-source"],
+                    &["conflict", "unsupported-source"],
+                    &[],
+                ],
+            ),
+        ];
+        for (rows, want) in cases {
+            for (server, want) in [Nginx, Apache, Netlify, Cloudflare, Vercel, Iis]
+                .into_iter()
+                .zip(want)
+            {
+                assert_eq!(kinds(rows, server), want, "{server} on {rows:?}");
+            }
+        }
+        // Cloudflare needs full URLs: a path alone is a source it cannot take.
+        assert_eq!(kinds("/a,/b\n", Cloudflare), ["unsupported-source"]);
+    }
+
+    #[test]
+    fn counts_add_up_and_errors_decide() {
+        let map = RedirectMap::from_csv(
+            "m.csv",
+            "source,target,decision\n/a,/,accept\n/b,/c,reject\n/d,,accept\n",
+        )
+        .unwrap();
+        let r = check(&map, Server::Nginx);
+        assert_eq!((r.rows, r.entries, r.set_aside), (3, 1, 2));
+        assert_eq!((r.errors, r.warnings), (1, 1), "{:?}", r.findings);
+        assert_eq!(r.findings[0].kind, FindingKind::BadRow, "errors first");
+        assert!(!r.passes());
+        for kind in FindingKind::ALL {
+            assert_eq!(
+                serde_json::to_value(kind).unwrap(),
+                serde_json::Value::from(kind.as_str())
+            );
+        }
+    }
+}
