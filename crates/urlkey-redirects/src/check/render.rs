@@ -51,7 +51,7 @@ pub fn write_text(r: &CheckReport, map_name: &str, out: &mut impl Write) -> io::
                 "{:<7} {:<18} {word} {lines}: {}",
                 f.severity.as_str(),
                 kind.as_str(),
-                f.detail
+                one_line(&f.detail)
             )?;
         }
         if all.len() > TEXT_PER_KIND {
@@ -72,7 +72,29 @@ pub fn write_text(r: &CheckReport, map_name: &str, out: &mut impl Write) -> io::
     )
 }
 
-/// Writes the CSV report: one row per finding, its lines separated by spaces.
+/// A detail on one line of the text report: a MAP cell's line breaks and other control
+/// characters shown escaped, so that a cell cannot forge report lines.
+fn one_line(detail: &str) -> std::borrow::Cow<'_, str> {
+    if detail.chars().any(char::is_control) {
+        std::borrow::Cow::Owned(
+            detail
+                .chars()
+                .map(|c| {
+                    if c.is_control() {
+                        c.escape_default().to_string()
+                    } else {
+                        c.to_string()
+                    }
+                })
+                .collect(),
+        )
+    } else {
+        std::borrow::Cow::Borrowed(detail)
+    }
+}
+
+/// Writes the CSV report: one row per finding (a detail a spreadsheet would run as a
+/// formula starts with `'`), its lines separated by spaces.
 pub fn write_csv(r: &CheckReport, out: &mut impl Write) -> io::Result<()> {
     let mut w = csv::Writer::from_writer(out);
     let err = |e: csv::Error| io::Error::other(e.to_string());
@@ -84,7 +106,7 @@ pub fn write_csv(r: &CheckReport, out: &mut impl Write) -> io::Result<()> {
             f.kind.as_str(),
             f.limit.unwrap_or(""),
             &lines.join(" "),
-            &f.detail,
+            &urlkey_batch::rows::spreadsheet_safe(&f.detail),
         ])
         .map_err(err)?;
     }
@@ -96,6 +118,34 @@ mod tests {
     use super::*;
     use crate::check::check;
     use crate::{RedirectMap, Server};
+
+    #[test]
+    fn cells_cannot_forge_lines_or_formulas() {
+        let map = RedirectMap::from_csv(
+            "m.csv",
+            "source,target\n\"=HYPERLINK(1)\",/a\n/a,\"x\nerror   fake\"\n",
+        )
+        .unwrap();
+        let r = check(&map, Server::Apache);
+        let mut text = Vec::new();
+        write_text(&r, "m.csv", &mut text).unwrap();
+        let text = String::from_utf8(text).unwrap();
+        assert!(
+            !text.lines().any(|l| l.starts_with("error   fake")),
+            "{text}"
+        );
+        let mut out = Vec::new();
+        write_csv(&r, &mut out).unwrap();
+        let mut rd = csv::Reader::from_reader(out.as_slice());
+        let details: Vec<String> = rd.records().map(|r| r.unwrap()[4].to_string()).collect();
+        assert!(details.iter().all(|d| !d.starts_with('=')), "{details:?}");
+        assert!(
+            details
+                .iter()
+                .any(|d| d.starts_with("'=HYPERLINK(1) -> /a")),
+            "{details:?}"
+        );
+    }
 
     #[test]
     fn text_and_csv_say_the_same_findings() {
