@@ -496,7 +496,7 @@ fn verify_keys(
             per_host_delay: Duration::from_millis(per_host_delay),
             scope,
             extra_roots,
-            ..FetchConfig::default()
+            ..verify::fetch::fetch_config()
         },
     };
     let mut conn = db::open(db_path, false)?;

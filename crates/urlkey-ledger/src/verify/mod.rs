@@ -10,7 +10,8 @@
 pub mod canonical;
 pub mod content;
 pub mod fetch;
-pub mod guard;
+/// Where verify may connect: the SSRF guard of `urlkey-fetch`.
+pub use urlkey_fetch::guard;
 pub mod risky;
 pub mod variants;
 

@@ -1,19 +1,20 @@
 //! `urlkey redirects`: each command reads its inputs, runs [`urlkey_redirects`] and writes
 //! the rows or the report.
 
-mod check;
-
 use crate::failure::Failure;
 use crate::flags::redirects::{RedirectsArgs, RedirectsCommand};
+
+mod check;
+mod compile;
+mod test;
 
 pub fn run(a: RedirectsArgs) -> Result<(), Failure> {
     match a.command {
         RedirectsCommand::Check(a) => check::run(a),
-        RedirectsCommand::Propose(_)
-        | RedirectsCommand::Evidence(_)
-        | RedirectsCommand::Compile(_)
-        | RedirectsCommand::Test(_) => Err(Failure::Usage(
+        RedirectsCommand::Compile(c) => compile::run(c),
+        RedirectsCommand::Propose(_) | RedirectsCommand::Evidence(_) => Err(Failure::Usage(
             "urlkey redirects: this command is not built yet".into(),
         )),
+        RedirectsCommand::Test(t) => test::run(t),
     }
 }
