@@ -208,8 +208,9 @@ impl Server {
                 source: "https://nginx.org/en/docs/http/ngx_http_map_module.html#map",
             },
             // A `RewriteMap` txt file is a hash looked up with the exact key (no `int:tolower`
-            // map in front: what urlkey compiles to), keyed by the path, plus `?query`
-            // when the source has one; the host is the virtual host's.
+            // map in front: what compile writes), the request target as sent (path, plus
+            // `?query` when there is one, from %{THE_REQUEST}); the host is the virtual
+            // host's.
             Server::Apache => Matching {
                 case: Case::Sensitive,
                 trailing_slash_matters: true,
@@ -252,8 +253,8 @@ impl Server {
                 first_match_wins: false,
                 source: "https://vercel.com/docs/redirects/bulk-redirects",
             },
-            // A `rewriteMap` looked up with {REQUEST_URI} (path and query); the map's
-            // `ignoreCase` attribute defaults to true.
+            // A `rewriteMap` looked up with {UNENCODED_URL} (path and query as sent: what
+            // compile writes); the map's `ignoreCase` attribute defaults to true.
             Server::Iis => Matching {
                 case: Case::Insensitive,
                 trailing_slash_matters: true,
