@@ -131,7 +131,10 @@ fn next_of(k: &Keyed<'_>, i: usize) -> Result<Option<usize>, ()> {
     let m = k.server.matching();
     // A path target stays on the host the request came to: for a server that matches
     // hosts, that is the source's.
-    let source_host = k.keys[i].as_ref().and_then(|s| s.host.clone());
+    let source_host = k.keys[i]
+        .as_ref()
+        .and_then(|s| s.host)
+        .map(|h| k.host_names[h as usize].0.as_str());
     let url = match (m.host, target_host.is_some(), source_host) {
         (HostRule::Ignored, _, _) | (_, true, _) | (_, false, None) => entry.target.clone(),
         (_, false, Some(h)) => format!("https://{h}{}", entry.target),

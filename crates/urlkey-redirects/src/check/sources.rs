@@ -16,8 +16,9 @@ pub struct RowKey {
     pub first: usize,
     /// [`SourceKey::without_query`].
     pub without_query: Option<String>,
-    /// [`SourceKey::host`].
-    pub host: Option<String>,
+    /// [`SourceKey::host`], as its index in [`Keyed::host_names`] (one string per host,
+    /// not per row).
+    pub host: Option<u32>,
     /// [`SourceKey::unsupported`].
     pub unsupported: Option<&'static str>,
 }
@@ -32,8 +33,10 @@ pub struct Keyed<'m> {
     pub keys: Vec<Option<RowKey>>,
     /// Each key's first row (file order): the row the server uses.
     pub first: HashMap<String, usize>,
-    /// The hosts the sources name (lowercased), with their row counts.
-    pub hosts: HashMap<String, usize>,
+    /// The hosts the sources name (lowercased), with their index in `host_names`.
+    pub hosts: HashMap<String, u32>,
+    /// The hosts by index, with their row counts.
+    pub host_names: Vec<(String, usize)>,
 }
 
 impl<'m> Keyed<'m> {
@@ -42,16 +45,22 @@ impl<'m> Keyed<'m> {
         let entries = map.entries.as_slice();
         let mut keys = Vec::with_capacity(entries.len());
         let mut first = HashMap::with_capacity(entries.len());
-        let mut hosts: HashMap<String, usize> = HashMap::new();
+        let mut hosts: HashMap<String, u32> = HashMap::new();
+        let mut host_names: Vec<(String, usize)> = Vec::new();
         for (i, e) in entries.iter().enumerate() {
             let k = server.match_key(&e.source).map(|k: SourceKey| {
-                if let Some(h) = &k.host {
-                    *hosts.entry_ref(h.as_str()).or_insert(0) += 1;
-                }
+                let host = k.host.map(|h| {
+                    let id = *hosts.entry(h).or_insert_with_key(|h| {
+                        host_names.push((h.clone(), 0));
+                        (host_names.len() - 1) as u32
+                    });
+                    host_names[id as usize].1 += 1;
+                    id
+                });
                 RowKey {
                     first: *first.entry(k.key).or_insert(i),
                     without_query: k.without_query,
-                    host: k.host,
+                    host,
                     unsupported: k.unsupported,
                 }
             });
@@ -63,6 +72,7 @@ impl<'m> Keyed<'m> {
             keys,
             first,
             hosts,
+            host_names,
         }
     }
 
@@ -195,20 +205,25 @@ impl<'m> Keyed<'m> {
         if self.server.matching().host != HostRule::Ignored || self.hosts.len() < 2 {
             return;
         }
-        let mut hosts: Vec<(&String, &usize)> = self.hosts.iter().collect();
-        hosts.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-        let main = hosts[0].0;
+        let mut order: Vec<usize> = (0..self.host_names.len()).collect();
+        order.sort_by(|&a, &b| {
+            let (a, b) = (&self.host_names[a], &self.host_names[b]);
+            b.1.cmp(&a.1).then(a.0.cmp(&b.0))
+        });
+        let main_id = order[0] as u32;
+        let main = &self.host_names[order[0]].0;
         let lines = self
             .keys
             .iter()
             .zip(self.entries)
             .filter(|(k, _)| {
                 k.as_ref()
-                    .and_then(|k| k.host.as_ref())
-                    .is_some_and(|h| h != main)
+                    .and_then(|k| k.host)
+                    .is_some_and(|h| h != main_id)
             })
             .map(|(_, e)| e.line)
             .collect();
+        let hosts: Vec<&(String, usize)> = order.iter().map(|&i| &self.host_names[i]).collect();
         out.push(Finding::new(
             FindingKind::MixedHosts,
             lines,
