@@ -61,7 +61,19 @@ struct Running {
 }
 
 impl Drop for Running {
+    /// SIGTERM to the master, which stops its workers (nginx's fast shutdown, Apache's
+    /// stop); a SIGKILL to the master alone would leave them running, holding the port.
     fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let t0 = Instant::now();
+        while t0.elapsed() < Duration::from_secs(10) {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
