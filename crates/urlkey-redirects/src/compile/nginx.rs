@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 #[cfg(test)]
 use super::Entry;
 use super::{statuses, Rule};
+use crate::check::limits;
 
 /// The variable holding a literal `$` (nginx has no escape for one in a value).
 const DOLLAR: &str = "${urlkey_dollar}";
@@ -72,8 +73,8 @@ fn setup_lines(rules: &[Rule]) -> Vec<String> {
 
 /// The `map_hash_bucket_size` that a key of `len` bytes needs on a 64-bit nginx: a hash
 /// element is a pointer, two bytes of length and the key aligned to a pointer, and a
-/// bucket ends with one more pointer (ngx_hash.c); rounded up to a power of two, 64 at
-/// least (nginx's default on this machine's cache line).
+/// bucket ends with one more pointer (ngx_hash.c); rounded up to a multiple of 64, as
+/// check's finding names it ([`limits::nginx_bucket_size`]).
 ///
 /// ```
 /// use urlkey_redirects::compile::nginx_bucket_size_for;
@@ -81,8 +82,8 @@ fn setup_lines(rules: &[Rule]) -> Vec<String> {
 /// assert_eq!(nginx_bucket_size_for(47), 128);
 /// ```
 pub fn bucket_size_for(len: usize) -> usize {
-    let elt = 8 + (len + 2).div_ceil(8) * 8;
-    (elt + 8).next_power_of_two().max(64)
+    let need = limits::nginx_key_bucket_bytes(len as u64);
+    limits::nginx_bucket_size(need) as usize
 }
 
 /// A double-quoted nginx string: `\` and `"` escaped (nginx's parser reads `\\` and `\"`).

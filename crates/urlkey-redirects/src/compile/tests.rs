@@ -322,7 +322,7 @@ fn nginx_bucket_size_is_named_for_long_keys() {
     let c = compile(&map, Server::Nginx, &Options::default()).unwrap();
     assert!(
         c.text
-            .contains("has 301 bytes: nginx needs map_hash_bucket_size 512;"),
+            .contains("has 301 bytes: nginx needs map_hash_bucket_size 320;"),
         "{}",
         c.text
     );
