@@ -738,8 +738,9 @@ mod documented {
             ]
         );
         assert!(set.get("citation@1+keep-trailing-slash").is_ok());
+        assert!(set.get("citation@2+keep-trailing-slash").is_ok());
         assert!(matches!(
-            set.get("citation@2"),
+            set.get("citation@3"),
             Err(PolicyError::Unknown { .. })
         ));
         assert!(matches!(

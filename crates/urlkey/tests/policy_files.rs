@@ -382,7 +382,7 @@ rules = [
             "my.toml",
             "line 7",
             "registry@3",
-            "registry@1, registry@2, citation@1, webkey@1, none",
+            "registry@1, registry@2, citation@1, citation@2, webkey@1, none",
         ],
     );
 }

@@ -1,10 +1,26 @@
 //! [`TrackingSet`]: the names, prefixes and scoped entries one policy removes, built from
 //! a pinned list of the registries (`registry@1`, `registry@2`, `citation@1`,
-//! `webkey@1`, `none`) and a policy file's additions.
+//! `citation@2`, `webkey@1`, `none`) and a policy file's additions.
 
 use super::matching::{MatchKind, Place};
 use super::registry1::{TrackingRule, REGISTRY};
 use super::registry2::{self, ScopedRule};
+
+/// What `citation@2` adds to `citation@1`'s list: the click and session ids of registry 2
+/// (`registry@2`) that `citation@1` keeps, by name. Each entry's home is registry 2, where
+/// its platform, sources and read dates are (`urlkey rules --registry 2`); a test holds each
+/// to one global, exact entry of `registry@2` without exceptions. Frozen with `citation@2`.
+pub(crate) const CITATION_2_ADDITIONS: [&str; 9] = [
+    "srsltid",
+    "gbraid",
+    "wbraid",
+    "_gl",
+    "ttclid",
+    "twclid",
+    "li_fat_id",
+    "yclid",
+    "ef_id",
+];
 
 /// The policy-file names of registry 2's versions, from `registry2::FIRST_VERSION` on: a
 /// version added to the table adds its name here and to [`TrackingSet::NAMES`].
@@ -81,6 +97,25 @@ impl TrackingSet {
         Self::from_rules(REGISTRY.iter().filter(|r| r.citation))
     }
 
+    /// `citation@1`'s list and the click and session ids of registry 2 it keeps
+    /// (`CITATION_2_ADDITIONS`: `srsltid`, `gbraid`, `wbraid`, `_gl`, `ttclid`, `twclid`,
+    /// `li_fat_id`, `yclid`, `ef_id`), as names matched everywhere (`citation@2`).
+    ///
+    /// ```
+    /// use urlkey::TrackingSet;
+    /// let s = TrackingSet::citation_v2();
+    /// assert!(s.matches("srsltid") && s.matches("SRSLTID") && s.matches("utm_source"));
+    /// assert!(!TrackingSet::citation_v1().matches("srsltid"));
+    /// assert!(!s.matches("gad_source") && !s.matches("si"));
+    /// ```
+    pub fn citation_v2() -> Self {
+        let mut set = Self::citation_v1();
+        for name in CITATION_2_ADDITIONS {
+            set.add_name(name);
+        }
+        set
+    }
+
     /// Registry 2 (`registry@2`, used by `clean@1`): scoped entries with exceptions,
     /// each citing its sources ([`registry2::REGISTRY_2`]). Pinned: the entries of version 2 only,
     /// whatever is added to the table later ([`registry2::entries_of`]).
@@ -137,10 +172,17 @@ impl TrackingSet {
     }
 
     /// The names [`TrackingSet::named`] knows, in the order messages list them.
-    pub const NAMES: [&'static str; 5] =
-        ["registry@1", "registry@2", "citation@1", "webkey@1", "none"];
+    pub const NAMES: [&'static str; 6] = [
+        "registry@1",
+        "registry@2",
+        "citation@1",
+        "citation@2",
+        "webkey@1",
+        "none",
+    ];
 
-    /// A named set: `registry@1`, `registry@2`, `citation@1`, `webkey@1` or `none`.
+    /// A named set: `registry@1`, `registry@2`, `citation@1`, `citation@2`, `webkey@1` or
+    /// `none`.
     ///
     /// ```
     /// use urlkey::TrackingSet;
@@ -154,6 +196,7 @@ impl TrackingSet {
             "registry@1" => Some(Self::registry_v1()),
             "registry@2" => Some(Self::registry_v2()),
             "citation@1" => Some(Self::citation_v1()),
+            "citation@2" => Some(Self::citation_v2()),
             "webkey@1" => Some(Self::webkey_v1()),
             "none" => Some(Self::none()),
             _ => None,
@@ -372,6 +415,50 @@ mod tests {
         }
         for n in ["gbraid", "wbraid", "ttclid", "twclid", "li_fat_id", "ref"] {
             assert!(!c.matches(n), "{n}");
+        }
+    }
+
+    #[test]
+    fn citation_2_adds_registry_2s_click_and_session_ids_to_citation_1() {
+        use super::super::registry2::Scope;
+        let (v1, v2) = (TrackingSet::citation_v1(), TrackingSet::citation_v2());
+        let registry = registry2::entries_of(registry2::FIRST_VERSION).unwrap_or_default();
+        for name in CITATION_2_ADDITIONS {
+            // One home: the entry of registry@2 that says who sets it and where that is read.
+            let entries: Vec<_> = registry.iter().filter(|r| r.pattern == name).collect();
+            assert_eq!(entries.len(), 1, "{name}: one entry of registry@2");
+            let r = entries[0];
+            assert!(
+                r.kind == MatchKind::Exact && r.scope == Scope::Global && r.exceptions.is_empty(),
+                "{name}: a global exact entry without exceptions, as a plain name is"
+            );
+            assert!(!r.sources.is_empty(), "{name}: sourced");
+            assert!(v2.matches(name) && !v1.matches(name), "{name}");
+        }
+        // citation@1's list, whole, and nothing else beside the additions.
+        assert_eq!(v2.prefixes(), v1.prefixes());
+        assert_eq!(
+            &v2.exact_names()[..v1.exact_names().len()],
+            v1.exact_names()
+        );
+        assert_eq!(
+            v2.exact_names().len(),
+            v1.exact_names().len() + CITATION_2_ADDITIONS.len()
+        );
+        assert!(v2.scoped().is_empty() && v2.scoped_list().is_none());
+        assert_eq!(TrackingSet::named("citation@2"), Some(v2.clone()));
+        // Campaign tags, recipient ids and share ids are not click or session ids.
+        for n in [
+            "gad_source",
+            "gclsrc",
+            "s_kwcid",
+            "_kx",
+            "vero_id",
+            "si",
+            "igsh",
+            "epik",
+        ] {
+            assert!(!v2.matches(n), "{n}");
         }
     }
 
