@@ -355,7 +355,7 @@ pub struct RulesArgs {
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..=2))]
     pub registry: Option<u8>,
     /// Say which entries name each parameter of URL and why it is removed or kept (scope,
-    /// exception), and whether URL is a redirect wrapper.
+    /// exception), which builtin policies remove it, and whether URL is a redirect wrapper.
     #[arg(long, value_name = "URL")]
     pub check: Option<String>,
     /// text or json.

@@ -307,3 +307,73 @@ fn rules_refuses_bad_input_with_the_tables_exit_codes() {
     let out = run(&["rules", "--registry", "3"], b"");
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `--check` says which builtins remove each parameter: `srsltid` splits `citation@1`'s keys
+/// and `citation@2` removes it; the lists agree with the keys the policies give.
+#[test]
+fn rules_check_names_the_policies_that_remove_each_parameter() {
+    let url = "https://shop.example/p/?srsltid=AfmBO1&_hsmi=3&si=4&id=7";
+    let v = json(&["rules", "--check", url, "--format", "json"]);
+    let params = v["parameters"].as_array().expect("parameters");
+    let by = |n: &str| params.iter().find(|p| p["name"] == n).expect(n).clone();
+    let list = |p: &serde_json::Value, field: &str| -> Vec<String> {
+        p[field]
+            .as_array()
+            .expect("array")
+            .iter()
+            .map(|x| x.as_str().expect("id").to_string())
+            .collect()
+    };
+    let srsltid = by("srsltid");
+    assert_eq!(list(&srsltid, "removed_under"), ["clean@1", "citation@2"]);
+    assert_eq!(
+        list(&srsltid, "kept_under"),
+        ["mapper@1", "citation@1", "webkey@1"]
+    );
+    // Registry 2 leaves _hsmi to policy files; citation@1's _hs prefix removes it.
+    let hsmi = by("_hsmi");
+    assert_eq!(hsmi["removed"], false);
+    assert_eq!(
+        list(&hsmi, "removed_under"),
+        ["mapper@1", "citation@1", "citation@2"]
+    );
+    assert!(
+        list(&by("si"), "removed_under").is_empty(),
+        "si is YouTube's and Spotify's only"
+    );
+    assert!(list(&by("id"), "removed_under").is_empty());
+    // The same answer as the keys: each policy that removes a name drops it from the key.
+    for policy in [
+        "citation@1",
+        "citation@2",
+        "clean@1",
+        "webkey@1",
+        "mapper@1",
+    ] {
+        let key = ok(
+            &["key", "--policy", policy, "--format", "key", "--quiet"],
+            url.as_bytes(),
+        );
+        let query = key.trim_end().split_once('?').map_or("", |(_, q)| q);
+        let names: Vec<&str> = query
+            .split('&')
+            .map(|p| p.split('=').next().unwrap_or(""))
+            .collect();
+        for p in params {
+            let name = p["name"].as_str().expect("name");
+            let removed = list(p, "removed_under").iter().any(|id| id == policy);
+            assert_eq!(!names.contains(&name), removed, "{policy}: {name} in {key}");
+        }
+    }
+    let text = ok(&["rules", "--check", url], b"");
+    assert!(
+        text.contains(
+            "srsltid              removed by srsltid (Google Merchant Center)\n                     removed under: clean@1, citation@2; kept under: mapper@1, citation@1, webkey@1\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("id                   kept: no entry names it\n                     removed under: none; kept under: mapper@1, citation@1, webkey@1, clean@1, citation@2\n"),
+        "{text}"
+    );
+}

@@ -1252,7 +1252,7 @@ fn diff_invalid_under_one_policy_sources_and_output_file() {
 /// Pairs of URLs on hosts of their own, each told apart by some builtins and not others.
 /// Which builtins give a pair one key is read from the policies themselves (their golden
 /// fixtures test that), so a new builtin needs no line here.
-const DIFF_PROBES: [(&str, &str, &str); 11] = [
+const DIFF_PROBES: [(&str, &str, &str); 12] = [
     ("www", "https://www.p1.example/a", "https://p1.example/a"),
     (
         "path case",
@@ -1299,6 +1299,11 @@ const DIFF_PROBES: [(&str, &str, &str); 11] = [
         "redirect wrapper",
         "https://www.google.com/url?q=https://p11.example/a",
         "https://p11.example/a",
+    ),
+    (
+        "click id",
+        "https://p12.example/a?srsltid=AfmBO1",
+        "https://p12.example/a",
     ),
 ];
 

@@ -1,5 +1,6 @@
 //! `urlkey rules`: the tracking registries (1, or 2 with its redirect wrappers), and
-//! `--check URL`: which entries name each parameter of a URL and why it goes or stays.
+//! `--check URL`: which entries name each parameter of a URL and why it goes or stays, and
+//! which builtin policies remove it (`citation@1` keeps `srsltid`, `citation@2` removes it).
 
 use std::io::Write;
 
@@ -207,6 +208,11 @@ struct ParameterCheck {
     name: String,
     removed: bool,
     entries: Vec<EntryVerdict>,
+    /// The builtin policies whose `remove-tracking-parameters` removes it here, in
+    /// `urlkey policies`' order.
+    removed_under: Vec<&'static str>,
+    /// The builtin policies with that rule that keep it.
+    kept_under: Vec<&'static str>,
 }
 
 #[derive(serde::Serialize)]
@@ -301,11 +307,37 @@ fn parameter(name: &str, place: &Place<'_>, registry: u8) -> ParameterCheck {
             })
             .collect()
     };
+    let (removed_under, kept_under) = policies_on(name, place);
     ParameterCheck {
         name: name.to_string(),
         removed: entries.iter().any(|e| e.verdict == "removed"),
         entries,
+        removed_under,
+        kept_under,
     }
+}
+
+/// The builtins that remove `name` at `place`, and those that keep it: each builtin with a
+/// `remove-tracking-parameters` rule, asked through its own list (registry 1's names, registry
+/// 2's entries or `citation@2`'s), whatever registry `--check` explains.
+fn policies_on(name: &str, place: &Place<'_>) -> (Vec<&'static str>, Vec<&'static str>) {
+    use urlkey::internals::policy::rules::{RemoveTrackingParameters, Rule};
+    use urlkey::internals::PolicyInternals;
+    let set = urlkey::PolicySet::builtin();
+    let (mut removed, mut kept) = (Vec::new(), Vec::new());
+    for b in urlkey::internals::policy::registry() {
+        let Ok(policy) = set.get(b.id) else { continue };
+        let tracking = policy.definition().rules.iter().find_map(|r| match r {
+            Rule::RemoveTrackingParameters(RemoveTrackingParameters(t)) => Some(t),
+            _ => None,
+        });
+        match tracking {
+            Some(t) if t.matches_at(name, place) => removed.push(b.id),
+            Some(_) => kept.push(b.id),
+            None => {}
+        }
+    }
+    (removed, kept)
 }
 
 fn write_check(
@@ -340,7 +372,6 @@ fn write_check(
     for p in params {
         if p.entries.is_empty() {
             writeln!(out, "{:<20} kept: no entry names it", p.name)?;
-            continue;
         }
         for e in &p.entries {
             let why = match (e.verdict, &e.exception) {
@@ -361,6 +392,21 @@ fn write_check(
             };
             writeln!(out, "{:<20} {why}{who}", p.name)?;
         }
+        writeln!(
+            out,
+            "{:<20} removed under: {}; kept under: {}",
+            "",
+            names_or_none(&p.removed_under),
+            names_or_none(&p.kept_under)
+        )?;
     }
     Ok(())
+}
+
+fn names_or_none(ids: &[&str]) -> String {
+    if ids.is_empty() {
+        "none".into()
+    } else {
+        ids.join(", ")
+    }
 }
