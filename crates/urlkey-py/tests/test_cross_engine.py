@@ -1,8 +1,9 @@
 """One test of every engine against the command line: `urlkey key` (the reference), the
 Python package (`urlkey.keys`, Arrow), PySpark (`urlkey.spark.with_keys`, local[2]), the
 Polars plugin (`urlkey_polars`) and the DuckDB extension (`urlkey.duckdb_extension`), for
-every builtin policy, on every input of the WPT URL test data and the 200,000-line corpus
-built from ../shared/datasets.
+every builtin policy, on every input of the WPT URL test data, the inputs of citation@2's
+golden fixture (the click and session ids it adds, which neither of the others holds) and the
+200,000-line corpus built from ../shared/datasets.
 
 Equal, byte for byte, on every row: the key, the status, the canonical form, the error
 code, the removed parameters, the facts and the rules that ran (each engine that carries
@@ -45,10 +46,24 @@ def wpt_inputs() -> List[str]:
     return out
 
 
+def citation_2_inputs(seen: set) -> List[str]:
+    """The inputs of tests/golden/citation@2.tsv not in `seen`, in file order."""
+    out = []
+    for _, text, _ in corpus.golden_cases(corpus.golden_files()["citation@2"]):
+        if text not in seen:
+            seen.add(text)
+            out.append(text)
+    return out
+
+
 @pytest.fixture(scope="module")
 def inputs(corpus_records, tmp_path_factory):
-    """(texts, CLI records per policy): the WPT inputs, then the corpus records."""
+    """(texts, CLI records per policy): the WPT inputs and citation@2's fixture inputs (one
+    JSON Lines file, "wpt" below), then the corpus records."""
     wpt = wpt_inputs()
+    added = citation_2_inputs(set(wpt))
+    assert any("srsltid" in t for t in added), "citation@2's fixture has its click ids"
+    wpt += added
     d = tmp_path_factory.mktemp("cross-engine")
     wpt_file = d / "wpt.jsonl"
     # JSON lines carry every input exactly (tabs, new lines, spaces at either end).
