@@ -15,6 +15,7 @@ mod not_fetched;
 mod real_files;
 mod report_html;
 mod report_measures;
+mod rekey;
 mod review;
 mod review_lists;
 mod risky_spellings;
