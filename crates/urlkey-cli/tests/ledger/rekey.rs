@@ -103,7 +103,11 @@ fn rekey_keeps_the_original_keys_and_a_second_run_changes_nothing() {
          observation was ingested with), 0 already keyed under it (0 at ingest, 0 by an \
          earlier rekey); the original keys are kept"
     );
-    assert_eq!(dump(&db), before, "observations and their keys are not rewritten");
+    assert_eq!(
+        dump(&db),
+        before,
+        "observations and their keys are not rewritten"
+    );
     let c = open(&db);
     let keys: Vec<(String, Option<String>)> = c
         .prepare(
@@ -140,7 +144,10 @@ fn rekey_keeps_the_original_keys_and_a_second_run_changes_nothing() {
         "DELETE FROM rekeys",
     ] {
         let e = c.execute(sql, []).expect_err(sql);
-        assert!(e.to_string().contains("never rewritten") || e.to_string().contains("append-only"), "{e}");
+        assert!(
+            e.to_string().contains("never rewritten") || e.to_string().contains("append-only"),
+            "{e}"
+        );
     }
     drop(c);
 
@@ -267,9 +274,16 @@ fn the_report_says_what_normalization_merged_per_collection_under_each_policy() 
 
     ledger(&db, &["rekey", "--policy", "clean@1", "--collection", "c1"]).ok();
     // The default stays the policy the observations were ingested with.
-    assert_eq!(json_report(&db, &["--collection", "c1"])["normalization"], c1_under_citation());
+    assert_eq!(
+        json_report(&db, &["--collection", "c1"])["normalization"],
+        c1_under_citation()
+    );
     let clean = json_report(&db, &["--policy", "clean@1"]);
-    assert_eq!(clean["normalization"], c1_under_clean(), "only c1 was re-keyed");
+    assert_eq!(
+        clean["normalization"],
+        c1_under_clean(),
+        "only c1 was re-keyed"
+    );
     assert_eq!(clean["observations"], 9);
     assert_eq!(clean["valid_observations"], 8);
     assert_eq!(clean["unique_keys"], 7);
@@ -281,16 +295,22 @@ fn the_report_says_what_normalization_merged_per_collection_under_each_policy() 
         "{text}"
     );
     assert!(
-        text.contains("observed URLs of merged keys, by rule: remove-tracking-parameters 1, unchanged 1"),
+        text.contains(
+            "observed URLs of merged keys, by rule: remove-tracking-parameters 1, unchanged 1"
+        ),
         "{text}"
     );
     assert!(
-        text.lines().any(|l| l.contains("observations keyed by a rekey") && l.ends_with(" 9")),
+        text.lines()
+            .any(|l| l.contains("observations keyed by a rekey") && l.ends_with(" 9")),
         "{text}"
     );
-    let md = ledger(&db, &["report", "--policy", "clean@1", "--format", "markdown"])
-        .ok()
-        .stdout;
+    let md = ledger(
+        &db,
+        &["report", "--policy", "clean@1", "--format", "markdown"],
+    )
+    .ok()
+    .stdout;
     assert!(
         md.contains("| observed URLs of merged keys, by removed parameter: utm_source | 1 |"),
         "{md}"
@@ -324,7 +344,15 @@ fn one_collection_is_compared_under_two_policies() {
     ledger(&db, &["rekey", "--policy", "clean@1"]).ok();
     let c = json_report(
         &db,
-        &["--compare-policies", "citation@1", "clean@1", "--collection", "c1", "--top-keys", "0"],
+        &[
+            "--compare-policies",
+            "citation@1",
+            "clean@1",
+            "--collection",
+            "c1",
+            "--top-keys",
+            "0",
+        ],
     );
     assert_eq!(c["a"]["policy"], "citation@1");
     assert_eq!(c["b"]["policy"], "clean@1");
@@ -344,11 +372,21 @@ fn one_collection_is_compared_under_two_policies() {
         .find(|k| k["name"] == "https://docs.example.org/guide")
         .expect("guide")
         .clone();
-    assert_eq!((guide["a"].clone(), guide["b"].clone()), (json!(3), json!(2)));
+    assert_eq!(
+        (guide["a"].clone(), guide["b"].clone()),
+        (json!(3), json!(2))
+    );
 
     let text = ledger(
         &db,
-        &["report", "--compare-policies", "citation@1", "clean@1", "--collection", "c1"],
+        &[
+            "report",
+            "--compare-policies",
+            "citation@1",
+            "clean@1",
+            "--collection",
+            "c1",
+        ],
     )
     .ok()
     .stdout;
@@ -361,21 +399,50 @@ fn one_collection_is_compared_under_two_policies() {
     assert!(text.contains("policy = clean@1, collection = c1"), "{text}");
     let csv = ledger(
         &db,
-        &["report", "--compare-policies", "citation@1", "clean@1", "--collection", "c1", "--format", "csv"],
+        &[
+            "report",
+            "--compare-policies",
+            "citation@1",
+            "clean@1",
+            "--collection",
+            "c1",
+            "--format",
+            "csv",
+        ],
     )
     .ok()
     .stdout;
     assert!(
-        csv.lines().any(|l| l == "normalization,observed_urls_merged,citation@1,4,8,,clean@1,1,8,,-3,,"),
+        csv.lines()
+            .any(|l| l == "normalization,observed_urls_merged,citation@1,4,8,,clean@1,1,8,,-3,,"),
         "{csv}"
     );
 
     // Refused: one policy twice, with --policy, with --compare, with --by.
     for args in [
         &["--compare-policies", "clean@1", "clean@1"][..],
-        &["--compare-policies", "citation@1", "clean@1", "--policy", "clean@1"][..],
-        &["--compare-policies", "citation@1", "clean@1", "--compare", "c1", "c2"][..],
-        &["--compare-policies", "citation@1", "clean@1", "--by", "market"][..],
+        &[
+            "--compare-policies",
+            "citation@1",
+            "clean@1",
+            "--policy",
+            "clean@1",
+        ][..],
+        &[
+            "--compare-policies",
+            "citation@1",
+            "clean@1",
+            "--compare",
+            "c1",
+            "c2",
+        ][..],
+        &[
+            "--compare-policies",
+            "citation@1",
+            "clean@1",
+            "--by",
+            "market",
+        ][..],
         &["--compare-policies", "citation@1", "webkey@1"][..],
     ] {
         let mut argv = vec!["report"];
@@ -392,10 +459,8 @@ fn a_schema_6_ledger_migrates_and_can_be_rekeyed() {
     // gives the file an earlier urlkey wrote.
     {
         let c = open(&db);
-        c.execute_batch(
-            "DROP TABLE observation_keys; DROP TABLE rekeys; PRAGMA user_version = 6;",
-        )
-        .expect("downgrade");
+        c.execute_batch("DROP TABLE observation_keys; DROP TABLE rekeys; PRAGMA user_version = 6;")
+            .expect("downgrade");
     }
     let before = dump(&db);
     // Read-only (as `serve --ledger` reads it): no re-keyed keys, the same report.
@@ -416,7 +481,11 @@ fn a_schema_6_ledger_migrates_and_can_be_rekeyed() {
     }
     drop(ro);
     // Any command that writes migrates it; nothing of it changes.
-    ledger(&db, &["rekey", "--policy", "webkey@1", "--collection", "c2"]).ok();
+    ledger(
+        &db,
+        &["rekey", "--policy", "webkey@1", "--collection", "c2"],
+    )
+    .ok();
     let v: i64 = open(&db)
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .expect("version");

@@ -616,7 +616,10 @@ fn compare_policies(
         );
     }
     if opts.policy.is_some() {
-        return conflict(Setting::Policy, "the two compared policies are the report's");
+        return conflict(
+            Setting::Policy,
+            "the two compared policies are the report's",
+        );
     }
     if opts.windows.len() > 1 {
         return conflict(
@@ -669,7 +672,10 @@ fn comparison(opts: &ReportOptions, a: (&[&Obs], Side), b: (&[&Obs], Side)) -> C
     fn refs(m: &BTreeMap<String, u64>) -> BTreeMap<&str, u64> {
         m.iter().map(|(k, n)| (k.as_str(), *n)).collect()
     }
-    let (va, vb) = (sa.measures.valid_observations, sb.measures.valid_observations);
+    let (va, vb) = (
+        sa.measures.valid_observations,
+        sb.measures.valid_observations,
+    );
     let (ps, publishers) = changes(&refs(&count_a), &refs(&count_b), va, vb, opts.top);
     let (ks, keys) = changes(&refs(&keys_a), &refs(&keys_b), va, vb, opts.top_keys);
     Comparison {

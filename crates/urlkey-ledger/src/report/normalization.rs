@@ -181,7 +181,9 @@ mod tests {
         let t = |steps: &[&str]| {
             let v: Vec<_> = steps
                 .iter()
-                .map(|r| serde_json::json!({"rule": r, "component": "x", "before": "", "after": ""}))
+                .map(
+                    |r| serde_json::json!({"rule": r, "component": "x", "before": "", "after": ""}),
+                )
                 .collect();
             serde_json::to_string(&v).expect("json")
         };
