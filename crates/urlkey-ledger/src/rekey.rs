@@ -117,7 +117,7 @@ pub struct RekeySummary {
 impl fmt::Display for RekeySummary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let which = if self.collections.is_empty() {
-            "every collection".to_string()
+            "every observation".to_string()
         } else {
             format!("collections {}", self.collections.join(", "))
         };

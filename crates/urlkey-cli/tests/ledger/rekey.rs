@@ -170,7 +170,7 @@ fn rekey_keeps_the_original_keys_and_a_second_run_changes_nothing() {
     let all = ledger(&db, &["rekey", "--policy", "clean@1"]).ok();
     assert!(
         all.stdout.starts_with(
-            "rekey under clean@1 (every collection): 11 observations; 2 keys added (0 of \
+            "rekey under clean@1 (every observation): 11 observations; 2 keys added (0 of \
              them invalid under clean@1, stored with the error code; 1 differ"
         ),
         "{}",
@@ -267,12 +267,27 @@ fn the_report_says_what_normalization_merged_per_collection_under_each_policy() 
         4
     );
 
+    // A collection the policy has no observations of: refused, with those it has.
+    let e = ledger(&db, &["report", "--collection", "c3"]).err();
+    assert_eq!(e.exit_code(), 2, "{e}");
+    assert!(
+        e.to_string().contains(
+            "--collection c3: no observations in it under this policy; its collections: c1, c2"
+        ),
+        "{e}"
+    );
     // Not keyed under clean@1 yet: refused, with the policies the ledger has.
     let e = ledger(&db, &["report", "--policy", "clean@1"]).err();
     assert_eq!(e.exit_code(), 2, "{e}");
     assert!(e.to_string().contains("the ledger has: citation@1"), "{e}");
 
     ledger(&db, &["rekey", "--policy", "clean@1", "--collection", "c1"]).ok();
+    let e = ledger(
+        &db,
+        &["report", "--policy", "clean@1", "--collection", "c2"],
+    )
+    .err();
+    assert!(e.to_string().contains("its collections: c1"), "{e}");
     // The default stays the policy the observations were ingested with.
     assert_eq!(
         json_report(&db, &["--collection", "c1"])["normalization"],

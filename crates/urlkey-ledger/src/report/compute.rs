@@ -487,6 +487,23 @@ pub fn compute(conn: &Connection, opts: &ReportOptions) -> Result<Computed> {
 /// without either).
 fn filtered(mut rows: Vec<Obs>, opts: &ReportOptions) -> Result<Vec<Obs>> {
     if let Some(c) = &opts.collection {
+        if !rows
+            .iter()
+            .any(|o| o.dims[3].as_deref() == Some(c.as_str()))
+        {
+            let all: BTreeSet<&str> = rows.iter().filter_map(|o| o.dims[3].as_deref()).collect();
+            return Err(LedgerError::invalid(
+                Setting::Collection,
+                format!(
+                    " {c}: no observations in it under this policy; its collections: {}",
+                    if all.is_empty() {
+                        "none".to_string()
+                    } else {
+                        all.into_iter().collect::<Vec<_>>().join(", ")
+                    }
+                ),
+            ));
+        }
         rows.retain(|o| o.dims[3].as_deref() == Some(c.as_str()));
     }
     match opts.windows.as_slice() {
