@@ -203,6 +203,29 @@ fn rekey_refuses_an_unknown_policy_or_collection_and_writes_nothing() {
     assert_eq!(table(&db, "rekeys"), "");
 }
 
+#[test]
+fn a_rekey_that_fails_midway_stores_no_key() {
+    let (_dir, db) = ingested();
+    // A trigger of the test refuses the 5th key: the 4 before it must not stay.
+    open(&db)
+        .execute_batch(
+            "CREATE TRIGGER test_refuses_s05 BEFORE INSERT ON observation_keys \
+             WHEN NEW.observation_id = 's-05' \
+             BEGIN SELECT RAISE(ABORT, 'refused by the test'); END;",
+        )
+        .expect("trigger");
+    let e = ledger(&db, &["rekey", "--policy", "clean@1"]).err();
+    assert_eq!(e.exit_code(), 6, "{e}");
+    assert!(e.to_string().contains("refused by the test"), "{e}");
+    assert_eq!(table(&db, "observation_keys"), "");
+    assert_eq!(table(&db, "rekeys"), "");
+    open(&db)
+        .execute_batch("DROP TRIGGER test_refuses_s05")
+        .expect("drop");
+    let r = ledger(&db, &["rekey", "--policy", "clean@1"]).ok();
+    assert!(r.stdout.contains("11 keys added"), "{}", r.stdout);
+}
+
 /// c1 under citation@1 (the ingest's policy, the default): 9 observations, 8 valid,
 /// 8 distinct observed URLs, 4 keys: guide (s-01, s-02, s-03), report (s-04, s-05),
 /// story (s-06), guide?a=1&b=2 (s-07, s-08). 3 keys merged 2+ URLs; 8 - 4 = 4 URLs merged.
