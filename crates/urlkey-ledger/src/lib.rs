@@ -20,6 +20,7 @@ pub mod error;
 pub mod export;
 pub mod ingest;
 pub mod norm;
+pub mod rekey;
 pub mod report;
 pub mod review;
 pub mod spelling;

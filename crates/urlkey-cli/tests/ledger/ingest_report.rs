@@ -386,6 +386,29 @@ fn report_figures_match_hand_computed_expectations() {
             "answer_systems": ["assistant-a", "assistant-b"],
             "markets": ["de", "us"],
             "window": {"from": "2026-11-01T09:01:00Z", "to": "2026-11-08T15:26:00Z"}
+        },
+        // 24 valid observations, 24 distinct observed URLs, 15 keys: 9 merged. Keys of 2+
+        // URLs: guide (001, 002, 006, 023, 027), report (003, 020), item (007, 008), news
+        // (010, 011), wiki Caf%C3%A9 (012, 013), story (024, 025): 15 URLs. By rule:
+        // remove-fragment 001, 023; remove-tracking-parameters 001, 002, 006, 003, 024, 025;
+        // remove-trailing-slash 027, 003; sort-query 007; whatwg-parse 011 (the path /),
+        // 012 (é escaped); unchanged 020, 008, 010, 013. Removed parameters as written:
+        // utm_source 001, 002, 006; utm_medium 006, 024; fbclid, _hsenc, mc_cid 006;
+        // gclid 003; UTM_Source and GCLID 025.
+        "normalization": {
+            "observed_urls": 24,
+            "merged_keys": 6,
+            "observed_urls_merged": 9,
+            "merged_by_rule": {
+                "remove-fragment": 2, "remove-tracking-parameters": 6,
+                "remove-trailing-slash": 2, "sort-query": 1, "unchanged": 4, "whatwg-parse": 2
+            },
+            "merged_by_removed_param": {
+                "GCLID": 1, "UTM_Source": 1, "_hsenc": 1, "fbclid": 1, "gclid": 1,
+                "mc_cid": 1, "utm_medium": 2, "utm_source": 3
+            },
+            "keyed_at_ingest": 27,
+            "rekeyed": 0
         }
     });
     assert_eq!(got, want);

@@ -13,6 +13,7 @@ mod ingest_rejects;
 mod ingest_report;
 mod not_fetched;
 mod real_files;
+mod rekey;
 mod report_html;
 mod report_measures;
 mod review;

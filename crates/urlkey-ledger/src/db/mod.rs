@@ -14,7 +14,7 @@ use crate::error::{ErrorKind, LedgerError, Result};
 pub(crate) mod view;
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 7;
 
 /// How long a statement waits for a lock another connection holds (SQLite's busy
 /// timeout) before failing with "database is locked".
@@ -347,6 +347,10 @@ CREATE INDEX IF NOT EXISTS verifications_by_key
     view::audit_ledger_view!(5)
 );
 
+/// Migration 7: observations keyed again under another policy, beside their original
+/// keys. Its SQL is in [`crate::rekey::MIGRATION_7`], beside the code that uses it.
+const MIGRATION_7: &str = crate::rekey::MIGRATION_7;
+
 const MIGRATIONS: &[&str] = &[
     MIGRATION_1,
     MIGRATION_2,
@@ -354,6 +358,7 @@ const MIGRATIONS: &[&str] = &[
     MIGRATION_4,
     MIGRATION_5,
     MIGRATION_6,
+    MIGRATION_7,
 ];
 
 /// Opens (and with `create`, creates) the ledger at `path`, sets WAL mode, foreign keys

@@ -64,6 +64,9 @@ pub enum Group {
     /// What people decided and verify compared: shown to people only when there is any
     /// ([`super::review::ReviewFigures::has_any`]); always in the CSV and the JSON.
     Review,
+    /// What normalization changed and where the keys come from
+    /// ([`super::normalization`]): shown in every report.
+    Normalization,
     /// A [`Shown::Section`].
     Section,
 }
@@ -352,6 +355,74 @@ pub const MEASURES: &[Measure] = &[
         "review.top_keys_with_splits",
         &["top_keys_with_splits"],
         Section::TopKeysWithSplits,
+    ),
+    scalar(
+        "observed_urls",
+        "normalization.observed_urls",
+        &["observed_urls"],
+        "distinct observed URLs (of the valid observations)",
+        Group::Normalization,
+        Shown::Count(|m| m.normalization.observed_urls),
+    ),
+    scalar(
+        "merged_keys",
+        "normalization.merged_keys",
+        &["merged_keys"],
+        "URL keys that merged 2 or more observed URLs",
+        Group::Normalization,
+        Shown::Count(|m| m.normalization.merged_keys),
+    ),
+    scalar(
+        "observed_urls_merged",
+        "normalization.observed_urls_merged",
+        &["observed_urls_merged"],
+        "observed URLs merged (distinct observed URLs minus unique URL keys)",
+        Group::Normalization,
+        Shown::Count(|m| m.normalization.observed_urls_merged),
+    ),
+    Measure {
+        short: "by rule",
+        ..scalar(
+            "merged_by_rule",
+            "normalization.merged_by_rule",
+            &["merged_by_rule"],
+            "observed URLs of merged keys, by rule",
+            Group::Normalization,
+            Shown::PerValue {
+                of: |m| &m.normalization.merged_by_rule,
+                row: "rule",
+            },
+        )
+    },
+    Measure {
+        short: "by removed parameter",
+        ..scalar(
+            "merged_by_removed_param",
+            "normalization.merged_by_removed_param",
+            &["merged_by_removed_param"],
+            "observed URLs of merged keys, by removed parameter",
+            Group::Normalization,
+            Shown::PerValue {
+                of: |m| &m.normalization.merged_by_removed_param,
+                row: "removed_param",
+            },
+        )
+    },
+    scalar(
+        "keyed_at_ingest",
+        "normalization.keyed_at_ingest",
+        &["keyed_at_ingest"],
+        "observations keyed at ingest",
+        Group::Normalization,
+        Shown::Count(|m| m.normalization.keyed_at_ingest),
+    ),
+    scalar(
+        "rekeyed",
+        "normalization.rekeyed",
+        &["rekeyed"],
+        "observations keyed by a rekey",
+        Group::Normalization,
+        Shown::Count(|m| m.normalization.rekeyed),
     ),
 ];
 

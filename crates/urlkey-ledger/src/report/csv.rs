@@ -212,6 +212,9 @@ fn write_compare_csv(c: &Comparison, out: &mut dyn Write) -> Result<()> {
     for row in merge_to_review_rows(c) {
         w.write_record(&row).map_err(LedgerError::from)?;
     }
+    for row in normalization_change_rows(c) {
+        w.write_record(&row).map_err(LedgerError::from)?;
+    }
     w.flush()?;
     Ok(())
 }
@@ -262,6 +265,45 @@ fn review_change_rows(c: &Comparison) -> Vec<[String; 13]> {
                 b_share,
                 (b as i64 - a as i64).to_string(),
                 change_share,
+                String::new(),
+            ]
+        })
+        .collect()
+}
+
+/// What normalization changed on both sides as `normalization` rows of the compare CSV:
+/// every figure of either side (`observed_urls`, ..., `rule=NAME`, `removed_param=NAME`),
+/// 0 on the side without it; no shares, the status column empty.
+fn normalization_change_rows(c: &Comparison) -> Vec<[String; 13]> {
+    use super::normalization::rows;
+    let (ma, mb) = (&c.a.measures, &c.b.measures);
+    let (ra, rb) = (rows(ma), rows(mb));
+    let mut names: Vec<String> = Vec::new();
+    for r in ra.iter().chain(&rb) {
+        if !r.name.ends_with('=') && !names.contains(&r.name) {
+            names.push(r.name.clone());
+        }
+    }
+    let value = |rows: &[super::normalization::FigureRow], name: &str| {
+        rows.iter().find(|r| r.name == name).map_or(0, |r| r.value)
+    };
+    names
+        .into_iter()
+        .map(|name| {
+            let (a, b) = (value(&ra, &name), value(&rb, &name));
+            [
+                "normalization".to_string(),
+                spreadsheet_safe(name),
+                spreadsheet_safe(c.a.name().to_string()),
+                a.to_string(),
+                ma.valid_observations.to_string(),
+                String::new(),
+                spreadsheet_safe(c.b.name().to_string()),
+                b.to_string(),
+                mb.valid_observations.to_string(),
+                String::new(),
+                (b as i64 - a as i64).to_string(),
+                String::new(),
                 String::new(),
             ]
         })

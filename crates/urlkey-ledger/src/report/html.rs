@@ -255,6 +255,7 @@ fn measures(h: &mut String, m: &Measures, id: &str) -> Result<()> {
     }
     h.push_str("</table>\n");
     review_figures(h, m);
+    normalization_figures(h, m);
     for s in [
         Section::MergesToReview,
         Section::TopKeysWithSplits,
@@ -518,6 +519,28 @@ fn review_figures(h: &mut String, m: &Measures) {
             h.push_str("<td></td><td></td>");
         }
         h.push_str("</tr>\n");
+    }
+    h.push_str("</table>\n");
+}
+
+/// What normalization changed: a table of its figures (`tr data-figure="rule=NAME"`).
+fn normalization_figures(h: &mut String, m: &Measures) {
+    use super::normalization::{rows, EXPLAINED, HEADING};
+    let _ = writeln!(
+        h,
+        "<h3>{HEADING}</h3>\n<p>{} Over the same {} valid observations.</p>",
+        esc(EXPLAINED),
+        m.valid_observations
+    );
+    h.push_str("<table class=\"normalization\">\n<tr><th>figure</th><th>value</th></tr>\n");
+    for r in rows(m) {
+        let _ = writeln!(
+            h,
+            "<tr data-figure=\"{}\"><td>{}</td><td class=\"n\" data-measure=\"normalization\">{}</td></tr>",
+            esc(&r.name),
+            esc(&r.label),
+            r.value
+        );
     }
     h.push_str("</table>\n");
 }

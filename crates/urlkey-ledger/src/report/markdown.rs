@@ -75,6 +75,9 @@ fn markdown_measures(m: &Measures, h: &str, out: &mut dyn Write) -> Result<()> {
             writeln!(out, "| {} | {} |", md(&r.label), r.value)?;
         }
     }
+    for r in super::normalization::rows(m) {
+        writeln!(out, "| {} | {} |", md(&r.label), r.value)?;
+    }
     writeln!(out)?;
     for s in [
         Section::PublisherUnit,

@@ -29,6 +29,7 @@ mod csv;
 pub mod html;
 mod markdown;
 pub mod measures;
+pub mod normalization;
 pub mod publisher;
 pub mod review;
 mod share;
@@ -163,7 +164,7 @@ fn policy_text(policy: Option<&str>) -> &str {
 
 /// Computes the report the options ask for.
 pub fn build(conn: &Connection, opts: &ReportOptions) -> Result<Report> {
-    if opts.compare.is_some() || opts.windows.len() == 2 {
+    if opts.compare.is_some() || opts.windows.len() == 2 || opts.compare_policies.is_some() {
         let (policy, c) = compare(conn, opts)?;
         Ok(Report::Compare(policy, Box::new(c)))
     } else {

@@ -73,6 +73,30 @@ fn table_review(m: &Measures, out: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
+/// What normalization changed: one line per count, one line per per-value count.
+fn table_normalization(m: &Measures, out: &mut dyn Write) -> Result<()> {
+    writeln!(
+        out,
+        "  {} (of the {} valid observations):",
+        super::normalization::HEADING.to_lowercase(),
+        m.valid_observations
+    )?;
+    for x in Measure::of(Group::Normalization) {
+        match x.shown {
+            Shown::PerValue { of, .. } => {
+                let v = if of(m).is_empty() {
+                    "none".to_string()
+                } else {
+                    x.text(m)
+                };
+                writeln!(out, "    {}: {v}", x.label(m))?;
+            }
+            _ => writeln!(out, "    {:<76} {:>8}", x.label(m), x.text(m))?,
+        }
+    }
+    Ok(())
+}
+
 fn table_measures(m: &Measures, out: &mut dyn Write) -> Result<()> {
     section(Section::Sample, m, out)?;
     for x in Measure::of(Group::Counts) {
@@ -92,6 +116,7 @@ fn table_measures(m: &Measures, out: &mut dyn Write) -> Result<()> {
         figures.join(", ")
     )?;
     table_review(m, out)?;
+    table_normalization(m, out)?;
     section(Section::TopKeys, m, out)?;
     // After the top keys, so the keys with splits applied read as their recount.
     section(Section::MergesToReview, m, out)?;

@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use super::*;
+use crate::report::normalization::NormalizationFigures;
 use crate::report::publisher::PublisherUnit;
 use crate::report::review::{MergeToReview, ReviewFigures, SplitTopKey};
 use crate::report::{
@@ -92,6 +93,18 @@ fn measures() -> Measures {
                 observations: 23,
                 share: 0.0255,
             }],
+        },
+        normalization: NormalizationFigures {
+            observed_urls: 1123,
+            merged_keys: 67,
+            observed_urls_merged: 320,
+            merged_by_rule: BTreeMap::from([
+                ("remove-fragment".into(), 71),
+                ("unchanged".into(), 73),
+            ]),
+            merged_by_removed_param: BTreeMap::from([("srsltid".into(), 79)]),
+            keyed_at_ingest: 883,
+            rekeyed: 118,
         },
         publisher_counts: vec![305, 200, 100],
     }
