@@ -52,6 +52,8 @@ pub enum Section {
     MergesToReview,
     /// The top keys with splits applied.
     TopKeysWithSplits,
+    /// Run-to-run stability, per answer system.
+    Stability,
 }
 
 /// Where a scalar measure sits in the reports for people.
@@ -352,6 +354,16 @@ pub const MEASURES: &[Measure] = &[
         "review.top_keys_with_splits",
         &["top_keys_with_splits"],
         Section::TopKeysWithSplits,
+    ),
+    section(
+        "stability",
+        "stability",
+        &[
+            "stability",
+            "stability_keys_come_and_go",
+            "stability_publishers_come_and_go",
+        ],
+        Section::Stability,
     ),
 ];
 

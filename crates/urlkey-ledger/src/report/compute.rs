@@ -11,6 +11,7 @@ use super::measures::*;
 use super::publisher::{self, PublisherUnit};
 use super::review;
 use super::share::{round4, round_share};
+use super::stability;
 use super::GroupBy;
 use crate::error::{ErrorKind, LedgerError, Result, Setting};
 
@@ -116,6 +117,8 @@ struct Obs {
     host: Option<String>,
     observed: String,
     observation_id: String,
+    /// The prompt (run-to-run stability measures the runs of one prompt).
+    prompt: Option<String>,
 }
 
 fn load(conn: &Connection, policy: Option<&str>, unit: PublisherUnit) -> Result<Vec<Obs>> {
@@ -129,7 +132,7 @@ fn load(conn: &Connection, policy: Option<&str>, unit: PublisherUnit) -> Result<
     // a min and a max; lists are sorted when built). Sorting 1M rows cost seconds.
     let sql = format!(
         "SELECT prompt_version, answer_system, market, collection, run_timestamp, normalized_key, \
-         publisher_hostname, observed_url, observation_id FROM observations {filter}"
+         publisher_hostname, observed_url, observation_id, prompt_id FROM observations {filter}"
     );
     let mut stmt = conn.prepare(&sql)?;
     let mut rows = stmt.query(params_from_iter(args.iter()))?;
@@ -157,6 +160,7 @@ fn load(conn: &Connection, policy: Option<&str>, unit: PublisherUnit) -> Result<
             host,
             observed: r.get(7)?,
             observation_id: r.get(8)?,
+            prompt: r.get(9)?,
         });
     }
     Ok(out)
@@ -297,6 +301,23 @@ fn measures(rows: &[&Obs], opts: &ReportOptions, decisions: &review::Decisions) 
                 .collect::<Vec<_>>(),
             decisions,
             opts.top_keys,
+        ),
+        stability: stability::of(
+            rows.iter().filter_map(|o| {
+                let (key, publisher) = (o.key.as_deref()?, o.publisher.as_deref()?);
+                Some(stability::Cited {
+                    prompt: o.prompt.as_deref(),
+                    prompt_version: o.dims[0].as_deref().unwrap_or(""),
+                    answer_system: o.dims[1].as_deref().unwrap_or(""),
+                    market: o.dims[2].as_deref().unwrap_or(""),
+                    collection: o.dims[3].as_deref(),
+                    run_at: &o.run_at,
+                    key,
+                    publisher,
+                })
+            }),
+            opts.top_keys,
+            opts.top,
         ),
         publisher_counts: counts,
     }
@@ -499,6 +520,7 @@ pub fn compare(conn: &Connection, opts: &ReportOptions) -> Result<(Option<String
     let keys_a: BTreeMap<&str, u64> = key_aggs(&ra).into_iter().map(|(k, a)| (k, a.n)).collect();
     let keys_b: BTreeMap<&str, u64> = key_aggs(&rb).into_iter().map(|(k, a)| (k, a.n)).collect();
     let (va, vb) = (ma.valid_observations, mb.valid_observations);
+    let stability = stability::compare(&ma.stability, &mb.stability);
     let (ps, publishers) = changes(&count_a, &count_b, va, vb, opts.top);
     let (ks, keys) = changes(&keys_a, &keys_b, va, vb, opts.top_keys);
     let side_of = |s: &Selection, measures: Measures| match s {
@@ -522,6 +544,7 @@ pub fn compare(conn: &Connection, opts: &ReportOptions) -> Result<(Option<String
             publishers,
             keys_summary: ks,
             keys,
+            stability,
         },
     ))
 }
