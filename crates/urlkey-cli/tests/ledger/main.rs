@@ -17,6 +17,7 @@ mod report_html;
 mod report_measures;
 mod review;
 mod review_lists;
+mod stability;
 mod risky_spellings;
 mod sheets;
 mod timestamps;

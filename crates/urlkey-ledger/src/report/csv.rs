@@ -387,11 +387,17 @@ fn stability_rows(c: &Comparison) -> Vec<[String; 13]> {
         .iter()
         .map(|r| {
             let ratio = r.figure.ends_with("jaccard") || r.figure.ends_with("share");
-            let change = if r.change.is_some() { r.change_text() } else { String::new() };
+            // As the publisher and key rows: a count's change plain, a share's signed.
             let (a, b, ch, sa, sb, sch) = if ratio {
+                let change = if r.change.is_some() {
+                    r.change_text()
+                } else {
+                    String::new()
+                };
                 (String::new(), String::new(), String::new(), cell(r.a), cell(r.b), change)
             } else {
-                (cell(r.a), cell(r.b), change, String::new(), String::new(), String::new())
+                let n = String::new;
+                (cell(r.a), cell(r.b), cell(r.change), n(), n(), n())
             };
             [
                 "stability".to_string(),
