@@ -648,7 +648,7 @@ fn change(h: &mut String, c: &Comparison) -> Result<()> {
                 h,
                 "<tr data-system=\"{}\" data-figure=\"{}\"><td>{}</td><td>{}</td><td \
                  class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\" \
-                 data-measure=\"change\">{}</td></tr>",
+                 data-measure=\"stability_change\">{}</td></tr>",
                 esc(&r.answer_system),
                 r.figure,
                 esc(&r.answer_system),

@@ -287,6 +287,10 @@ fn stability(m: &Measures, out: &mut dyn Write) -> Result<()> {
     )?;
     for s in &m.stability {
         writeln!(out, "    {}: {}", s.answer_system, s.sample_text())?;
+        if s.sample.prompts == 0 {
+            // Nothing measured: the sample says why, n/a lines would add nothing.
+            continue;
+        }
         for (what, t) in [("URL keys", &s.keys), (m.publisher_unit.noun(), &s.publishers)] {
             writeln!(
                 out,
