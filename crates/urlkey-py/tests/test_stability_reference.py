@@ -16,7 +16,7 @@ from conftest import read_jsonl, run_cli
 import corpus
 import stability_reference as ref
 
-FIXTURE = corpus.REPO / "crates" / "urlkey-ledger" / "tests" / "fixtures" / "synthetic-stability.csv"
+FIXTURE = corpus.REPO / "crates/urlkey-ledger/tests/fixtures/synthetic-stability.csv"
 
 
 def synthetic_citations(path: Path, seed: int = 51) -> int:
