@@ -14,7 +14,15 @@ fn ingested() -> (tempfile::TempDir, std::path::PathBuf) {
 }
 
 fn json_report(db: &std::path::Path, extra: &[&str]) -> Value {
-    let mut args = vec!["report", "--format", "json", "--top", "0", "--top-keys", "0"];
+    let mut args = vec![
+        "report",
+        "--format",
+        "json",
+        "--top",
+        "0",
+        "--top-keys",
+        "0",
+    ];
     args.extend_from_slice(extra);
     serde_json::from_str(&ledger(db, &args).ok().stdout).expect("json")
 }
@@ -57,11 +65,16 @@ fn the_fixture_s_stability_matches_the_hand_count() {
     let r = json_report(&db, &["--publisher", "registrable"]);
     let p = &r["stability"][0]["publishers"];
     assert_eq!(p["mean_jaccard"], 0.5833);
-    assert_eq!((p["cited"].clone(), p["in_every_run"].clone()), (json!(6), json!(3)));
+    assert_eq!(
+        (p["cited"].clone(), p["in_every_run"].clone()),
+        (json!(6), json!(3))
+    );
     assert_eq!(p["top_come_and_go"][0]["name"], "example.net");
     assert_eq!(p["top_come_and_go"][1]["name"], "example.com");
     // `--top-keys 1` lists one key that comes and goes, still counting both.
-    let out = ledger(&db, &["report", "--format", "json", "--top-keys", "1"]).ok().stdout;
+    let out = ledger(&db, &["report", "--format", "json", "--top-keys", "1"])
+        .ok()
+        .stdout;
     let t: Value = serde_json::from_str(&out).expect("json");
     let k = &t["stability"][0]["keys"];
     assert_eq!(k["top_come_and_go"].as_array().map(Vec::len), Some(1));
@@ -135,7 +148,8 @@ fn every_format_shows_the_hand_counted_figures() {
     }
 }
 
-const TWO_COLLECTIONS: &str = "observation_id,prompt_id,answer_system,collection,run_timestamp,observed_url,fixture
+const TWO_COLLECTIONS: &str =
+    "observation_id,prompt_id,answer_system,collection,run_timestamp,observed_url,fixture
 w1-1,p1,sys,w1,2026-12-01T09:00:00Z,https://a.example.com/1,synthetic
 w1-2,p1,sys,w1,2026-12-01T09:00:00Z,https://a.example.com/2,synthetic
 w1-3,p1,sys,w1,2026-12-02T09:00:00Z,https://a.example.com/1,synthetic
@@ -189,11 +203,18 @@ fn compare_gives_the_change_of_each_figure() {
             .any(|l| l == "stability,sys keys.mean_jaccard,w1,,,0.5000,w2,,,1.0000,,+0.5000,"),
         "{out}"
     );
-    assert!(out.lines().any(|l| l == "stability,sys keys.come_and_go,w1,1,,,w2,0,,,-1,,"), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l == "stability,sys keys.come_and_go,w1,1,,,w2,0,,,-1,,"),
+        "{out}"
+    );
     for format in ["table", "markdown", "html"] {
-        let out = ledger(&db, &["report", "--compare", "w1", "w2", "--format", format])
-            .ok()
-            .stdout;
+        let out = ledger(
+            &db,
+            &["report", "--compare", "w1", "w2", "--format", format],
+        )
+        .ok()
+        .stdout;
         assert!(
             out.lines().any(|l| l.contains("keys.mean_jaccard")
                 && l.contains("0.5000")

@@ -306,7 +306,7 @@ fn measures(rows: &[&Obs], opts: &ReportOptions, decisions: &review::Decisions) 
             rows.iter().filter_map(|o| {
                 let (key, publisher) = (o.key.as_deref()?, o.publisher.as_deref()?);
                 Some(stability::Cited {
-                    prompt: o.prompt.as_deref(),
+                    prompt: o.prompt.as_deref().filter(|p| !p.is_empty()),
                     prompt_version: o.dims[0].as_deref().unwrap_or(""),
                     answer_system: o.dims[1].as_deref().unwrap_or(""),
                     market: o.dims[2].as_deref().unwrap_or(""),

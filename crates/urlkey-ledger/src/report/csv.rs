@@ -394,7 +394,14 @@ fn stability_rows(c: &Comparison) -> Vec<[String; 13]> {
                 } else {
                     String::new()
                 };
-                (String::new(), String::new(), String::new(), cell(r.a), cell(r.b), change)
+                (
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    cell(r.a),
+                    cell(r.b),
+                    change,
+                )
             } else {
                 let n = String::new;
                 (cell(r.a), cell(r.b), cell(r.change), n(), n(), n())

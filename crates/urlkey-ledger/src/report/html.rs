@@ -16,8 +16,8 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::catalog::{Group, Measure, Section, Shown, MEASURES};
 use super::review::LISTED;
-use super::stability::figure_text;
 use super::share::round_share;
+use super::stability::figure_text;
 use super::{
     sample_sentence, Change, ChangeSummary, Comparison, Measures, Report, ReportOptions, CAVEAT,
 };
@@ -495,7 +495,12 @@ fn stability(h: &mut String, m: &Measures) {
         .iter()
         .flat_map(|s| {
             let keys = s.keys.top_come_and_go.iter().map(move |c| ("key", s, c));
-            keys.chain(s.publishers.top_come_and_go.iter().map(move |c| ("publisher", s, c)))
+            keys.chain(
+                s.publishers
+                    .top_come_and_go
+                    .iter()
+                    .map(move |c| ("publisher", s, c)),
+            )
         })
         .map(|(kind, s, c)| {
             format!(

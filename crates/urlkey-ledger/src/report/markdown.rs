@@ -378,10 +378,18 @@ fn stability(m: &Measures, h: &str, out: &mut dyn Write) -> Result<()> {
         .any(|s| !s.keys.top_come_and_go.is_empty() || !s.publishers.top_come_and_go.is_empty());
     if any {
         writeln!(out)?;
-        writeln!(out, "| answer system | come and go | prompts | cited in runs |")?;
+        writeln!(
+            out,
+            "| answer system | come and go | prompts | cited in runs |"
+        )?;
         writeln!(out, "|---|---|---:|---:|")?;
         for s in &m.stability {
-            for c in s.keys.top_come_and_go.iter().chain(&s.publishers.top_come_and_go) {
+            for c in s
+                .keys
+                .top_come_and_go
+                .iter()
+                .chain(&s.publishers.top_come_and_go)
+            {
                 writeln!(
                     out,
                     "| {} | `{}` | {} | {} of {} |",

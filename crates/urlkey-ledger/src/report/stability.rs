@@ -146,7 +146,10 @@ impl Steadiness {
 
     /// `4 (2 distinct)`.
     pub fn come_and_go_text(&self) -> String {
-        format!("{} ({} distinct)", self.come_and_go, self.come_and_go_distinct)
+        format!(
+            "{} ({} distinct)",
+            self.come_and_go, self.come_and_go_distinct
+        )
     }
 }
 
@@ -273,10 +276,12 @@ impl Tally {
             list.truncate(top);
         }
         Steadiness {
-            mean_jaccard: (self.prompts > 0).then(|| round4(self.jaccard_sum / self.prompts as f64)),
+            mean_jaccard: (self.prompts > 0)
+                .then(|| round4(self.jaccard_sum / self.prompts as f64)),
             cited: self.cited,
             in_every_run: self.in_every_run,
-            in_every_run_share: (self.cited > 0).then(|| round_share(self.in_every_run, self.cited)),
+            in_every_run_share: (self.cited > 0)
+                .then(|| round_share(self.in_every_run, self.cited)),
             come_and_go: self.cited - self.in_every_run,
             come_and_go_distinct: distinct,
             top_come_and_go: list,
@@ -339,7 +344,12 @@ pub(super) fn of<'a>(
                 sample.pairs += runs.len() as u64 - 1;
                 sample.observations += observations;
                 tk.add(&runs.iter().map(|r| r.1.keys.as_slice()).collect::<Vec<_>>());
-                tp.add(&runs.iter().map(|r| r.1.publishers.as_slice()).collect::<Vec<_>>());
+                tp.add(
+                    &runs
+                        .iter()
+                        .map(|r| r.1.publishers.as_slice())
+                        .collect::<Vec<_>>(),
+                );
             }
             Stability {
                 answer_system: name.to_string(),
@@ -417,13 +427,19 @@ const COMPARED: &[(&str, Read)] = &[
     ("sample.runs", |s| count(s.sample.runs)),
     ("sample.pairs", |s| count(s.sample.pairs)),
     ("keys.mean_jaccard", |s| ratio(s.keys.mean_jaccard)),
-    ("keys.in_every_run_share", |s| ratio(s.keys.in_every_run_share)),
+    ("keys.in_every_run_share", |s| {
+        ratio(s.keys.in_every_run_share)
+    }),
     ("keys.come_and_go", |s| count(s.keys.come_and_go)),
-    ("publishers.mean_jaccard", |s| ratio(s.publishers.mean_jaccard)),
+    ("publishers.mean_jaccard", |s| {
+        ratio(s.publishers.mean_jaccard)
+    }),
     ("publishers.in_every_run_share", |s| {
         ratio(s.publishers.in_every_run_share)
     }),
-    ("publishers.come_and_go", |s| count(s.publishers.come_and_go)),
+    ("publishers.come_and_go", |s| {
+        count(s.publishers.come_and_go)
+    }),
 ];
 
 /// Every answer system of either side, each compared figure in A and B and the change.
@@ -451,7 +467,9 @@ pub fn compare(a: &[Stability], b: &[Stability]) -> Vec<StabilityChange> {
             let (x, y) = (read(&sa), read(&sb));
             let change = match (x, y) {
                 (Some(Figure::Count(x)), Some(Figure::Count(y))) => Some(Figure::Count(y - x)),
-                (Some(Figure::Ratio(x)), Some(Figure::Ratio(y))) => Some(Figure::Ratio(round4(y - x))),
+                (Some(Figure::Ratio(x)), Some(Figure::Ratio(y))) => {
+                    Some(Figure::Ratio(round4(y - x)))
+                }
                 _ => None,
             };
             out.push(StabilityChange {

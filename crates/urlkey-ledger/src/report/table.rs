@@ -291,7 +291,10 @@ fn stability(m: &Measures, out: &mut dyn Write) -> Result<()> {
             // Nothing measured: the sample says why, n/a lines would add nothing.
             continue;
         }
-        for (what, t) in [("URL keys", &s.keys), (m.publisher_unit.noun(), &s.publishers)] {
+        for (what, t) in [
+            ("URL keys", &s.keys),
+            (m.publisher_unit.noun(), &s.publishers),
+        ] {
             writeln!(
                 out,
                 "      {what}: mean Jaccard {}; in every run of their prompt {}; come and go {}",

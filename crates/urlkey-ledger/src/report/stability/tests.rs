@@ -60,8 +60,22 @@ fn example() -> Vec<Row> {
         (Some("p3"), a, "us", "2026-12-01T11:00:00Z", B1, HB),
         (Some("p3"), a, "us", "2026-12-02T11:00:00Z", C1, HC),
         (Some("p4"), a, "us", "2026-12-01T12:00:00Z", A1, HA),
-        (Some("p4"), a, "us", "2026-12-01T12:00:00Z", "https://e.example.com/1", "e.example.com"),
-        (None, a, "us", "2026-12-01T13:00:00Z", "https://a.example.com/3", HA),
+        (
+            Some("p4"),
+            a,
+            "us",
+            "2026-12-01T12:00:00Z",
+            "https://e.example.com/1",
+            "e.example.com",
+        ),
+        (
+            None,
+            a,
+            "us",
+            "2026-12-01T13:00:00Z",
+            "https://a.example.com/3",
+            HA,
+        ),
     ]
 }
 
@@ -91,7 +105,10 @@ fn the_worked_example_counted_by_hand() {
     assert_eq!(k.mean_jaccard, Some(0.5556));
     // (prompt, key): p1 A1 A2 B1 C1, p2 A1 D1, p3 B1 C1 = 8; in every run: p1 A1 A2, p2 A1
     // D1 = 4.
-    assert_eq!((k.cited, k.in_every_run, k.in_every_run_share), (8, 4, Some(0.5)));
+    assert_eq!(
+        (k.cited, k.in_every_run, k.in_every_run_share),
+        (8, 4, Some(0.5))
+    );
     assert_eq!((k.come_and_go, k.come_and_go_distinct), (4, 2));
     let flicker = |name: &str, prompts, runs_cited, runs| ComeAndGo {
         name: name.to_string(),
@@ -106,7 +123,10 @@ fn the_worked_example_counted_by_hand() {
     // Hostnames: p1 {a,b} {a} {a,c}: 1/2, 1/2; p2 {a,d} twice: 1; p3 {b} {c}: 0; mean 1/2.
     let p = &s.publishers;
     assert_eq!(p.mean_jaccard, Some(0.5));
-    assert_eq!((p.cited, p.in_every_run, p.in_every_run_share), (7, 3, Some(0.4286)));
+    assert_eq!(
+        (p.cited, p.in_every_run, p.in_every_run_share),
+        (7, 3, Some(0.4286))
+    );
     assert_eq!((p.come_and_go, p.come_and_go_distinct), (4, 2));
     assert_eq!(
         p.top_come_and_go,
@@ -163,7 +183,9 @@ fn a_prompt_is_one_per_answer_system_and_market() {
         assert_eq!(x.keys.mean_jaccard, None);
         assert_eq!(x.keys.in_every_run_share, None);
         assert_eq!(x.keys.every_text(), "0 of 0");
-        assert!(x.sample_text().starts_with("no prompt asked more than once"));
+        assert!(x
+            .sample_text()
+            .starts_with("no prompt asked more than once"));
     }
 }
 
@@ -185,7 +207,10 @@ fn the_come_and_go_lists_are_cut_to_top() {
         0,
     );
     assert_eq!(s[0].keys.top_come_and_go.len(), 1);
-    assert_eq!(s[0].keys.come_and_go_distinct, 2, "counted over all of them");
+    assert_eq!(
+        s[0].keys.come_and_go_distinct, 2,
+        "counted over all of them"
+    );
     assert_eq!(s[0].publishers.top_come_and_go.len(), 2);
 }
 
