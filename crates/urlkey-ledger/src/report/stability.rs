@@ -87,8 +87,8 @@ pub struct Steadiness {
     pub come_and_go: u64,
     /// Distinct keys that come and go in at least one prompt.
     pub come_and_go_distinct: u64,
-    /// The keys that come and go in the most prompts, then in the most runs, then by
-    /// name (`--top-keys` of them for keys, `--top` for publishers; 0 = all).
+    /// The keys that come and go in the most prompts, then with the most runs of those
+    /// prompts, then by name (`--top-keys` of them for keys, `--top` for publishers; 0 = all).
     pub top_come_and_go: Vec<ComeAndGo>,
 }
 
