@@ -409,7 +409,10 @@ fn report_figures_match_hand_computed_expectations() {
             },
             "keyed_at_ingest": 27,
             "rekeyed": 0
-        }
+        },
+        // One row per (prompt, answer system): every prompt is asked once, so nothing is
+        // measured and each system's 12 valid observations are counted apart.
+        "stability": [asked_once("assistant-a"), asked_once("assistant-b")]
     });
     assert_eq!(got, want);
 
@@ -859,4 +862,19 @@ fn a_bom_and_tsv_are_read_and_jsonl_export_keeps_the_column_order() {
     }
     let second: Value = serde_json::from_str(out.lines().nth(1).expect("line")).expect("json");
     assert_eq!(second["observed_url"], "https://docs.example.org/b?x=1,2");
+}
+
+/// The stability figures of a system of the fixture: 12 prompts asked once, none measured.
+fn asked_once(system: &str) -> serde_json::Value {
+    let none = json!({"mean_jaccard": null, "cited": 0, "in_every_run": 0,
+                      "in_every_run_share": null, "come_and_go": 0, "come_and_go_distinct": 0,
+                      "top_come_and_go": []});
+    json!({
+        "answer_system": system,
+        "sample": {"valid_observations": 12, "prompts": 0, "runs": 0, "pairs": 0,
+                   "observations": 0, "prompts_asked_once": 12,
+                   "observations_asked_once": 12, "observations_without_prompt_id": 0},
+        "keys": none,
+        "publishers": none,
+    })
 }

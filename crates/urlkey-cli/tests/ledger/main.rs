@@ -20,6 +20,7 @@ mod review;
 mod review_lists;
 mod risky_spellings;
 mod sheets;
+mod stability;
 mod timestamps;
 mod variants;
 mod verify;

@@ -52,6 +52,8 @@ pub enum Section {
     MergesToReview,
     /// The top keys with splits applied.
     TopKeysWithSplits,
+    /// Run-to-run stability, per answer system.
+    Stability,
 }
 
 /// Where a scalar measure sits in the reports for people.
@@ -423,6 +425,16 @@ pub const MEASURES: &[Measure] = &[
         "observations keyed by a rekey",
         Group::Normalization,
         Shown::Count(|m| m.normalization.rekeyed),
+    ),
+    section(
+        "stability",
+        "stability",
+        &[
+            "stability",
+            "stability_keys_come_and_go",
+            "stability_publishers_come_and_go",
+        ],
+        Section::Stability,
     ),
 ];
 

@@ -12,6 +12,7 @@ use super::normalization::{self, Changes};
 use super::publisher::{self, PublisherUnit};
 use super::review;
 use super::share::{round4, round_share};
+use super::stability;
 use super::GroupBy;
 use crate::error::{ErrorKind, LedgerError, Result, Setting};
 
@@ -144,6 +145,8 @@ struct Obs {
     observation_id: String,
     /// The key was made by a re-key (false: at ingest).
     rekeyed: bool,
+    /// The prompt (run-to-run stability measures the runs of one prompt).
+    prompt: Option<String>,
 }
 
 /// The observations under one policy, and what the policy did to each observed URL.
@@ -167,7 +170,7 @@ fn load(conn: &Connection, policy: Option<&str>, unit: PublisherUnit) -> Result<
     let rekeyed = match policy {
         Some(_) if crate::rekey::has_rekeys(conn)? => format!(
             " UNION ALL SELECT o.{}, k.normalized_key, k.publisher_hostname, o.observed_url, \
-             o.observation_id, k.transformations, k.removed_params, 1 \
+             o.observation_id, k.transformations, k.removed_params, 1, o.prompt_id \
              FROM observation_keys AS k JOIN observations AS o USING (observation_id) \
              WHERE k.normalization_policy_version = ?1",
             columns.replace(", ", ", o.")
@@ -178,7 +181,7 @@ fn load(conn: &Connection, policy: Option<&str>, unit: PublisherUnit) -> Result<
     // a min and a max; lists are sorted when built). Sorting 1M rows cost seconds.
     let sql = format!(
         "SELECT {columns}, normalized_key, publisher_hostname, observed_url, observation_id, \
-         transformations, removed_params, 0 FROM observations {filter}{rekeyed}"
+         transformations, removed_params, 0, prompt_id FROM observations {filter}{rekeyed}"
     );
     let mut stmt = conn.prepare(&sql)?;
     let mut rows = stmt.query(params_from_iter(args.iter()))?;
@@ -216,6 +219,7 @@ fn load(conn: &Connection, policy: Option<&str>, unit: PublisherUnit) -> Result<
             observed,
             observation_id: r.get(8)?,
             rekeyed: r.get::<_, i64>(11)? == 1,
+            prompt: r.get(12)?,
         });
     }
     Ok(Loaded { rows: out, changes })
@@ -372,6 +376,23 @@ fn measures(
                 })
                 .collect::<Vec<_>>(),
             changes,
+        ),
+        stability: stability::of(
+            rows.iter().filter_map(|o| {
+                let (key, publisher) = (o.key.as_deref()?, o.publisher.as_deref()?);
+                Some(stability::Cited {
+                    prompt: o.prompt.as_deref().filter(|p| !p.is_empty()),
+                    prompt_version: o.dims[0].as_deref().unwrap_or(""),
+                    answer_system: o.dims[1].as_deref().unwrap_or(""),
+                    market: o.dims[2].as_deref().unwrap_or(""),
+                    collection: o.dims[3].as_deref(),
+                    run_at: &o.run_at,
+                    key,
+                    publisher,
+                })
+            }),
+            opts.top_keys,
+            opts.top,
         ),
         publisher_counts: counts,
     }
@@ -693,6 +714,7 @@ fn comparison(opts: &ReportOptions, a: (&[&Obs], Side), b: (&[&Obs], Side)) -> C
         sa.measures.valid_observations,
         sb.measures.valid_observations,
     );
+    let stability = stability::compare(&sa.measures.stability, &sb.measures.stability);
     let (ps, publishers) = changes(&refs(&count_a), &refs(&count_b), va, vb, opts.top);
     let (ks, keys) = changes(&refs(&keys_a), &refs(&keys_b), va, vb, opts.top_keys);
     Comparison {
@@ -702,6 +724,7 @@ fn comparison(opts: &ReportOptions, a: (&[&Obs], Side), b: (&[&Obs], Side)) -> C
         publishers,
         keys_summary: ks,
         keys,
+        stability,
     }
 }
 

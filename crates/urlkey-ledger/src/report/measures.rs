@@ -203,6 +203,9 @@ pub struct Measures {
     /// What normalization changed (distinct observed URLs, merged keys, by rule) and where
     /// the keys come from (ingest or re-key), over the same observations.
     pub normalization: super::normalization::NormalizationFigures,
+    /// Run-to-run stability, per answer system of the sample (sorted): how steady the keys
+    /// and publishers cited for one prompt are from run to run ([`super::stability`]).
+    pub stability: Vec<super::stability::Stability>,
     /// Every publisher's valid observations, most first (the concentration curve's
     /// points; not in the JSON, whose `concentration` sums them up).
     #[serde(skip)]
@@ -440,6 +443,8 @@ pub struct Comparison {
     pub keys_summary: ChangeSummary,
     /// Per key, the largest changes first (`--top-keys` of them; 0 = all).
     pub keys: Vec<Change>,
+    /// Per answer system of either side, each stability figure in A and B and the change.
+    pub stability: Vec<super::stability::StabilityChange>,
 }
 
 /// A report's options.

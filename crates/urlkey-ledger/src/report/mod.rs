@@ -13,6 +13,8 @@
 //! - **top keys**: observations per key, distinct observed spellings, first and last seen;
 //! - **overlap**: for each pair of answer systems, publishers and keys cited by both, and
 //!   the Jaccard index ([`Overlap`]);
+//! - **run-to-run stability**: per answer system, for prompts asked more than once, how
+//!   steady the cited keys and publishers are from one run to the next ([`stability`]);
 //! - **compare** (`--compare A B`): per publisher and per key, the valid observations in
 //!   each of two collections, the change, new and gone ([`Comparison`]).
 //!
@@ -33,6 +35,7 @@ pub mod normalization;
 pub mod publisher;
 pub mod review;
 mod share;
+pub mod stability;
 mod table;
 
 use std::io::Write;

@@ -4,6 +4,7 @@ use std::io::Write;
 
 use super::catalog::{Group, Measure, Section, Shown};
 use super::review::LISTED;
+use super::stability::figure_text;
 use super::{
     policy_text, sample_sentence, summary_text, Change, Comparison, Measures, Report,
     ReportOptions, CAVEAT,
@@ -121,7 +122,8 @@ fn table_measures(m: &Measures, out: &mut dyn Write) -> Result<()> {
     // After the top keys, so the keys with splits applied read as their recount.
     section(Section::MergesToReview, m, out)?;
     section(Section::TopKeysWithSplits, m, out)?;
-    section(Section::Overlap, m, out)
+    section(Section::Overlap, m, out)?;
+    section(Section::Stability, m, out)
 }
 
 /// One section of the measures.
@@ -135,6 +137,7 @@ fn section(s: Section, m: &Measures, out: &mut dyn Write) -> Result<()> {
         Section::Overlap => overlap(m, out)?,
         Section::MergesToReview => merges_to_review(m, out)?,
         Section::TopKeysWithSplits => top_keys_with_splits(m, out)?,
+        Section::Stability => stability(m, out)?,
     }
     Ok(())
 }
@@ -273,6 +276,65 @@ fn table_compare(c: &Comparison, out: &mut dyn Write) -> Result<()> {
         )?;
         for r in rows {
             writeln!(out, "    {}", change_line(c, r))?;
+        }
+    }
+    if !c.stability.is_empty() {
+        writeln!(
+            out,
+            "  run-to-run stability per answer system (A, B, change; n/a: no prompt asked \
+             more than once):"
+        )?;
+        for r in &c.stability {
+            writeln!(
+                out,
+                "    {} {}: {}, {}, {}",
+                r.answer_system,
+                r.figure,
+                figure_text(r.a),
+                figure_text(r.b),
+                r.change_text()
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Run-to-run stability: per answer system, the sample, then keys and publishers.
+fn stability(m: &Measures, out: &mut dyn Write) -> Result<()> {
+    if m.stability.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "  run-to-run stability (per answer system, prompts asked more than once; Jaccard = \
+         cited by both of two consecutive runs / by either, mean per prompt, then over \
+         prompts):"
+    )?;
+    for s in &m.stability {
+        writeln!(out, "    {}: {}", s.answer_system, s.sample_text())?;
+        if s.sample.prompts == 0 {
+            // Nothing measured: the sample says why, n/a lines would add nothing.
+            continue;
+        }
+        for (what, t) in [
+            ("URL keys", &s.keys),
+            (m.publisher_unit.noun(), &s.publishers),
+        ] {
+            writeln!(
+                out,
+                "      {what}: mean Jaccard {}; in every run of their prompt {}; come and go {}",
+                t.jaccard_text(),
+                t.every_text(),
+                t.come_and_go_text()
+            )?;
+            if !t.top_come_and_go.is_empty() {
+                let list: Vec<String> = t
+                    .top_come_and_go
+                    .iter()
+                    .map(|c| format!("{} ({})", c.name, c.counts_text()))
+                    .collect();
+                writeln!(out, "        come and go most: {}", list.join("; "))?;
+            }
         }
     }
     Ok(())
