@@ -19,6 +19,7 @@ mod review;
 mod review_lists;
 mod risky_spellings;
 mod sheets;
+mod text_fragments;
 mod timestamps;
 mod variants;
 mod verify;

@@ -124,6 +124,8 @@ pub fn backfill(conn: &Connection) -> Result<usize> {
 pub struct Stored {
     /// The observation.
     pub observation_id: String,
+    /// Its observed URL, exactly as stored.
+    pub observed_url: String,
     /// Its place in the fragment (1 = first).
     pub n: i64,
     /// As written.
@@ -136,7 +138,7 @@ pub struct Stored {
 pub fn of_key(conn: &Connection, policy: &str, key: &str) -> Result<Vec<Stored>> {
     let mut st = conn.prepare_cached(
         "SELECT f.observation_id, f.n, f.directive, f.prefix, f.text_start, f.text_end, \
-         f.suffix, f.malformed FROM text_fragments AS f JOIN observations AS o \
+         f.suffix, f.malformed, o.observed_url FROM text_fragments AS f JOIN observations AS o \
          USING (observation_id) WHERE o.normalization_policy_version = ?1 \
          AND o.normalized_key = ?2 ORDER BY o.rowid, f.n",
     )?;
@@ -156,6 +158,7 @@ pub fn of_key(conn: &Connection, policy: &str, key: &str) -> Result<Vec<Stored>>
         };
         Ok(Stored {
             observation_id: r.get(0)?,
+            observed_url: r.get(8)?,
             n: r.get(1)?,
             directive,
             parsed,
