@@ -298,6 +298,18 @@ fn measures(rows: &[&Obs], opts: &ReportOptions, decisions: &review::Decisions) 
             decisions,
             opts.top_keys,
         ),
+        text_fragments: super::fragments::figures(
+            &rows
+                .iter()
+                .map(|o| {
+                    (
+                        o.observation_id.as_str(),
+                        o.dims[1].as_deref().unwrap_or(""),
+                    )
+                })
+                .collect::<Vec<_>>(),
+            &decisions.fragments,
+        ),
         publisher_counts: counts,
     }
 }

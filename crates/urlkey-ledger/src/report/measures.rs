@@ -200,6 +200,9 @@ pub struct Measures {
     /// Source roles, claim support, merges to review and the unique keys with `split`
     /// decisions applied, over the same observations.
     pub review: review::ReviewFigures,
+    /// Observations with `#:~:text=` directives and what verify's latest check of each
+    /// found, over the same observations (invalid URLs included), and per answer system.
+    pub text_fragments: super::fragments::TextFragmentFigures,
     /// Every publisher's valid observations, most first (the concentration curve's
     /// points; not in the JSON, whose `concentration` sums them up).
     #[serde(skip)]
