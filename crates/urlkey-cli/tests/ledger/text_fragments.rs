@@ -125,10 +125,13 @@ fn verify_checks_each_text_directive_on_the_fetched_page() {
         ("t6", u("/huge#:~:text=The%20last%20sentence")),
         ("t7", u("/guide?utm_source=synthetic#:~:text=a,,b")),
         ("t8", u("/guide#install")),
+        ("t9", "not a url#:~:text=kept%20anyway".to_string()),
     ];
-    let mut csv = String::from("observation_id,observed_url,claim\n");
+    let mut csv = String::from("observation_id,observed_url,claim,answer_system\n");
     for (id, url) in &rows {
-        csv.push_str(&format!("{id},\"{url}\",synthetic claim\n"));
+        // t9 comes from another answer system; the flag fills in the others.
+        let system = if *id == "t9" { "gemini" } else { "" };
+        csv.push_str(&format!("{id},\"{url}\",synthetic claim,{system}\n"));
     }
     let f = dir.path().join("synthetic-fragments.csv");
     std::fs::write(&f, csv).expect("write");
@@ -225,4 +228,59 @@ fn verify_checks_each_text_directive_on_the_fetched_page() {
         serde_json::Value::Null
     );
     assert_eq!(line("t8")["text_fragments"], serde_json::json!([]));
+
+    // The report counts them, by hand: 8 observations with directives (t1-t7, t9; t8's
+    // fragment has none), 9 directives (t1 has two): found 2 (t1), not-found 1 (t2),
+    // page-changed 1 (t3), not-checked 3 (t4 PDF, t5 404, t6 over the cap), malformed 1
+    // (t7), unverified 1 (t9: an invalid URL, never fetched).
+    let json = ledger(&db, &["report", "--format", "json"]).ok().stdout;
+    let v: serde_json::Value = serde_json::from_str(&json).expect("json");
+    let counts = |c: &serde_json::Value| {
+        [
+            "observations",
+            "directives",
+            "found",
+            "not_found",
+            "page_changed",
+            "not_checked",
+            "unverified",
+            "malformed",
+        ]
+        .map(|k| c[k].as_u64().unwrap_or_else(|| panic!("{k}: {c}")))
+    };
+    let f = &v["text_fragments"];
+    assert_eq!(counts(f), [8, 9, 2, 1, 1, 3, 1, 1], "{f}");
+    assert_eq!(
+        counts(&f["by_answer_system"]["ai-mode"]),
+        [7, 8, 2, 1, 1, 3, 0, 1]
+    );
+    assert_eq!(
+        counts(&f["by_answer_system"]["gemini"]),
+        [1, 1, 0, 0, 0, 0, 1, 0]
+    );
+    let text = ledger(&db, &["report"]).ok().stdout;
+    assert!(
+        text.contains(
+            "text fragments (each directive's latest verify check; by answer system below): \
+             observations 8, directives 9, found 2, not-found 1, page-changed 1, not-checked 3, \
+             unverified 1, malformed 1"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("    gemini: observations 1, directives 1, found 0"),
+        "{text}"
+    );
+    // By answer system, each group has its own.
+    let by = ledger(&db, &["report", "--by", "answer_system", "--format", "csv"])
+        .ok()
+        .stdout;
+    let mut r = csv::Reader::from_reader(by.as_bytes());
+    let header = r.headers().expect("header").clone();
+    let col = |name: &str| header.iter().position(|h| h == name).expect(name);
+    let rows: Vec<csv::StringRecord> = r.records().map(|x| x.expect("row")).collect();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(&rows[0][col("value")], "ai-mode");
+    assert_eq!(&rows[0][col("text_fragments_found")], "2");
+    assert_eq!(&rows[1][col("text_fragments_unverified")], "1");
 }
