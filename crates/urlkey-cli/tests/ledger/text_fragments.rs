@@ -208,6 +208,19 @@ fn verify_checks_each_text_directive_on_the_fetched_page() {
             "t6 1 not-checked",
         ]
     );
+    // As the review queue shows them beside the URL.
+    let conn = open(&db);
+    let shown = |obs: &str| urlkey_ledger::fragments::described(&conn, obs).expect("described");
+    assert_eq!(shown("t3"), ["\"price is 10 euros\" page-changed"]);
+    assert_eq!(
+        shown("t1"),
+        [
+            "\"guide explains the setup\" found",
+            "\"step [by step]\" found"
+        ]
+    );
+    assert_eq!(shown("t7"), ["text=a,,b malformed (empty-term)"]);
+    assert!(shown("t8").is_empty());
     // The export carries the directives with the latest check; the malformed one is
     // there, unchecked.
     let out = ledger(&db, &["export", "--format", "jsonl"]).ok().stdout;

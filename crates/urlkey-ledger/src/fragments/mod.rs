@@ -167,5 +167,50 @@ pub fn of_key(conn: &Connection, policy: &str, key: &str) -> Result<Vec<Stored>>
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 
+/// The text directives of one observation as a person reads them, each with its latest
+/// check: `"[The guide] explains [setup]" found`, `text=a,,b malformed (empty-term)`,
+/// `"x" not verified`. Empty for a URL without directives, or a ledger read read-only
+/// before the tables existed (`serve --ledger` does not migrate).
+pub fn described(conn: &Connection, observation_id: &str) -> Result<Vec<String>> {
+    let has: i64 = conn.query_row(
+        "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'text_fragments'",
+        [],
+        |r| r.get(0),
+    )?;
+    if has == 0 {
+        return Ok(Vec::new());
+    }
+    let mut st = conn.prepare_cached(
+        "SELECT f.directive, f.prefix, f.text_start, f.text_end, f.suffix, f.malformed, \
+         (SELECT c.result FROM text_fragment_checks AS c WHERE c.observation_id = \
+          f.observation_id AND c.n = f.n ORDER BY c.verification_id DESC LIMIT 1) \
+         FROM text_fragments AS f WHERE f.observation_id = ?1 ORDER BY f.n",
+    )?;
+    let rows = st.query_map([observation_id], |r| {
+        let directive: String = r.get(0)?;
+        let start: Option<String> = r.get(2)?;
+        let malformed: Option<String> = r.get(5)?;
+        let result: Option<String> = r.get(6)?;
+        Ok(match start {
+            Some(start) => {
+                let d = urlkey::text_fragment::TextDirective {
+                    raw: directive,
+                    prefix: r.get(1)?,
+                    start,
+                    end: r.get(3)?,
+                    suffix: r.get(4)?,
+                };
+                format!(
+                    "\"{}\" {}",
+                    d.display(),
+                    result.as_deref().unwrap_or("not verified")
+                )
+            }
+            None => format!("{directive} malformed ({})", malformed.unwrap_or_default()),
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
 #[cfg(test)]
 mod tests;
