@@ -10,7 +10,10 @@ fn one(fragment: &str) -> Result<TextDirective, DirectiveError> {
     d.directives.into_iter().next().unwrap()
 }
 
-fn terms(t: &TextDirective) -> (Option<&str>, &str, Option<&str>, Option<&str>) {
+/// prefix, start, end, suffix.
+type Terms<'a> = (Option<&'a str>, &'a str, Option<&'a str>, Option<&'a str>);
+
+fn terms(t: &TextDirective) -> Terms<'_> {
     (
         t.prefix.as_deref(),
         t.start.as_str(),
@@ -21,7 +24,7 @@ fn terms(t: &TextDirective) -> (Option<&str>, &str, Option<&str>, Option<&str>) 
 
 #[test]
 fn the_specs_examples_parse_into_their_terms() {
-    let cases: &[(&str, (Option<&str>, &str, Option<&str>, Option<&str>))] = &[
+    let cases: &[(&str, Terms)] = &[
         (
             ":~:text=an%20example%20text%20fragment",
             (None, "an example text fragment", None, None),
