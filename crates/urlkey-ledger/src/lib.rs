@@ -18,6 +18,7 @@ pub mod command;
 pub mod db;
 pub mod error;
 pub mod export;
+pub mod fragments;
 pub mod ingest;
 pub mod norm;
 pub mod rekey;

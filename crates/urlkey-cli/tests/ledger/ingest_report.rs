@@ -349,6 +349,12 @@ fn report_figures_match_hand_computed_expectations() {
             ],
             "top_keys_with_splits": []
         },
+        // The fixture's fragments (`#evidence`, `#install`) have no text directive.
+        "text_fragments": {
+            "observations": 0, "directives": 0, "found": 0, "not_found": 0,
+            "page_changed": 0, "not_checked": 0, "unverified": 0, "malformed": 0,
+            "by_answer_system": {}
+        },
         // By hand from crates/urlkey-ledger/tests/fixtures/README.md: docs/guide has 5 observations
         // (001, 002, 006, 023, 027), each spelled differently, 09:01 on 11-01 to 14:27 on
         // 11-08; then five keys with 2 (ties by key): news/ (010 with the slash, 011

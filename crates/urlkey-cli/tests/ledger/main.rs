@@ -21,6 +21,7 @@ mod review_lists;
 mod risky_spellings;
 mod sheets;
 mod stability;
+mod text_fragments;
 mod timestamps;
 mod variants;
 mod verify;

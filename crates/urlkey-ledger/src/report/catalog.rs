@@ -54,6 +54,8 @@ pub enum Section {
     TopKeysWithSplits,
     /// Run-to-run stability, per answer system.
     Stability,
+    /// The text fragment figures per answer system.
+    TextFragmentsBySystem,
 }
 
 /// Where a scalar measure sits in the reports for people.
@@ -69,6 +71,10 @@ pub enum Group {
     /// What normalization changed and where the keys come from
     /// ([`super::normalization`]): shown in every report.
     Normalization,
+    /// Text directives and verify's checks of them: shown to people only when some
+    /// observation has one ([`super::fragments::TextFragmentFigures::has_any`]); always
+    /// in the CSV and the JSON.
+    TextFragments,
     /// A [`Shown::Section`].
     Section,
 }
@@ -435,6 +441,100 @@ pub const MEASURES: &[Measure] = &[
             "stability_publishers_come_and_go",
         ],
         Section::Stability,
+    ),
+    Measure {
+        short: "observations",
+        ..scalar(
+            "text_fragment_observations",
+            "text_fragments.observations",
+            &["text_fragment_observations"],
+            "observations with text fragments",
+            Group::TextFragments,
+            Shown::Count(|m| m.text_fragments.all.observations),
+        )
+    },
+    Measure {
+        short: "directives",
+        ..scalar(
+            "text_fragment_directives",
+            "text_fragments.directives",
+            &["text_fragment_directives"],
+            "text directives",
+            Group::TextFragments,
+            Shown::Count(|m| m.text_fragments.all.directives),
+        )
+    },
+    Measure {
+        short: "found",
+        ..scalar(
+            "text_fragments_found",
+            "text_fragments.found",
+            &["text_fragments_found"],
+            "text directives found on the page",
+            Group::TextFragments,
+            Shown::Count(|m| m.text_fragments.all.found),
+        )
+    },
+    Measure {
+        short: "not-found",
+        ..scalar(
+            "text_fragments_not_found",
+            "text_fragments.not_found",
+            &["text_fragments_not_found"],
+            "text directives not found",
+            Group::TextFragments,
+            Shown::Count(|m| m.text_fragments.all.not_found),
+        )
+    },
+    Measure {
+        short: "page-changed",
+        ..scalar(
+            "text_fragments_page_changed",
+            "text_fragments.page_changed",
+            &["text_fragments_page_changed"],
+            "text directives found before, not now (page changed)",
+            Group::TextFragments,
+            Shown::Count(|m| m.text_fragments.all.page_changed),
+        )
+    },
+    Measure {
+        short: "not-checked",
+        ..scalar(
+            "text_fragments_not_checked",
+            "text_fragments.not_checked",
+            &["text_fragments_not_checked"],
+            "text directives not checked (no page text)",
+            Group::TextFragments,
+            Shown::Count(|m| m.text_fragments.all.not_checked),
+        )
+    },
+    Measure {
+        short: "unverified",
+        ..scalar(
+            "text_fragments_unverified",
+            "text_fragments.unverified",
+            &["text_fragments_unverified"],
+            "text directives not verified yet",
+            Group::TextFragments,
+            Shown::Count(|m| m.text_fragments.all.unverified),
+        )
+    },
+    Measure {
+        short: "malformed",
+        ..scalar(
+            "text_fragments_malformed",
+            "text_fragments.malformed",
+            &["text_fragments_malformed"],
+            "malformed text directives",
+            Group::TextFragments,
+            Shown::Count(|m| m.text_fragments.all.malformed),
+        )
+    },
+    section(
+        "text_fragments_by_answer_system",
+        "text_fragments.by_answer_system",
+        &["text_fragments_by_answer_system"],
+        Section::TextFragmentsBySystem,
     ),
 ];
 

@@ -394,6 +394,18 @@ fn measures(
             opts.top_keys,
             opts.top,
         ),
+        text_fragments: super::fragments::figures(
+            &rows
+                .iter()
+                .map(|o| {
+                    (
+                        o.observation_id.as_str(),
+                        o.dims[1].as_deref().unwrap_or(""),
+                    )
+                })
+                .collect::<Vec<_>>(),
+            &decisions.fragments,
+        ),
         publisher_counts: counts,
     }
 }

@@ -63,6 +63,7 @@ pub(super) fn cells(x: &Measure, m: &Measures) -> Vec<String> {
 fn section_cells(s: Section, m: &Measures) -> Vec<String> {
     let safe = |v: &[String]| spreadsheet_safe(v.join("; "));
     match s {
+        Section::TextFragmentsBySystem => vec![safe(&m.text_fragments.by_system_text())],
         Section::TopPublishers => {
             let top = m.top_publishers.first();
             let all_top: Vec<String> = m

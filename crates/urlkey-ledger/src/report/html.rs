@@ -257,6 +257,7 @@ fn measures(h: &mut String, m: &Measures, id: &str) -> Result<()> {
     h.push_str("</table>\n");
     review_figures(h, m);
     normalization_figures(h, m);
+    section(h, Section::TextFragmentsBySystem, m, id)?;
     for s in [
         Section::MergesToReview,
         Section::TopKeysWithSplits,
@@ -289,8 +290,57 @@ fn section(h: &mut String, s: Section, m: &Measures, id: &str) -> Result<()> {
         Section::MergesToReview => merges_to_review(h, m),
         Section::TopKeysWithSplits => top_keys_with_splits(h, m),
         Section::Stability => stability(h, m),
+        Section::TextFragmentsBySystem => text_fragments(h, m),
     }
     Ok(())
+}
+
+/// The text fragment figures and the same per answer system, when some observation has
+/// a text directive.
+fn text_fragments(h: &mut String, m: &Measures) {
+    let f = &m.text_fragments;
+    if !f.has_any() {
+        return;
+    }
+    let _ = writeln!(
+        h,
+        "<h3>Text fragments</h3>\n<p>{} Each directive counts by verify's latest check.</p>",
+        esc(super::fragments::CAVEAT)
+    );
+    h.push_str("<table class=\"review\">\n<tr><th>figure</th><th>value</th></tr>\n");
+    for x in Measure::of(Group::TextFragments) {
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td class=\"n\" data-measure=\"{}\">{}</td></tr>",
+            esc(&x.label_noted(m)),
+            x.name,
+            x.text(m)
+        );
+    }
+    h.push_str("</table>\n");
+    h.push_str(
+        "<table class=\"review\" data-measure=\"text_fragments_by_answer_system\">\n<tr>\
+         <th>answer system</th><th>observations</th><th>directives</th><th>found</th>\
+         <th>not-found</th><th>page-changed</th><th>not-checked</th><th>unverified</th>\
+         <th>malformed</th></tr>\n",
+    );
+    for (s, c) in &f.by_answer_system {
+        let _ = write!(h, "<tr data-system=\"{}\"><td>{}</td>", esc(s), esc(s));
+        for n in [
+            c.observations,
+            c.directives,
+            c.found,
+            c.not_found,
+            c.page_changed,
+            c.not_checked,
+            c.unverified,
+            c.malformed,
+        ] {
+            let _ = write!(h, "<td class=\"n\">{n}</td>");
+        }
+        h.push_str("</tr>\n");
+    }
+    h.push_str("</table>\n");
 }
 
 fn top_publishers(h: &mut String, m: &Measures, id: &str) -> Result<()> {

@@ -79,6 +79,11 @@ fn markdown_measures(m: &Measures, h: &str, out: &mut dyn Write) -> Result<()> {
     for r in super::normalization::rows(m) {
         writeln!(out, "| {} | {} |", md(&r.label), r.value)?;
     }
+    if m.text_fragments.has_any() {
+        for x in Measure::of(Group::TextFragments) {
+            writeln!(out, "| {} | {} |", x.label_noted(m), x.text(m))?;
+        }
+    }
     writeln!(out)?;
     for s in [
         Section::PublisherUnit,
@@ -86,6 +91,7 @@ fn markdown_measures(m: &Measures, h: &str, out: &mut dyn Write) -> Result<()> {
         Section::TopKeys,
         Section::MergesToReview,
         Section::TopKeysWithSplits,
+        Section::TextFragmentsBySystem,
         Section::Overlap,
         Section::Stability,
     ] {
@@ -109,6 +115,42 @@ fn section(s: Section, m: &Measures, h: &str, out: &mut dyn Write) -> Result<()>
         Section::MergesToReview => merges_to_review(m, h, out)?,
         Section::TopKeysWithSplits => top_keys_with_splits(m, h, out)?,
         Section::Stability => stability(m, h, out)?,
+        Section::TextFragmentsBySystem => text_fragments_by_system(m, h, out)?,
+    }
+    Ok(())
+}
+
+/// The text fragment figures per answer system, when some observation has a directive.
+fn text_fragments_by_system(m: &Measures, h: &str, out: &mut dyn Write) -> Result<()> {
+    let f = &m.text_fragments;
+    if !f.has_any() {
+        return Ok(());
+    }
+    writeln!(out)?;
+    writeln!(out, "{h} Text fragments by answer system")?;
+    writeln!(out)?;
+    writeln!(out, "{}", super::fragments::CAVEAT)?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "| answer system | observations | directives | found | not-found | page-changed | \
+         not-checked | unverified | malformed |"
+    )?;
+    writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")?;
+    for (s, c) in &f.by_answer_system {
+        writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            md(s),
+            c.observations,
+            c.directives,
+            c.found,
+            c.not_found,
+            c.page_changed,
+            c.not_checked,
+            c.unverified,
+            c.malformed
+        )?;
     }
     Ok(())
 }

@@ -206,6 +206,9 @@ pub struct Measures {
     /// Run-to-run stability, per answer system of the sample (sorted): how steady the keys
     /// and publishers cited for one prompt are from run to run ([`super::stability`]).
     pub stability: Vec<super::stability::Stability>,
+    /// Observations with `#:~:text=` directives and what verify's latest check of each
+    /// found, over the same observations (invalid URLs included), and per answer system.
+    pub text_fragments: super::fragments::TextFragmentFigures,
     /// Every publisher's valid observations, most first (the concentration curve's
     /// points; not in the JSON, whose `concentration` sums them up).
     #[serde(skip)]

@@ -28,6 +28,7 @@
 pub mod catalog;
 mod compute;
 mod csv;
+pub mod fragments;
 pub mod html;
 mod markdown;
 pub mod measures;

@@ -118,6 +118,8 @@ fn table_measures(m: &Measures, out: &mut dyn Write) -> Result<()> {
     )?;
     table_review(m, out)?;
     table_normalization(m, out)?;
+    table_text_fragments(m, out)?;
+    section(Section::TextFragmentsBySystem, m, out)?;
     section(Section::TopKeys, m, out)?;
     // After the top keys, so the keys with splits applied read as their recount.
     section(Section::MergesToReview, m, out)?;
@@ -138,7 +140,31 @@ fn section(s: Section, m: &Measures, out: &mut dyn Write) -> Result<()> {
         Section::MergesToReview => merges_to_review(m, out)?,
         Section::TopKeysWithSplits => top_keys_with_splits(m, out)?,
         Section::Stability => stability(m, out)?,
+        Section::TextFragmentsBySystem => {
+            if m.text_fragments.has_any() {
+                for line in m.text_fragments.by_system_text() {
+                    writeln!(out, "    {line}")?;
+                }
+                writeln!(out, "    ({})", super::fragments::CAVEAT)?;
+            }
+        }
     }
+    Ok(())
+}
+
+/// The text fragment figures in one line, when some observation has a text directive.
+fn table_text_fragments(m: &Measures, out: &mut dyn Write) -> Result<()> {
+    if !m.text_fragments.has_any() {
+        return Ok(());
+    }
+    let figures: Vec<String> = Measure::of(Group::TextFragments)
+        .map(|x| format!("{} {}", x.short, x.text(m)))
+        .collect();
+    writeln!(
+        out,
+        "  text fragments (each directive's latest verify check; by answer system below): {}",
+        figures.join(", ")
+    )?;
     Ok(())
 }
 

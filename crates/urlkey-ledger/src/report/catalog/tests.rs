@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use super::*;
+use crate::report::fragments::{FragmentCounts, TextFragmentFigures};
 use crate::report::normalization::NormalizationFigures;
 use crate::report::publisher::PublisherUnit;
 use crate::report::review::{MergeToReview, ReviewFigures, SplitTopKey};
@@ -148,6 +149,22 @@ fn measures() -> Measures {
                 }],
             },
         }],
+        text_fragments: {
+            let c = FragmentCounts {
+                observations: 613,
+                directives: 1028,
+                found: 241,
+                not_found: 167,
+                page_changed: 143,
+                not_checked: 159,
+                unverified: 171,
+                malformed: 147,
+            };
+            TextFragmentFigures {
+                all: c.clone(),
+                by_answer_system: BTreeMap::from([("sys-frag".into(), c)]),
+            }
+        },
         publisher_counts: vec![305, 200, 100],
     }
 }
@@ -188,6 +205,7 @@ fn evidence(s: Section) -> &'static str {
         Section::Overlap => "0.4321",
         Section::MergesToReview => "https://merge.example/m",
         Section::TopKeysWithSplits => "https://split.example/v",
+        Section::TextFragmentsBySystem => "sys-frag",
         Section::Stability => "https://flicker.example/k",
     }
 }
@@ -217,6 +235,7 @@ fn every_format_for_people_shows_every_stability_figure() {
 fn every_format_for_people_shows_every_measure() {
     let m = measures();
     assert!(m.review.has_any(), "the sample shows the review figures");
+    assert!(m.text_fragments.has_any(), "and the text fragment figures");
     for (format, out) in for_people(&m) {
         // A figure is shown when one line holds its name for people and its value.
         let shown = |name: &[&str], value: &str| {
