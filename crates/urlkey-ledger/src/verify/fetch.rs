@@ -12,7 +12,7 @@ use urlkey_fetch::failure::Failure;
 use urlkey_fetch::{read_body, Allowance, Client, End, FetchError, Stop};
 
 use super::canonical::{canonical_from_link_headers, HeadScanner};
-use super::content::{analyse, Content};
+use super::content::{analyse_keeping_text, Content};
 use crate::error::{ErrorKind, LedgerError};
 use crate::timefmt::{format_millis, now_millis};
 use crate::words::{Hint, PlainWords, Words};
@@ -223,6 +223,12 @@ impl Fetcher {
 
     /// Verifies one observed URL. The observed text is only read.
     pub async fn verify(&self, observed: &str) -> Verification {
+        self.verify_keeping_text(observed, false).await
+    }
+
+    /// [`Fetcher::verify`], keeping an HTML page's text for the text fragment check when
+    /// `keep_text` ([`Content::page_text`]).
+    pub async fn verify_keeping_text(&self, observed: &str, keep_text: bool) -> Verification {
         let mut v = Verification::begun(observed.to_string(), now_millis());
         // The URL Standard strips leading and trailing C0 controls and spaces.
         let text = observed.trim_matches(|c: char| c <= ' ');
@@ -307,7 +313,11 @@ impl Fetcher {
                     .detail
                     .get_or_insert_with(|| format!("body read stopped at the {cap} byte cap"));
             }
-            v.content = Some(analyse(&body.bytes, fin.hop.content_type.as_deref()));
+            v.content = Some(analyse_keeping_text(
+                &body.bytes,
+                fin.hop.content_type.as_deref(),
+                keep_text,
+            ));
         }
         v.hops.push(Hop::from(fin.finish()));
         let (st, reason, detail) = classify(status, &headers, v.redirect_count > 0, &v.content);
