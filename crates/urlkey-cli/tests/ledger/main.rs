@@ -2,6 +2,7 @@
 //! cost on a 2-core machine). They drive `urlkey ledger` as the binary does: argv parsed by
 //! the CLI's flags (`urlkey_cli::flags::ledger`), run by `urlkey_ledger::run`.
 
+mod citation_2;
 mod claim_extra;
 mod common;
 mod concentration;
