@@ -11,8 +11,8 @@
 //!
 //! The files: `evidence.rs` (the table and the score), `features.rs` (what is read of a
 //! path and a title), `index.rs` (the indexes), `rank.rs` (candidates and their ranking),
-//! `rows.rs` (a proposal as a row, shared by the CLI and the web page), `parquet.rs`
-//! (feature `parquet`).
+//! `rows.rs` (a proposal as a row, shared by the CLI and the web page), `run.rs` (a
+//! whole run over two inputs read by `urlkey_batch`), `parquet.rs` (feature `parquet`).
 
 pub mod evidence;
 mod features;
@@ -21,6 +21,7 @@ mod index;
 pub mod parquet;
 mod rank;
 pub mod rows;
+pub mod run;
 
 use urlkey::Policy;
 
@@ -110,6 +111,15 @@ pub struct Proposal {
 }
 
 impl Proposal {
+    /// The proposal for an old record the reader could not read whole (an over-long
+    /// line, bad bytes): `invalid` with the reader's error code.
+    pub fn unreadable(error_code: &'static str) -> Proposal {
+        Proposal {
+            error_code: Some(error_code),
+            ..Proposal::empty(Status::Invalid)
+        }
+    }
+
     fn empty(status: Status) -> Proposal {
         Proposal {
             status,

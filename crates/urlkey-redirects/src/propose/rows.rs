@@ -169,6 +169,15 @@ impl Summary {
         self.ambiguous += u64::from(p.ambiguous);
     }
 
+    /// Counts one row.
+    pub fn add_row(&mut self, r: &ProposalRow<'_>) {
+        self.records += 1;
+        if let Some(i) = Status::ALL.iter().position(|s| s.as_str() == r.status) {
+            self.by_status[i] += 1;
+        }
+        self.ambiguous += u64::from(r.ambiguous);
+    }
+
     /// Rows of `status`.
     pub fn of(&self, status: Status) -> u64 {
         Status::ALL
