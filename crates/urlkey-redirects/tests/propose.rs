@@ -322,3 +322,39 @@ fn under_the_loose_policy_itself_there_is_no_loose_evidence() {
     assert!(!names.contains(&"same-key-loose"), "{names:?}");
     assert!(!p.ambiguous);
 }
+
+/// docs/redirects.md's evidence table is EVIDENCE, row by row, and its numbers are the
+/// constants the code uses.
+#[test]
+fn the_docs_list_the_evidence_table() {
+    let docs = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/redirects.md"),
+    )
+    .expect("docs/redirects.md");
+    let start = docs.find("|---|---:|---|\n").expect("the evidence table") + 15;
+    let end = docs.find("<!-- end of the evidence table -->").expect("its end");
+    let rows: Vec<String> = docs[start..end].lines().map(String::from).collect();
+    let want: Vec<String> = urlkey_redirects::propose::EVIDENCE
+        .iter()
+        .map(|e| format!("| `{}` | {} | {} |", e.name, e.points, e.meaning))
+        .collect();
+    assert_eq!(rows, want);
+    assert!(docs.contains(&format!("more than **{}** new", fmt_thousands(COMMON))));
+    assert!(docs.contains(&format!(
+        "within **{} point** of the target's",
+        urlkey_redirects::propose::AMBIGUOUS_WITHIN
+    )));
+    assert!(docs.contains(&format!("uses **{LOOSE_POLICY}**")));
+}
+
+fn fmt_thousands(n: u32) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}

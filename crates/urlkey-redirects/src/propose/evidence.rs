@@ -54,7 +54,7 @@ pub const EVIDENCE: &[EvidenceInfo] = &[
         kind: EvidenceKind::SameKey,
         name: "same-key",
         points: 90,
-        meaning: "the same key under the run's policy (--policy)",
+        meaning: "the same key under the run's policy",
     },
     EvidenceInfo {
         kind: EvidenceKind::SameKeyLoose,
@@ -72,7 +72,7 @@ pub const EVIDENCE: &[EvidenceInfo] = &[
         kind: EvidenceKind::SameTitle,
         name: "same-title",
         points: 60,
-        meaning: "the same title (--title-column on both sides), ignoring case, spacing and a site name after the last ' | ', ' - ', ' – ' or ' — '",
+        meaning: "the same title (when both inventories have titles), ignoring case, spacing and a site name after the last separator (a bar, hyphen or dash between spaces)",
     },
     EvidenceInfo {
         kind: EvidenceKind::SameStem,

@@ -177,3 +177,74 @@ impl ProposalParquet {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Seek, Write};
+
+    use arrow_array::{Array, BooleanArray, Float64Array, Int64Array, StringArray};
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+    use super::super::rows::{ProposalRow, RowFormat, RowWriter};
+    use super::super::{Evidence, EvidenceKind, Proposal, Status};
+
+    /// Rows written in more than one batch come back whole, typed, nulls as nulls.
+    #[test]
+    fn rows_read_back_with_their_types() {
+        let target = Proposal {
+            status: Status::Candidate,
+            target: Some("https://x.com/b".into()),
+            evidence: vec![Evidence {
+                kind: EvidenceKind::SameStem,
+                detail: "\"b\" in /".into(),
+            }],
+            score: 50.4,
+            runner_up: None,
+            runner_up_score: None,
+            ambiguous: false,
+            error_code: None,
+            target_title: None,
+        };
+        let invalid = Proposal::unreadable("input.too-long");
+        let mut w = RowWriter::new(RowFormat::Parquet, Vec::new()).expect("writer");
+        let n = super::BATCH_ROWS + 10;
+        for i in 0..n {
+            let p = if i % 2 == 0 { &target } else { &invalid };
+            w.write(&ProposalRow::new(i as u64 + 2, "/b.html", Some("B"), p))
+                .expect("row");
+        }
+        let bytes = w.into_inner().expect("finish");
+        let mut f = tempfile::tempfile().expect("tempfile");
+        f.write_all(&bytes).expect("write");
+        f.rewind().expect("rewind");
+        let reader = ParquetRecordBatchReaderBuilder::try_new(f)
+            .expect("Parquet")
+            .build()
+            .expect("reader");
+        let batches: Vec<_> = reader.map(|b| b.expect("batch")).collect();
+        assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), n);
+        let b = &batches[0];
+        assert_eq!(b.schema(), super::schema());
+        let col = |name: &str| b.column_by_name(name).expect(name).clone();
+        let line = col("line");
+        let line = line.as_any().downcast_ref::<Int64Array>().expect("int64");
+        assert_eq!((line.value(0), line.value(1)), (2, 3));
+        let score = col("score");
+        let score = score.as_any().downcast_ref::<Float64Array>().expect("double");
+        assert_eq!(score.value(0), 50.4);
+        assert!(score.is_null(1));
+        let status = col("status");
+        let status = status.as_any().downcast_ref::<StringArray>().expect("string");
+        assert_eq!((status.value(0), status.value(1)), ("candidate", "invalid"));
+        let code = col("error_code");
+        let code = code.as_any().downcast_ref::<StringArray>().expect("string");
+        assert!(code.is_null(0));
+        assert_eq!(code.value(1), "input.too-long");
+        let amb = col("ambiguous");
+        let amb = amb.as_any().downcast_ref::<BooleanArray>().expect("bool");
+        assert!(!amb.value(0));
+        let review = col("review");
+        let review = review.as_any().downcast_ref::<StringArray>().expect("string");
+        assert_eq!(review.value(1), "MANUAL REVIEW REQUIRED");
+    }
+}
