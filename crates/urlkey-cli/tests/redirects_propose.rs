@@ -40,18 +40,28 @@ fn args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
 
 fn code(a: &[&str], stdin: &[u8]) -> (Option<i32>, String) {
     let o = run(a, stdin);
-    (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
 }
 
 #[test]
 fn the_command_line_gives_the_golden_rows_and_a_summary_that_adds_up() {
     let (old, new) = (s(&fixture("old.csv")), s(&fixture("new.csv")));
     let o = run(&args(&[&old, &new]), b"");
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert_eq!(String::from_utf8(o.stdout).expect("UTF-8"), expected());
     let err = String::from_utf8(o.stderr).expect("UTF-8");
     assert!(
-        err.contains("18 records = 1 served + 1 same-key + 12 candidate + 3 none + 1 invalid (2 ambiguous)"),
+        err.contains(
+            "18 records = 1 served + 1 same-key + 12 candidate + 3 none + 1 invalid (2 ambiguous)"
+        ),
         "{err}"
     );
     assert!(err.contains("15 records indexed"), "{err}");
@@ -138,9 +148,15 @@ fn parquet_needs_a_file_and_writes_one() {
     assert!(err.contains("-o FILE"), "{err}");
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("p.parquet");
-    ok(&args(&["--format", "parquet", &old, &new, "-o", &s(&out)]), b"");
+    ok(
+        &args(&["--format", "parquet", &old, &new, "-o", &s(&out)]),
+        b"",
+    );
     let bytes = std::fs::read(&out).expect("parquet");
-    assert!(bytes.starts_with(b"PAR1") && bytes.ends_with(b"PAR1"), "not Parquet");
+    assert!(
+        bytes.starts_with(b"PAR1") && bytes.ends_with(b"PAR1"),
+        "not Parquet"
+    );
 }
 
 #[test]
@@ -152,12 +168,23 @@ fn refusals_say_what_to_do_with_their_exit_codes() {
     // A title column on a list of URLs.
     let (c, err) = code(&args(&[&old, &s(&list)]), b"");
     assert_eq!(c, Some(2), "{err}");
-    assert!(err.contains("--title-column") && err.contains("no columns"), "{err}");
+    assert!(
+        err.contains("--title-column") && err.contains("no columns"),
+        "{err}"
+    );
     // A title column the header lacks: the input's fault.
     let (c, err) = code(
         &[
-            "redirects", "propose", "--policy", "mapper@1", "--column", "Address",
-            "--title-column", "Titel", &old, &new,
+            "redirects",
+            "propose",
+            "--policy",
+            "mapper@1",
+            "--column",
+            "Address",
+            "--title-column",
+            "Titel",
+            &old,
+            &new,
         ],
         b"",
     );
@@ -202,12 +229,16 @@ fn lists_of_urls_work_without_columns() {
         rows[0]
     );
     assert!(
-        rows[1].starts_with("3,https://acme-shop.com/contact,served,https://acme-shop.com/contact,served,"),
+        rows[1].starts_with(
+            "3,https://acme-shop.com/contact,served,https://acme-shop.com/contact,served,"
+        ),
         "{}",
         rows[1]
     );
     assert!(
-        rows[2].starts_with("4,/news/spring-sale.html,candidate,https://acme-shop.com/blog/spring-sale,same-stem;"),
+        rows[2].starts_with(
+            "4,/news/spring-sale.html,candidate,https://acme-shop.com/blog/spring-sale,same-stem;"
+        ),
         "{}",
         rows[2]
     );

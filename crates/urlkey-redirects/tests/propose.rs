@@ -39,8 +39,7 @@ fn propose_csv(old: &Path, new: &Path, threads: usize) -> (String, Summary) {
     run::index_new(&mut site, new.as_mut(), true, threads).expect("index NEW");
     let mut old = open_records(&Source::File(old.into()), &opts()).expect("open OLD");
     let mut rows = RowWriter::new(RowFormat::Csv, Vec::new()).expect("writer");
-    let summary =
-        run::propose_old(&site, old.as_mut(), true, threads, &mut rows).expect("propose");
+    let summary = run::propose_old(&site, old.as_mut(), true, threads, &mut rows).expect("propose");
     let bytes = rows.into_inner().expect("flush");
     (String::from_utf8(bytes).expect("UTF-8"), summary)
 }
@@ -55,14 +54,23 @@ fn a_realistic_migration_gives_the_golden_rows() {
     if std::env::var_os("URLKEY_BLESS").is_some_and(|v| v == "1") {
         std::fs::write(fixture("expected.csv"), &got).expect("bless");
     }
-    assert_eq!(got, expected(), "URLKEY_BLESS=1 rewrites it: review the diff");
+    assert_eq!(
+        got,
+        expected(),
+        "URLKEY_BLESS=1 rewrites it: review the diff"
+    );
 }
 
 /// Rows of the golden output by OLD's URL.
 fn rows() -> Vec<csv::StringRecord> {
     let text = expected();
     let mut r = csv::Reader::from_reader(text.as_bytes());
-    let header: Vec<String> = r.headers().expect("header").iter().map(String::from).collect();
+    let header: Vec<String> = r
+        .headers()
+        .expect("header")
+        .iter()
+        .map(String::from)
+        .collect();
     let want: Vec<&str> = COLUMNS.iter().map(|c| c.0).collect();
     assert_eq!(header, want);
     r.records().map(|r| r.expect("row")).collect()
@@ -85,7 +93,10 @@ fn the_golden_rows_say_what_a_migration_lead_expects() {
     let rows = rows();
     let shop = "http://www.acme-shop.com";
     // One row per OLD record (the blank line is no record), in input order.
-    let lines: Vec<u64> = rows.iter().map(|r| cell(r, "line").parse().expect("line")).collect();
+    let lines: Vec<u64> = rows
+        .iter()
+        .map(|r| cell(r, "line").parse().expect("line"))
+        .collect();
     assert_eq!(lines.len(), 18);
     assert!(lines.windows(2).all(|w| w[0] < w[1]), "{lines:?}");
     let check = |source: &str, status: &str, target: &str, first_evidence: &str| {
@@ -99,7 +110,12 @@ fn the_golden_rows_say_what_a_migration_lead_expects() {
         );
         r
     };
-    check("https://acme-shop.com/about-us", "served", "https://acme-shop.com/about-us", "served");
+    check(
+        "https://acme-shop.com/about-us",
+        "served",
+        "https://acme-shop.com/about-us",
+        "served",
+    );
     check(
         "https://acme-shop.com/contact?utm_source=newsletter&utm_medium=email",
         "same-key",
@@ -107,7 +123,12 @@ fn the_golden_rows_say_what_a_migration_lead_expects() {
         "same-key",
     );
     // http -> https and www dropped: the loose policy's key.
-    check(&format!("{shop}/"), "candidate", "https://acme-shop.com/", "same-key-loose");
+    check(
+        &format!("{shop}/"),
+        "candidate",
+        "https://acme-shop.com/",
+        "same-key-loose",
+    );
     // Lowercased paths, dropped extensions.
     let blue = check(
         &format!("{shop}/Products/Blue-Widget.html"),
@@ -155,14 +176,20 @@ fn the_golden_rows_say_what_a_migration_lead_expects() {
     // Ties: two new FAQs, two new green widgets.
     for (source, runner_up) in [
         ("/support/faq.html", "https://acme-shop.com/shipping/faq"),
-        ("/widgets/green.html", "https://acme-shop.com/products/green-widget-large"),
+        (
+            "/widgets/green.html",
+            "https://acme-shop.com/products/green-widget-large",
+        ),
     ] {
         let r = row_of(&rows, &format!("{shop}{source}"));
         assert_eq!(cell(&r, "ambiguous"), "true", "{source}");
         assert_eq!(cell(&r, "runner_up"), runner_up);
         assert_eq!(cell(&r, "score"), cell(&r, "runner_up_score"));
     }
-    let ambiguous = rows.iter().filter(|r| cell(r, "ambiguous") == "true").count();
+    let ambiguous = rows
+        .iter()
+        .filter(|r| cell(r, "ambiguous") == "true")
+        .count();
     assert_eq!(ambiguous, 2);
     // urlkey proposes; a person decides.
     for r in &rows {
@@ -171,7 +198,10 @@ fn the_golden_rows_say_what_a_migration_lead_expects() {
         let has_target = !cell(r, "target").is_empty();
         assert_eq!(has_target, !cell(r, "evidence").is_empty(), "{r:?}");
         if has_target && cell(r, "target").ends_with(".com/") {
-            assert!(!cell(r, "evidence").is_empty(), "a homepage with no reason: {r:?}");
+            assert!(
+                !cell(r, "evidence").is_empty(),
+                "a homepage with no reason: {r:?}"
+            );
         }
     }
 }
@@ -193,7 +223,8 @@ fn the_counts_add_up_and_the_reviewed_rows_are_a_map() {
     // A reviewer accepts every row with a target and gives one a 302.
     let mut r = csv::Reader::from_reader(text.as_bytes());
     let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(r.headers().expect("header")).expect("header");
+    w.write_record(r.headers().expect("header"))
+        .expect("header");
     let (status, target, decision) = (2, 3, COLUMNS.len() - 2);
     let mut accepted = 0;
     for (i, rec) in r.records().enumerate() {
@@ -211,7 +242,11 @@ fn the_counts_add_up_and_the_reviewed_rows_are_a_map() {
     let map = RedirectMap::from_csv("reviewed.csv", &reviewed).expect("a MAP");
     assert_eq!(map.entries.len(), accepted);
     assert_eq!(map.rows(), 18);
-    assert!(map.set_aside.iter().all(|s| !s.reason.is_problem()), "{:?}", map.set_aside);
+    assert!(
+        map.set_aside.iter().all(|s| !s.reason.is_problem()),
+        "{:?}",
+        map.set_aside
+    );
     assert_eq!(map.entries[0].status, 301);
     assert_eq!(map.entries[1].status, 302);
     assert_eq!(map.entries[1].target, "https://acme-shop.com/about-us");
@@ -232,7 +267,8 @@ fn the_shape_of_the_files_does_not_change_the_rows() {
         .delimiter(b';')
         .terminator(csv::Terminator::CRLF)
         .from_writer(Vec::new());
-    w.write_record(r.headers().expect("header")).expect("header");
+    w.write_record(r.headers().expect("header"))
+        .expect("header");
     for rec in r.records() {
         w.write_record(&rec.expect("row")).expect("row");
     }
@@ -332,19 +368,25 @@ fn the_docs_list_the_evidence_table() {
     )
     .expect("docs/redirects.md");
     let start = docs.find("|---|---:|---|\n").expect("the evidence table") + 15;
-    let end = docs.find("<!-- end of the evidence table -->").expect("its end");
+    let end = docs
+        .find("<!-- end of the evidence table -->")
+        .expect("its end");
     let rows: Vec<String> = docs[start..end].lines().map(String::from).collect();
     let want: Vec<String> = urlkey_redirects::propose::EVIDENCE
         .iter()
         .map(|e| format!("| `{}` | {} | {} |", e.name, e.points, e.meaning))
         .collect();
     assert_eq!(rows, want);
-    assert!(docs.contains(&format!("more than **{}** new", fmt_thousands(COMMON))));
+    assert!(docs.contains(&format!("**{}** new pages", fmt_thousands(COMMON))));
     assert!(docs.contains(&format!(
-        "within **{} point** of the target's",
+        "**{} point** of the target's",
         urlkey_redirects::propose::AMBIGUOUS_WITHIN
     )));
     assert!(docs.contains(&format!("uses **{LOOSE_POLICY}**")));
+    assert!(docs.contains(&format!(
+        "more than **{}** new pages (a shop's",
+        urlkey_redirects::propose::COMMON_WORD
+    )));
 }
 
 fn fmt_thousands(n: u32) -> String {

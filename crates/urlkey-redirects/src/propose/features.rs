@@ -94,22 +94,29 @@ pub fn loose_path(url: &str) -> String {
 }
 
 /// The path's words (`shared-tokens`): the lowercased path split on every character that
-/// is not a letter or a digit, page extensions and empty pieces dropped, each once, sorted.
-pub fn tokens(url: &str) -> Vec<String> {
+/// is not a letter or a digit, page extensions and empty pieces dropped, each once, as
+/// 64-bit hashes ([`word_id`]), sorted.
+pub fn words(url: &str) -> Vec<u64> {
     let (path, _) = path_and_query(url);
-    let mut out: Vec<String> = path
-        .to_lowercase()
+    let lower = path.to_lowercase();
+    let mut out: Vec<u64> = lower
         .split(|c: char| !c.is_alphanumeric())
         .filter(|t| !t.is_empty() && !PAGE_EXTENSIONS.contains(t))
-        .map(str::to_string)
+        .map(word_id)
         .collect();
     out.sort_unstable();
     out.dedup();
     out
 }
 
-/// How many words two sorted, deduplicated lists share.
-pub fn shared(a: &[String], b: &[String]) -> usize {
+/// A word's hash: two words that differ share one with odds of 2^-64, which would only
+/// add one shared word to a similarity.
+pub fn word_id(word: &str) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(word.as_bytes())
+}
+
+/// How many values two sorted, deduplicated lists share.
+pub fn shared(a: &[u64], b: &[u64]) -> usize {
     let (mut i, mut j, mut n) = (0, 0, 0);
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {
@@ -187,14 +194,20 @@ mod tests {
     }
 
     #[test]
-    fn tokens_are_the_words_of_the_path() {
+    fn words_are_those_of_the_path() {
+        let ids = |w: &[&str]| {
+            let mut v: Vec<u64> = w.iter().map(|w| word_id(w)).collect();
+            v.sort_unstable();
+            v
+        };
         assert_eq!(
-            tokens("http://x.com/News/2019/summer_sale-Final.html?utm=1"),
-            ["2019", "final", "news", "sale", "summer"]
+            words("http://x.com/News/2019/summer_sale-Final.html?utm=1"),
+            ids(&["2019", "final", "news", "sale", "summer"])
         );
-        let (a, b) = (tokens("/blog/my-post"), tokens("/articles/my-post"));
+        let (a, b) = (words("/blog/my-post"), words("/articles/my-post"));
         assert_eq!(shared(&a, &b), 2);
-        assert!(tokens("http://x.com/").is_empty());
+        assert!(words("http://x.com/").is_empty());
+        assert_eq!(words("/a/a/A"), ids(&["a"]));
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! moved to, with the evidence for it, for a person to accept or reject.
 //!
 //! The new inventory is indexed once ([`NewSite`]): by exact URL, key under the run's
-//! policy, key under the loose policy, loose path, title, stem, last segment and words
+//! policy, key under the loose policy, loose path, title, stem (and each page's last
+//! segment) and words
 //! (`index.rs`: values shared by more than [`COMMON`] pages name none). Each old URL is
 //! then looked up in the indexes, never compared with every new URL: its candidates are
 //! the pages the lookups name, each with the evidence that named it
@@ -26,7 +27,7 @@ pub mod run;
 use urlkey::Policy;
 
 pub use evidence::{Evidence, EvidenceInfo, EvidenceKind, EVIDENCE};
-pub use index::COMMON;
+pub use index::{COMMON, COMMON_WORD};
 pub use rank::AMBIGUOUS_WITHIN;
 
 use index::{fingerprint, Index, Words};
@@ -145,8 +146,36 @@ pub(crate) struct Features {
     title: Option<String>,
     stem: Option<String>,
     segment: Option<String>,
-    words: Vec<String>,
+    words: Vec<u64>,
     error_code: Option<&'static str>,
+}
+
+/// What the indexes keep of one new page: its values' fingerprints.
+struct Prints {
+    exact: u128,
+    key: Option<u128>,
+    loose: Option<u128>,
+    path: u128,
+    title: Option<u128>,
+    stem: Option<u128>,
+    segment: u64,
+    words: Vec<u64>,
+}
+
+impl Prints {
+    fn of(f: &Features) -> Prints {
+        let fp = |v: &Option<String>| v.as_deref().map(fingerprint);
+        Prints {
+            exact: f.exact,
+            key: fp(&f.key),
+            loose: fp(&f.loose),
+            path: fingerprint(&f.path),
+            title: fp(&f.title),
+            stem: fp(&f.stem),
+            segment: f.segment.as_deref().map_or(0, features::word_id),
+            words: f.words.clone(),
+        }
+    }
 }
 
 /// The new inventory, indexed.
@@ -160,8 +189,13 @@ pub struct NewSite {
     by_path: Index,
     by_title: Index,
     by_stem: Index,
-    by_segment: Index,
+    /// Per page: its last segment's [`features::word_id`] (0 without one).
+    segment_ids: Vec<u64>,
     words: Words,
+    /// Every page's words ([`features::words`]), one after another: page `i`'s are
+    /// `page_words[word_at[i]..word_at[i + 1]]`.
+    page_words: Vec<u64>,
+    word_at: Vec<usize>,
     invalid: u64,
 }
 
@@ -187,8 +221,10 @@ impl NewSite {
             by_path: Index::default(),
             by_title: Index::default(),
             by_stem: Index::default(),
-            by_segment: Index::default(),
+            segment_ids: Vec::new(),
             words: Words::default(),
+            page_words: Vec::new(),
+            word_at: vec![0],
             invalid: 0,
         }
     }
@@ -221,23 +257,40 @@ impl NewSite {
 
     /// Adds a page of the new site.
     pub fn add(&mut self, page: Page) {
-        let f = self.features(&page);
-        self.insert(page, f);
+        let p = Prints::of(&self.features(&page));
+        self.insert_all(vec![page], vec![p], false);
     }
 
     /// Adds pages, reading them on up to `threads` threads (0: one per core); the same
     /// indexes as [`NewSite::add`] one by one.
     pub fn add_all(&mut self, pages: Vec<Page>, threads: usize) {
-        let features = parallel_map(&pages, threads, |p| self.features(p));
-        for (page, f) in pages.into_iter().zip(features) {
-            self.insert(page, f);
-        }
+        let prints = parallel_map(&pages, threads, |p| Prints::of(&self.features(p)));
+        self.insert_all(pages, prints, threads != 1);
     }
 
     /// Frees the indexes' spare capacity: call once every page is added.
     pub fn shrink(&mut self) {
         self.words.shrink();
+        for ix in [
+            &mut self.exact,
+            &mut self.by_key,
+            &mut self.by_loose,
+            &mut self.by_path,
+            &mut self.by_title,
+            &mut self.by_stem,
+        ] {
+            ix.shrink();
+        }
         self.pages.shrink_to_fit();
+        self.page_words.shrink_to_fit();
+        self.segment_ids.shrink_to_fit();
+        self.word_at.shrink_to_fit();
+    }
+
+    /// Page `i`'s words.
+    fn words_of(&self, i: u32) -> &[u64] {
+        let i = i as usize;
+        &self.page_words[self.word_at[i]..self.word_at[i + 1]]
     }
 
     pub(crate) fn features(&self, page: &Page) -> Features {
@@ -260,30 +313,69 @@ impl NewSite {
             title: page.title.as_deref().and_then(features::normalized_title),
             stem,
             segment,
-            words: features::tokens(&page.url),
+            words: features::words(&page.url),
             error_code,
         }
     }
 
-    fn insert(&mut self, page: Page, f: Features) {
-        let Ok(i) = u32::try_from(self.pages.len()) else {
-            // 4 billion pages: beyond any site; the indexes number pages with 32 bits.
+    /// Adds `pages` with their values to the indexes, in order; with `parallel`, half of
+    /// the indexes on a second thread (each index is filled in page order either way).
+    fn insert_all(&mut self, pages: Vec<Page>, prints: Vec<Prints>, parallel: bool) {
+        let first = self.pages.len();
+        // 4 billion pages: beyond any site; the indexes number pages with 32 bits.
+        let Some(n) = u32::try_from(first + pages.len()).ok().map(|_| pages.len()) else {
             return;
         };
-        let fp = |v: &Option<String>| v.as_deref().map(fingerprint);
-        self.exact.add(i, Some(f.exact));
-        self.by_key.add(i, fp(&f.key));
-        self.by_loose.add(i, fp(&f.loose));
-        self.by_path.add(i, Some(fingerprint(&f.path)));
-        self.by_title.add(i, fp(&f.title));
-        self.by_stem.add(i, fp(&f.stem));
-        self.by_segment.add(i, fp(&f.segment));
-        let words: Vec<u128> = f.words.iter().map(|w| fingerprint(w)).collect();
-        self.words.add(i, &words);
-        if f.key.is_none() {
-            self.invalid += 1;
+        let ids = (first as u32)..(first + n) as u32;
+        let NewSite {
+            exact,
+            by_key,
+            by_loose,
+            by_path,
+            by_title,
+            by_stem,
+            segment_ids,
+            words,
+            page_words,
+            word_at,
+            ..
+        } = self;
+        let prints = &prints;
+        let keys = {
+            let ids = ids.clone();
+            move || {
+                for (i, p) in ids.zip(prints) {
+                    exact.add(i, Some(p.exact));
+                    by_key.add(i, p.key);
+                    by_loose.add(i, p.loose);
+                    by_path.add(i, Some(p.path));
+                }
+            }
+        };
+        let paths = move || {
+            for (i, p) in ids.zip(prints) {
+                by_title.add(i, p.title);
+                by_stem.add(i, p.stem);
+                segment_ids.push(p.segment);
+                words.add(i, &p.words);
+                page_words.extend_from_slice(&p.words);
+                word_at.push(page_words.len());
+            }
+        };
+        if parallel {
+            std::thread::scope(|s| {
+                let h = s.spawn(keys);
+                paths();
+                if let Err(e) = h.join() {
+                    std::panic::resume_unwind(e);
+                }
+            });
+        } else {
+            keys();
+            paths();
         }
-        self.pages.push(page);
+        self.invalid += prints.iter().filter(|p| p.key.is_none()).count() as u64;
+        self.pages.extend(pages);
     }
 
     /// The proposal for one old page.
@@ -304,23 +396,33 @@ fn parallel_map<T: Sync, R: Send>(
     threads: usize,
     f: impl Fn(&T) -> R + Sync,
 ) -> Vec<R> {
+    parallel_chunks(items, threads, |c| c.iter().map(&f).collect::<Vec<R>>())
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// `f` over consecutive chunks of `items` (one per thread, in order) on up to `threads`
+/// scoped threads (0: one per core); one chunk for a short input or one thread.
+pub(crate) fn parallel_chunks<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    f: impl Fn(&[T]) -> R + Sync,
+) -> Vec<R> {
     let threads = match threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
     };
     if threads <= 1 || items.len() < 256 {
-        return items.iter().map(&f).collect();
+        return vec![f(items)];
     }
     let chunk = items.len().div_ceil(threads);
     let f = &f;
     std::thread::scope(|s| {
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .map(|c| s.spawn(move || c.iter().map(f).collect::<Vec<R>>()))
-            .collect();
+        let handles: Vec<_> = items.chunks(chunk).map(|c| s.spawn(move || f(c))).collect();
         handles
             .into_iter()
-            .flat_map(|h| match h.join() {
+            .map(|h| match h.join() {
                 Ok(v) => v,
                 // A panic in `f` is a bug: carry it to the caller rather than lose rows.
                 Err(e) => std::panic::resume_unwind(e),

@@ -230,11 +230,17 @@ mod tests {
         let line = line.as_any().downcast_ref::<Int64Array>().expect("int64");
         assert_eq!((line.value(0), line.value(1)), (2, 3));
         let score = col("score");
-        let score = score.as_any().downcast_ref::<Float64Array>().expect("double");
+        let score = score
+            .as_any()
+            .downcast_ref::<Float64Array>()
+            .expect("double");
         assert_eq!(score.value(0), 50.4);
         assert!(score.is_null(1));
         let status = col("status");
-        let status = status.as_any().downcast_ref::<StringArray>().expect("string");
+        let status = status
+            .as_any()
+            .downcast_ref::<StringArray>()
+            .expect("string");
         assert_eq!((status.value(0), status.value(1)), ("candidate", "invalid"));
         let code = col("error_code");
         let code = code.as_any().downcast_ref::<StringArray>().expect("string");
@@ -244,7 +250,10 @@ mod tests {
         let amb = amb.as_any().downcast_ref::<BooleanArray>().expect("bool");
         assert!(!amb.value(0));
         let review = col("review");
-        let review = review.as_any().downcast_ref::<StringArray>().expect("string");
+        let review = review
+            .as_any()
+            .downcast_ref::<StringArray>()
+            .expect("string");
         assert_eq!(review.value(1), "MANUAL REVIEW REQUIRED");
     }
 }

@@ -84,31 +84,66 @@ pub(super) fn propose(site: &NewSite, old: &Page) -> Proposal {
     look(&site.by_path, Some(&f.path), EvidenceKind::SamePath);
     look(&site.by_title, f.title.as_deref(), EvidenceKind::SameTitle);
     look(&site.by_stem, f.stem.as_deref(), EvidenceKind::SameStem);
-    look(
-        &site.by_segment,
-        f.segment.as_deref(),
-        EvidenceKind::SameLastSegment,
-    );
-    // Words: the pages sharing at least two of the old URL's rare words, most first.
-    let mut by_words: HashMap<u32, u32> = HashMap::new();
-    for w in &f.words {
-        for &p in site.words.pages(fingerprint(w)) {
-            *by_words.entry(p).or_default() += 1;
+    // An equal last segment has an equal stem: its pages are among the stem's.
+    if let Some(seg) = f.segment.as_deref() {
+        let id = features::word_id(seg);
+        for (p, kinds) in found.iter_mut() {
+            if *kinds & bit(EvidenceKind::SameStem) != 0 && site.segment_ids[*p as usize] == id {
+                *kinds |= bit(EvidenceKind::SameLastSegment);
+            }
         }
     }
-    let mut by_words: Vec<(u32, u32)> = by_words
-        .into_iter()
-        .filter(|&(_, n)| n as usize >= MIN_SHARED_WORDS)
-        .collect();
-    by_words.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    for (p, _) in by_words.into_iter().take(WORD_CANDIDATES) {
-        found.entry(p).or_default();
+    // Words: the pages sharing at least two of the old URL's rare words, most first. A
+    // candidate found by words alone scores at most 30 points, below any other evidence:
+    // with two candidates already, it could be neither the target nor the runner-up.
+    if found.len() < 2 {
+        let mut by_words: HashMap<u32, u32> = HashMap::new();
+        for w in &f.words {
+            for &p in site.words.pages(*w) {
+                *by_words.entry(p).or_default() += 1;
+            }
+        }
+        let mut by_words: Vec<(u32, u32)> = by_words
+            .into_iter()
+            .filter(|&(_, n)| n as usize >= MIN_SHARED_WORDS)
+            .collect();
+        by_words.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        for (p, _) in by_words.into_iter().take(WORD_CANDIDATES) {
+            found.entry(p).or_default();
+        }
     }
-    let mut cands: Vec<Candidate> = found
+    // Only the target and the runner-up are written: a candidate whose best possible
+    // score (its evidence without words, plus at most 1 for them; 30 for words alone)
+    // is below the second best score without words cannot be either, and its words are
+    // not compared (they are the costly part: a page's words are a read from memory).
+    let bases: Vec<(u32, u16, f64)> = found
         .into_iter()
-        .map(|(page, mut kinds)| {
-            let words = features::tokens(&site.pages[page as usize].url);
-            let n = shared(&f.words, &words);
+        .map(|(page, kinds)| (page, kinds, score(&kinds_of(kinds), 0.0)))
+        .collect();
+    let second = {
+        let (mut a, mut b) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
+        for &(_, _, s) in &bases {
+            if s > a {
+                (a, b) = (s, a);
+            } else if s > b {
+                b = s;
+            }
+        }
+        b
+    };
+    let best_possible = |kinds: u16, base: f64| {
+        if kinds == 0 {
+            f64::from(EvidenceKind::SharedTokens.info().points)
+        } else {
+            base + 1.0
+        }
+    };
+    let mut cands: Vec<Candidate> = bases
+        .into_iter()
+        .filter(|&(_, kinds, base)| best_possible(kinds, base) >= second)
+        .map(|(page, mut kinds, _)| {
+            let words = site.words_of(page);
+            let n = shared(&f.words, words);
             let union = f.words.len() + words.len() - n;
             let similarity = if union == 0 {
                 0.0
@@ -204,8 +239,9 @@ fn detail(
                 f.segment.as_deref()
             };
             let (from, to) = (features::folder(&old.url), features::folder(&target.url));
-            if from == to {
-                format!("{} in {from}", quoted(what.unwrap_or_default()))
+            // A folder that only changed case has not moved (lowercased paths).
+            if from.to_lowercase() == to.to_lowercase() {
+                format!("{} in {to}", quoted(what.unwrap_or_default()))
             } else {
                 format!(
                     "{} moved from {from} to {to}",

@@ -178,6 +178,15 @@ impl Summary {
         self.ambiguous += u64::from(r.ambiguous);
     }
 
+    /// Adds the counts of another part of the run.
+    pub fn merge(&mut self, other: &Summary) {
+        self.records += other.records;
+        for (a, b) in self.by_status.iter_mut().zip(other.by_status) {
+            *a += b;
+        }
+        self.ambiguous += other.ambiguous;
+    }
+
     /// Rows of `status`.
     pub fn of(&self, status: Status) -> u64 {
         Status::ALL
@@ -215,80 +224,108 @@ pub enum RowFormat {
 
 /// Writes rows in one format.
 pub struct RowWriter<W: Write> {
-    out: Out<W>,
-    buf: Vec<u8>,
-}
-
-enum Out<W: Write> {
-    Csv(Box<csv::Writer<W>>),
-    Jsonl(W),
+    format: RowFormat,
+    out: W,
     #[cfg(feature = "parquet")]
-    Parquet(Box<super::parquet::ProposalParquet>, W),
+    parquet: Option<Box<super::parquet::ProposalParquet>>,
+    buf: Vec<u8>,
 }
 
 impl<W: Write> RowWriter<W> {
     /// A writer; CSV writes its header now.
-    pub fn new(format: RowFormat, out: W) -> io::Result<Self> {
-        let out = match format {
-            RowFormat::Csv => {
-                let mut w = csv::WriterBuilder::new()
-                    .has_headers(false)
-                    .from_writer(out);
-                w.write_record(COLUMNS.iter().map(|c| c.0))
-                    .map_err(csv_error)?;
-                Out::Csv(Box::new(w))
-            }
-            RowFormat::Jsonl => Out::Jsonl(out),
-            #[cfg(feature = "parquet")]
-            RowFormat::Parquet => {
-                Out::Parquet(Box::new(super::parquet::ProposalParquet::new()?), out)
-            }
-        };
+    pub fn new(format: RowFormat, mut out: W) -> io::Result<Self> {
+        if format == RowFormat::Csv {
+            let mut w = csv::WriterBuilder::new()
+                .has_headers(false)
+                .from_writer(Vec::new());
+            w.write_record(COLUMNS.iter().map(|c| c.0))
+                .map_err(csv_error)?;
+            out.write_all(&w.into_inner().map_err(|e| e.into_error())?)?;
+        }
         Ok(RowWriter {
+            format,
             out,
+            #[cfg(feature = "parquet")]
+            parquet: match format {
+                RowFormat::Parquet => Some(Box::new(super::parquet::ProposalParquet::new()?)),
+                _ => None,
+            },
             buf: Vec::new(),
         })
     }
 
+    /// The format.
+    pub fn format(&self) -> RowFormat {
+        self.format
+    }
+
+    /// Whether rows can be encoded apart ([`encode`]) and their bytes written in order
+    /// ([`RowWriter::write_encoded`]): CSV and JSON Lines.
+    pub fn encodes_apart(&self) -> bool {
+        matches!(self.format, RowFormat::Csv | RowFormat::Jsonl)
+    }
+
     /// Writes one row.
     pub fn write(&mut self, row: &ProposalRow<'_>) -> io::Result<()> {
-        match &mut self.out {
-            Out::Csv(w) => w
-                .write_record(row.csv_cells().iter().map(|c| c.as_ref()))
-                .map_err(csv_error),
-            Out::Jsonl(w) => {
-                self.buf.clear();
-                serde_json::to_writer(&mut self.buf, row)?;
-                self.buf.push(b'\n');
-                w.write_all(&self.buf)
-            }
-            #[cfg(feature = "parquet")]
-            Out::Parquet(p, w) => {
-                self.buf.clear();
-                p.write(row, &mut self.buf)?;
-                w.write_all(&self.buf)
-            }
+        #[cfg(feature = "parquet")]
+        if let Some(p) = &mut self.parquet {
+            self.buf.clear();
+            p.write(row, &mut self.buf)?;
+            return self.out.write_all(&self.buf);
         }
+        let bytes = encode(self.format, std::slice::from_ref(row))?;
+        self.out.write_all(&bytes)
+    }
+
+    /// Writes rows encoded by [`encode`] in this writer's format.
+    pub fn write_encoded(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if !self.encodes_apart() {
+            return Err(io::Error::other(
+                "Parquet rows are written one by one, not encoded apart",
+            ));
+        }
+        self.out.write_all(bytes)
     }
 
     /// Flushes (and, for Parquet, writes the footer) and gives back the writer.
-    pub fn into_inner(self) -> io::Result<W> {
-        match self.out {
-            Out::Csv(w) => w.into_inner().map_err(|e| e.into_error()),
-            Out::Jsonl(mut w) => {
-                w.flush()?;
-                Ok(w)
-            }
-            #[cfg(feature = "parquet")]
-            Out::Parquet(p, mut w) => {
-                let mut buf = self.buf;
-                buf.clear();
-                p.finish(&mut buf)?;
-                w.write_all(&buf)?;
-                w.flush()?;
-                Ok(w)
-            }
+    pub fn into_inner(mut self) -> io::Result<W> {
+        #[cfg(feature = "parquet")]
+        if let Some(p) = self.parquet.take() {
+            self.buf.clear();
+            p.finish(&mut self.buf)?;
+            self.out.write_all(&self.buf)?;
         }
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+/// The bytes of `rows` in `format` (CSV without its header, or JSON Lines), so that
+/// threads can encode their rows apart; Parquet is refused.
+pub fn encode(format: RowFormat, rows: &[ProposalRow<'_>]) -> io::Result<Vec<u8>> {
+    match format {
+        RowFormat::Csv => {
+            let mut w = csv::WriterBuilder::new()
+                .has_headers(false)
+                .from_writer(Vec::with_capacity(rows.len() * 256));
+            for row in rows {
+                w.write_record(row.csv_cells().iter().map(|c| c.as_ref()))
+                    .map_err(csv_error)?;
+            }
+            w.into_inner().map_err(|e| e.into_error())
+        }
+        RowFormat::Jsonl => {
+            let mut out = Vec::with_capacity(rows.len() * 384);
+            for row in rows {
+                serde_json::to_writer(&mut out, row)?;
+                out.push(b'\n');
+            }
+            Ok(out)
+        }
+        #[cfg(feature = "parquet")]
+        RowFormat::Parquet => Err(io::Error::other(
+            "Parquet rows are written one by one, not encoded apart",
+        )),
     }
 }
 

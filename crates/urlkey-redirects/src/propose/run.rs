@@ -8,7 +8,7 @@ use std::io::{self, Write};
 
 use urlkey_batch::input::{InputError, InputRecord, RecordSource};
 
-use super::rows::{ProposalRow, RowWriter, Summary};
+use super::rows::{encode, ProposalRow, RowWriter, Summary};
 use super::{NewSite, Page, Proposal};
 
 /// Records read at once (the rows of a batch are written before the next is read).
@@ -75,6 +75,38 @@ pub fn index_new(
     Ok(counts)
 }
 
+/// Each record of `chunk` with its page (URL as read, title) and its proposal; an
+/// unreadable record is `invalid` with the reader's code.
+fn chunk_proposals(site: &NewSite, chunk: &[InputRecord], titles: bool) -> Vec<(Page, Proposal)> {
+    chunk
+        .iter()
+        .map(|r| {
+            let page = Page {
+                url: r.observed.clone(),
+                title: title_of(r, titles),
+            };
+            let p = match &r.problem {
+                Some(e) => Proposal::unreadable(e.code.as_str()),
+                None => site.propose(&page),
+            };
+            (page, p)
+        })
+        .collect()
+}
+
+/// [`chunk_proposals`] on up to `threads` threads, in order.
+fn chunk_proposals_parallel(
+    site: &NewSite,
+    batch: &[InputRecord],
+    titles: bool,
+    threads: usize,
+) -> Vec<(Page, Proposal)> {
+    super::parallel_chunks(batch, threads, |c| chunk_proposals(site, c, titles))
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
 /// Writes one row per record of `records` to `rows`, in order.
 pub fn propose_old<W: Write>(
     site: &NewSite,
@@ -90,37 +122,35 @@ pub fn propose_old<W: Write>(
         let more = records
             .next_batch(&mut batch, BATCH)
             .map_err(RunError::Input)?;
-        let pages: Vec<Page> = batch
-            .iter()
-            .filter(|r| r.problem.is_none())
-            .map(|r| Page {
-                url: r.observed.clone(),
-                title: title_of(r, titles),
-            })
-            .collect();
-        let proposals = site.propose_all(&pages, threads);
-        let mut readable = pages.iter().zip(&proposals);
-        for r in &batch {
-            // Unreadable records are rows too: `invalid` with the reader's code.
-            let unreadable;
-            let title;
-            let row = match &r.problem {
-                Some(e) => {
-                    unreadable = Proposal::unreadable(e.code.as_str());
-                    title = title_of(r, titles);
-                    ProposalRow::new(r.line, &r.observed, title.as_deref(), &unreadable)
-                }
-                None => {
-                    let Some((page, p)) = readable.next() else {
-                        return Err(RunError::Output(io::Error::other(
-                            "a proposal is missing for an old record",
-                        )));
-                    };
-                    ProposalRow::new(r.line, &page.url, page.title.as_deref(), p)
-                }
-            };
-            summary.add_row(&row);
-            rows.write(&row).map_err(RunError::Output)?;
+        if rows.encodes_apart() {
+            // Each thread proposes and encodes its chunk; the bytes go out in order.
+            let format = rows.format();
+            let parts = super::parallel_chunks(&batch, threads, |chunk| {
+                let mut part = Summary::default();
+                let proposals = chunk_proposals(site, chunk, titles);
+                let rows: Vec<ProposalRow<'_>> = chunk
+                    .iter()
+                    .zip(&proposals)
+                    .map(|(r, (page, p))| {
+                        let row = ProposalRow::new(r.line, &page.url, page.title.as_deref(), p);
+                        part.add_row(&row);
+                        row
+                    })
+                    .collect();
+                encode(format, &rows).map(|bytes| (bytes, part))
+            });
+            for part in parts {
+                let (bytes, part) = part.map_err(RunError::Output)?;
+                rows.write_encoded(&bytes).map_err(RunError::Output)?;
+                summary.merge(&part);
+            }
+        } else {
+            let proposals = chunk_proposals_parallel(site, &batch, titles, threads);
+            for (r, (page, p)) in batch.iter().zip(proposals) {
+                let row = ProposalRow::new(r.line, &page.url, page.title.as_deref(), &p);
+                summary.add_row(&row);
+                rows.write(&row).map_err(RunError::Output)?;
+            }
         }
         if !more {
             break;

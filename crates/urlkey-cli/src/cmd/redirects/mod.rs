@@ -10,10 +10,10 @@ pub fn run(a: RedirectsArgs) -> Result<(), Failure> {
     match a.command {
         RedirectsCommand::Propose(a) => propose::run(a),
         RedirectsCommand::Evidence(a) => propose::evidence(a),
-        RedirectsCommand::Check(_)
-        | RedirectsCommand::Compile(_)
-        | RedirectsCommand::Test(_) => Err(Failure::Usage(
-            "urlkey redirects: this command is not built yet".into(),
-        )),
+        RedirectsCommand::Check(_) | RedirectsCommand::Compile(_) | RedirectsCommand::Test(_) => {
+            Err(Failure::Usage(
+                "urlkey redirects: this command is not built yet".into(),
+            ))
+        }
     }
 }

@@ -77,13 +77,15 @@ pub fn run(a: ProposeArgs) -> Result<(), Failure> {
     let outputs: Vec<&Path> = a.input.output.iter().map(|p| p.as_path()).collect();
     setup::check_outputs(&outputs, &[old_src.clone(), new_src.clone()])?;
     // Both open before anything is written: a missing OLD fails before NEW is indexed.
-    let mut old_records = urlkey_batch::input::open_records(&old_src, &old_opts).map_err(input_error)?;
-    let mut new_records = urlkey_batch::input::open_records(&new_src, &new_opts).map_err(input_error)?;
+    let mut old_records =
+        urlkey_batch::input::open_records(&old_src, &old_opts).map_err(input_error)?;
+    let mut new_records =
+        urlkey_batch::input::open_records(&new_src, &new_opts).map_err(input_error)?;
     let titles = a.title_column.is_some();
     let threads = a.input.threads;
     let mut site = NewSite::with_loose(policy, Some(loose));
-    let new_counts = run::index_new(&mut site, new_records.as_mut(), titles, threads)
-        .map_err(input_error)?;
+    let new_counts =
+        run::index_new(&mut site, new_records.as_mut(), titles, threads).map_err(input_error)?;
     let mut rows = RowWriter::new(format, setup::output(&a.input.output)?).map_err(output_error)?;
     let summary = run::propose_old(&site, old_records.as_mut(), titles, threads, &mut rows)
         .map_err(|e| match e {
