@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 
 use urlkey::PolicySet;
 use urlkey_batch::input::{open_records, InputFormat, KeepColumns, ReadOptions, Source};
-use urlkey_redirects::propose::rows::{RowFormat, RowWriter, Summary, COLUMNS};
+use urlkey_redirects::propose::rows::{Summary, COLUMNS};
+use urlkey_redirects::propose::writer::{RowFormat, RowWriter};
 use urlkey_redirects::propose::{run, NewSite, Page, Status, COMMON, LOOSE_POLICY};
 use urlkey_redirects::RedirectMap;
 
@@ -393,7 +394,7 @@ fn fmt_thousands(n: u32) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

@@ -12,8 +12,9 @@
 //!
 //! The files: `evidence.rs` (the table and the score), `features.rs` (what is read of a
 //! path and a title), `index.rs` (the indexes), `rank.rs` (candidates and their ranking),
-//! `rows.rs` (a proposal as a row, shared by the CLI and the web page), `run.rs` (a
-//! whole run over two inputs read by `urlkey_batch`), `parquet.rs` (feature `parquet`).
+//! `rows.rs` (a proposal as a row, shared by the CLI and the web page), `writer.rs` (rows
+//! to bytes), `run.rs` (a whole run over two inputs read by `urlkey_batch`), `parquet.rs`
+//! (feature `parquet`).
 
 pub mod evidence;
 mod features;
@@ -23,6 +24,7 @@ pub mod parquet;
 mod rank;
 pub mod rows;
 pub mod run;
+pub mod writer;
 
 use urlkey::Policy;
 

@@ -185,7 +185,8 @@ mod tests {
     use arrow_array::{Array, BooleanArray, Float64Array, Int64Array, StringArray};
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
-    use super::super::rows::{ProposalRow, RowFormat, RowWriter};
+    use super::super::rows::ProposalRow;
+    use super::super::writer::{RowFormat, RowWriter};
     use super::super::{Evidence, EvidenceKind, Proposal, Status};
 
     /// Rows written in more than one batch come back whole, typed, nulls as nulls.

@@ -8,7 +8,8 @@ use std::io::{self, Write};
 
 use urlkey_batch::input::{InputError, InputRecord, RecordSource};
 
-use super::rows::{encode, ProposalRow, RowWriter, Summary};
+use super::rows::{ProposalRow, Summary};
+use super::writer::{encode, RowWriter};
 use super::{NewSite, Page, Proposal};
 
 /// Records read at once (the rows of a batch are written before the next is read).

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use urlkey_batch::input::{KeepColumns, ReadOptions, Source};
 use urlkey_batch::rows::OutputFormat;
-use urlkey_redirects::propose::rows::{RowFormat, RowWriter};
+use urlkey_redirects::propose::writer::{RowFormat, RowWriter};
 use urlkey_redirects::propose::{run, NewSite, EVIDENCE, LOOSE_POLICY};
 
 use super::super::setup;
