@@ -12,8 +12,9 @@
 # distinct mapper@1 key); NEW is written from OLD by bench/propose_new.py (10% unchanged,
 # 40% migrated, 15% moved, 10% respelled, 10% renamed, 15% retired and replaced, shuffled).
 # Every command runs R times, interleaved (run 1 of each, then run 2 of each, ...), with
-# default threads; wall time and peak RSS come from /usr/bin/time; the ratios divide each
-# run by the diff run of the same round.
+# default threads; wall time, CPU time (user + system) and peak RSS come from
+# /usr/bin/time; the ratios divide each run by the diff run of the same round (CPU time
+# says more than wall time on a machine that other processes load).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -54,27 +55,27 @@ cmds=(
   "$urlkey redirects propose --policy webkey@1 --quiet $old $new -o $out"
   "$urlkey redirects propose --policy mapper@1 --quiet $old $new -o $out"
 )
-declare -A wall rss
+declare -A wall rss cpu
 for r in $(seq 1 "$runs"); do
   for i in "${!cmds[@]}"; do
     # diff exits 1 when the sides differ: that is its answer, not a failure.
-    /usr/bin/time -o "$data/time.out" -f "%e %M" ${cmds[$i]} >/dev/null 2>/dev/null || true
-    read -r e k < <(tail -1 "$data/time.out")
-    wall[$r,$i]=$e rss[$r,$i]=$k
-    echo "round $r: ${names[$i]}: $e s wall, $k KiB max RSS (load $(cut -d' ' -f1 /proc/loadavg))"
+    /usr/bin/time -o "$data/time.out" -f "%e %M %U %S" ${cmds[$i]} >/dev/null 2>/dev/null || true
+    read -r e k u sy < <(tail -1 "$data/time.out")
+    wall[$r,$i]=$e rss[$r,$i]=$k cpu[$r,$i]=$(echo "$u + $sy" | bc -l)
+    echo "round $r: ${names[$i]}: $e s wall, ${cpu[$r,$i]} s CPU, $k KiB max RSS (load $(cut -d' ' -f1 /proc/loadavg))"
   done
 done
 echo
-echo "| command | wall s per round | min | peak RSS KiB per round | time / diff per round |"
-echo "|---|---|---:|---|---|"
+echo "| command | wall s per round | CPU s per round | peak RSS KiB per round | wall / diff per round | CPU / diff per round |"
+echo "|---|---|---|---|---|---|"
 for i in "${!cmds[@]}"; do
-  ws="" ks="" tr=""
+  ws="" cs="" ks="" tr="" cr=""
   for r in $(seq 1 "$runs"); do
-    ws="$ws ${wall[$r,$i]}" ks="$ks ${rss[$r,$i]}"
+    ws="$ws ${wall[$r,$i]}" cs="$cs ${cpu[$r,$i]}" ks="$ks ${rss[$r,$i]}"
     tr="$tr $(echo "scale=2; ${wall[$r,$i]} / ${wall[$r,0]}" | bc -l)"
+    cr="$cr $(echo "scale=2; ${cpu[$r,$i]} / ${cpu[$r,0]}" | bc -l)"
   done
-  mn=$(echo "$ws" | tr ' ' '\n' | grep -v '^$' | sort -g | head -1)
-  echo "| \`${cmds[$i]#"$bin/"}\` |$ws | $mn |$ks |$tr |"
+  echo "| ${names[$i]} |$ws |$cs |$ks |$tr |$cr |"
 done
 # The status counts of the last run (the summary on standard error, without --quiet).
 "$urlkey" redirects propose --policy mapper@1 "$old" "$new" -o "$out" 2>&1 >/dev/null | tail -1
