@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the test layers need, side by side, without building or running anything
 # of urlkey's: Debian's chromium and playwright-core (browser layer), the Python venv with
-# its requirements (Python layer), the nightly toolchain check and cargo-fuzz (fuzz layer).
+# its requirements (Python layer), the nightly toolchain check and cargo-fuzz (fuzz layer),
+# nginx and apache2 (the redirect tests of layer 1).
 # Each layer's own script installs the same when missing, so this only saves time: .ci/run
 # starts it in the background while the Rust builds run, since most of it waits on the
 # network. Exits non-zero when any install failed (the layer would then fail too).
@@ -10,10 +11,11 @@ cd "$(dirname "$0")/.."
 mkdir -p target/install-logs
 export URLKEY_INSTALL_ONLY=1
 pids=()
-names=(browser python fuzz)
+names=(browser python fuzz servers)
 bash crates/urlkey-serve/e2e/run.sh > target/install-logs/browser.log 2>&1 & pids+=($!)
 bash scripts/test-python.sh > target/install-logs/python.log 2>&1 & pids+=($!)
 bash scripts/fuzz.sh > target/install-logs/fuzz.log 2>&1 & pids+=($!)
+bash scripts/install-servers.sh > target/install-logs/servers.log 2>&1 & pids+=($!)
 rc=0
 for i in "${!pids[@]}"; do
   if wait "${pids[$i]}"; then

@@ -3,8 +3,9 @@
 # (crates/urlkey-py, PyO3 + maturin) into a virtual environment, builds the release CLI
 # (or takes URLKEY_BIN), and
 # runs the pytest suite (Python API vs golden fixtures and the CLI, Parquet output, PySpark
-# local[2] vs `urlkey key` and `urlkey map`, the Polars plugin, the DuckDB extension, and the
-# cross-engine test of all of them).
+# local[2] vs `urlkey key` and `urlkey map`, the Polars plugin, the DuckDB extension, the
+# cross-engine test of all of them, and `ledger report`'s run-to-run stability vs a Python
+# reference written from docs/ledger.md).
 # It also builds and installs the Polars plugin (crates/urlkey-polars, its own cargo
 # workspace) in the `quick` profile (URLKEY_POLARS_PROFILE to change it), and builds the
 # DuckDB extension (scripts/build-duckdb-extension.sh, in cargo test's profile unless

@@ -1,7 +1,7 @@
 //! The web API of `urlkey serve`, called in-process (`tower::ServiceExt::oneshot` on the
 //! router, no socket). Byte 0 picks the endpoint (`/api/key`, `/api/inspect`, `/api/map`,
-//! `/api/map.csv`, `/api/map?format=csv`, `GET /api/policies`, `/api/explain`, `/api/diff`)
-//! and, with its top bit, a
+//! `/api/map.csv`, `/api/map?format=csv`, `GET /api/policies`, `/api/explain`, `/api/diff`,
+//! `/api/redirects/propose`) and, with its top bit, a
 //! wrong Content-Type; the rest is the request body.
 //!
 //! Properties: never a panic, and never a 500 (a handler that panics is turned into a 500
@@ -48,7 +48,7 @@ fuzz_target!(|data: &[u8]| {
     let Some((&sel, body)) = data.split_first() else {
         return;
     };
-    let (method, path) = match sel % 8 {
+    let (method, path) = match sel % 9 {
         0 => ("POST", "/api/key"),
         1 => ("POST", "/api/inspect"),
         2 => ("POST", "/api/map"),
@@ -56,6 +56,7 @@ fuzz_target!(|data: &[u8]| {
         4 => ("POST", "/api/map?format=csv"),
         6 => ("POST", "/api/explain"),
         7 => ("POST", "/api/diff"),
+        8 => ("POST", "/api/redirects/propose"),
         _ => ("GET", "/api/policies"),
     };
     let ctype = if sel & 0x80 == 0 {

@@ -3,7 +3,8 @@
 //! (docs/cli.md, "Exit codes", which a test compares with [`Exit::ALL`]).
 //!
 //! As `cmp(1)` and `diff(1)`: 0 when the run completed (for a comparing command, the
-//! compared inputs are the same), 1 only when a comparing command found that they differ,
+//! compared inputs are the same), 1 only when a comparing command found that they differ
+//! or a checking command found problems (`urlkey redirects check`, `compile`, `test`),
 //! and 2 or more for every trouble. An internal error takes 70, `EX_SOFTWARE` of BSD's
 //! `sysexits.h`, so that a script reading 1 as "they differ" is never told so by a bug.
 
@@ -13,7 +14,9 @@ pub enum Exit {
     /// The run completed (invalid rows are part of a completed run); for `explain` and
     /// `diff`, the compared inputs are the same.
     Done,
-    /// `explain`: the inputs do not all share one key; `diff`: the two sides differ.
+    /// `explain`: the inputs do not all share one key; `diff`: the two sides differ;
+    /// `redirects check`: the map has an error finding (`compile` refuses such a map,
+    /// `redirects test` a row that fails).
     Differ,
     /// A usage error: a flag or value that cannot work as given.
     Usage,
@@ -69,7 +72,7 @@ impl Exit {
     pub const fn summary(self) -> &'static str {
         match self {
             Exit::Done => "the run completed",
-            Exit::Differ => "the compared inputs differ",
+            Exit::Differ => "the compared inputs differ, or a check found problems",
             Exit::Usage => "a usage error",
             Exit::Input => "an input could not be read",
             Exit::Output => "the output could not be written",

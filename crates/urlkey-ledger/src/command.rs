@@ -39,6 +39,9 @@ pub enum LedgerCommand {
         /// Output format.
         format: ListFormat,
     },
+    /// Key the observations of some collections under another policy, beside their
+    /// original keys.
+    Rekey(crate::rekey::RekeyOptions),
     /// Write every observation with the latest verification of its key.
     Export {
         /// Output format.
@@ -250,6 +253,12 @@ pub fn run_with(
         LedgerCommand::Merges { format } => {
             let conn = db::open(db_path, false)?;
             review::write_merges(&conn, format, out)?;
+            Ok(())
+        }
+        LedgerCommand::Rekey(opts) => {
+            let mut conn = db::open(db_path, false)?;
+            let s = crate::rekey::run(&mut conn, &opts)?;
+            writeln!(out, "{s}")?;
             Ok(())
         }
         LedgerCommand::Export { format, output } => {
@@ -496,7 +505,7 @@ fn verify_keys(
             per_host_delay: Duration::from_millis(per_host_delay),
             scope,
             extra_roots,
-            ..FetchConfig::default()
+            ..verify::fetch::fetch_config()
         },
     };
     let mut conn = db::open(db_path, false)?;

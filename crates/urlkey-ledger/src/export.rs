@@ -36,8 +36,10 @@ crate::choice::from_str_by_name!(ExportFormat);
 
 /// The exported columns, in order: the seed's minimum audit ledger, then context.
 /// `run_timestamp` is the collection instant in UTC (RFC 3339, `2026-11-08T08:00:00Z`);
-/// `run_timestamp_as_written`, last, is the input's text for it, untouched.
-pub const COLUMNS: [&str; 29] = [
+/// `run_timestamp_as_written` is the input's text for it, untouched. `text_fragments` is the
+/// observed URL's text directives with the latest verification's check of each (a JSON
+/// array, `[]` when there is none).
+pub const COLUMNS: [&str; 30] = [
     "observation_id",
     "prompt_id",
     "prompt_version",
@@ -67,6 +69,7 @@ pub const COLUMNS: [&str; 29] = [
     "reviewed_by",
     "reviewed_at",
     "run_timestamp_as_written",
+    "text_fragments",
 ];
 
 /// A CSV text cell that opens as text in a spreadsheet: `urlkey map`'s rule
@@ -130,7 +133,7 @@ pub fn write(conn: &Connection, format: ExportFormat, out: &mut dyn Write) -> Re
                     match v {
                         // Stored as JSON by the ledger: embedded as it is, keys in order.
                         rusqlite::types::Value::Text(t)
-                            if (*c == "transformations" || *c == "extra")
+                            if matches!(*c, "transformations" | "extra" | "text_fragments")
                                 && serde_json::from_str::<serde::de::IgnoredAny>(&t).is_ok() =>
                         {
                             line.push_str(&t)

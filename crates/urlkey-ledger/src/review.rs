@@ -725,6 +725,9 @@ pub struct Variant {
     pub distance: Option<i64>,
     /// The observation's claim.
     pub claim: Option<String>,
+    /// The observation's text directives, each with its latest check
+    /// ([`crate::fragments::described`]).
+    pub text_fragments: Vec<String>,
 }
 
 /// The variants of a key: those its latest verification fetched, or (never verified) one
@@ -752,11 +755,12 @@ pub fn variants(conn: &Connection, policy: &str, key: &str) -> Result<Vec<Varian
                 canonical: r.get(6)?,
                 distance: r.get(7)?,
                 claim: r.get(8)?,
+                text_fragments: Vec::new(),
             })
         })?
         .collect::<rusqlite::Result<_>>()?;
     if !got.is_empty() {
-        return Ok(got);
+        return with_fragments(conn, got);
     }
     let mut st = conn.prepare(
         "SELECT observation_id, observed_url, claim FROM observations \
@@ -775,13 +779,24 @@ pub fn variants(conn: &Connection, policy: &str, key: &str) -> Result<Vec<Varian
                 canonical: None,
                 distance: None,
                 claim: r.get(2)?,
+                text_fragments: Vec::new(),
             })
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(all
-        .into_iter()
-        .filter(|v| seen.insert(v.url.clone()))
-        .collect())
+    with_fragments(
+        conn,
+        all.into_iter()
+            .filter(|v| seen.insert(v.url.clone()))
+            .collect(),
+    )
+}
+
+/// The variants with their observations' text directives.
+fn with_fragments(conn: &Connection, mut vs: Vec<Variant>) -> Result<Vec<Variant>> {
+    for v in &mut vs {
+        v.text_fragments = crate::fragments::described(conn, &v.observation)?;
+    }
+    Ok(vs)
 }
 
 /// The distinct observed URLs as verify fetches them, in a JSON array of observed URLs.

@@ -17,33 +17,12 @@ pub fn as_fetched(observed: &str) -> String {
     }
 }
 
-/// Removes what is never sent: the fragment, and userinfo. Returns true when userinfo
-/// was there.
-pub fn sanitize(url: &mut Url) -> bool {
-    url.set_fragment(None);
-    let had = !url.username().is_empty() || url.password().is_some();
-    if had {
-        // Both fail only for URLs that cannot have credentials, which have none.
-        let _ = url.set_username("");
-        let _ = url.set_password(None);
-    }
-    had
-}
+/// Removes what is never sent: the fragment, and userinfo (`urlkey-fetch`'s rule).
+pub use urlkey_fetch::sanitize;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sanitize_removes_fragment_and_userinfo_only() {
-        let mut u =
-            Url::parse("https://user:pw@docs.example.org/A?utm_source=x#frag").expect("url");
-        assert!(sanitize(&mut u));
-        assert_eq!(u.as_str(), "https://docs.example.org/A?utm_source=x");
-        let mut u = Url::parse("https://docs.example.org/#x").expect("url");
-        assert!(!sanitize(&mut u));
-        assert_eq!(u.as_str(), "https://docs.example.org/");
-    }
 
     #[test]
     fn as_fetched_trims_and_keeps_what_does_not_parse() {

@@ -10,12 +10,15 @@
 //! matches a request to a map line; [`redirect_map`] reads a MAP (what `check`, `compile`
 //! and `live` take); `check` uses both; `compile` uses `check` (it refuses a map that fails
 //! it); `propose` uses neither (its output becomes a MAP once a person has reviewed it;
-//! `redirect_map` reads its status names).
+//! `redirect_map` reads its status names); `live` uses `redirect_map` and the SSRF-safe
+//! client of `urlkey-fetch`.
 
 pub mod redirect_map;
 pub mod server;
 
 pub mod check;
+pub mod compile;
+pub mod live;
 pub mod propose;
 
 pub use redirect_map::{MapEntry, MapError, RedirectMap};

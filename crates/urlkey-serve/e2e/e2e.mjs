@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { scaleChecks } from './scale.mjs';
+import { redirectsChecks } from './redirects.mjs';
 
 const [base, bin, outDir, bigFile] = process.argv.slice(2);
 if (!base || !bin || !outDir) {
@@ -592,6 +593,9 @@ try {
       await rebind.close();
     }
   });
+
+  // The Redirects view (redirects.mjs): upload, decisions, the exported MAP, 50,000 rows.
+  await step('redirects view', () => redirectsChecks({ page, base, bin, outDir, check, step, timings }));
 
   // The pages people read, at real sizes (scale.mjs): its own ledger and server.
   await step('scale checks', () => scaleChecks({ context, bin, outDir, check, step, timings }));

@@ -11,7 +11,9 @@
 # exported CSVs). The server also serves a ledger made from the ledger tests' fixture
 # (--ledger), for the ledger page's checks. scale.mjs (run by e2e.mjs) makes a
 # 50,000-citation ledger with the binary, serves it on a second server and checks the pages
-# at that size in a 1400 px window (screenshots target/e2e/scale-*.png).
+# at that size in a 1400 px window (screenshots target/e2e/scale-*.png). redirects.mjs (run
+# by e2e.mjs) checks the Redirects view: upload, decisions, the exported MAP read back, and
+# 50,000 OLD rows (screenshot target/e2e/redirects.png).
 # The last line is always `N passed, M failed`; the exit code is non-zero on any failure.
 #
 # Environment: URLKEY_BIN (use this binary, no build), CHROMIUM (default /usr/bin/chromium),
@@ -28,7 +30,7 @@ lines="${E2E_LINES:-100000}"
 datasets="${E2E_DATASETS:-$root/../shared/datasets/ada-url-various-datasets/others}"
 export CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
 mkdir -p "$out"
-rm -f "$out/e2e-result.json" "$out/serve.png" "$out/ledger.png" "$out/compare.png" "$out/diff.png"
+rm -f "$out/e2e-result.json" "$out/serve.png" "$out/ledger.png" "$out/compare.png" "$out/diff.png" "$out/redirects.png"
 
 pre_passed=0
 pre_failed=0
@@ -155,3 +157,4 @@ if [ -f "$out/diff.png" ]; then
   fi
 fi
 [ -f "$out/ledger.png" ] && echo "ledger page screenshot: $out/ledger.png"
+[ -f "$out/redirects.png" ] && echo "redirects view screenshot: $out/redirects.png"

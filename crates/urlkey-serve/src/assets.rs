@@ -7,6 +7,8 @@ use axum::response::{IntoResponse, Response};
 pub const INDEX_HTML: &str = include_str!("../static/index.html");
 /// `GET /app.js`.
 pub const APP_JS: &str = include_str!("../static/app.js");
+/// `GET /redirects.js`: the Redirects view (its own file: app.js holds the other views).
+pub const REDIRECTS_JS: &str = include_str!("../static/redirects.js");
 /// `GET /app.css`.
 pub const APP_CSS: &str = include_str!("../static/app.css");
 
@@ -22,6 +24,11 @@ pub(crate) async fn index() -> Response {
 /// `GET /app.js`.
 pub(crate) async fn app_js() -> Response {
     asset("text/javascript; charset=utf-8", APP_JS)
+}
+
+/// `GET /redirects.js`.
+pub(crate) async fn redirects_js() -> Response {
+    asset("text/javascript; charset=utf-8", REDIRECTS_JS)
 }
 
 /// `GET /app.css`.

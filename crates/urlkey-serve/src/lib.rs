@@ -25,8 +25,8 @@
 //! router (`router`: routes and layers; `middleware`: security headers, Host check,
 //! body policy) over the shared [`AppState`] (`state`). Each view owns its handler:
 //! `assets` (the page's files), `policiesview`, `keyview`, `inspectview`, `explainview`,
-//! `diffview`, `mapview` (request, engine, page), `ledgerview` (report and review queue)
-//! and `reviewview`. A POST body is read under the limits by `body` and parsed by the
+//! `diffview`, `mapview` (request, engine, page), `redirectsview` (request, engine: the
+//! Redirects view), `ledgerview` (report and review queue) and `reviewview`. A POST body is read under the limits by `body` and parsed by the
 //! extractor `json_request`; `worker` runs the work off the async thread and one heavy
 //! request at a time; `error` is the API's error answer. No module below the router uses
 //! the router or a view, and no view uses another view.
@@ -49,6 +49,7 @@ mod mapview;
 mod middleware;
 mod options;
 mod policiesview;
+mod redirectsview;
 mod reviewview;
 mod router;
 mod state;
@@ -59,7 +60,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-pub use assets::{APP_CSS, APP_JS, INDEX_HTML};
+pub use assets::{APP_CSS, APP_JS, INDEX_HTML, REDIRECTS_JS};
 pub use conn::FD_RESERVE;
 pub use explainview::MAX_INPUTS as MAX_EXPLAIN_INPUTS;
 pub use middleware::CONTENT_SECURITY_POLICY;

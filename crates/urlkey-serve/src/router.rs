@@ -14,13 +14,13 @@ use crate::middleware::{body_policy, host_check, security_headers};
 use crate::state::AppState;
 use crate::{
     assets, diffview, explainview, inspectview, keyview, ledgerview, mapview, policiesview,
-    reviewview,
+    redirectsview, reviewview,
 };
 
-/// The router: `GET /` (also `/index.html`), `/app.js`, `/app.css`; `GET /api/policies`;
-/// `POST /api/map` (`?format=csv` for the CSV), `/api/map.csv`, `/api/key`,
-/// `/api/inspect`, `/api/explain` (the Compare view), `/api/diff` (the Mapper's policy
-/// pair); with `--ledger DB`, `GET /ledger`, `/ledger.css`, `/ledger.js` and `/api/ledger`
+/// The router: `GET /` (also `/index.html`), `/app.js`, `/redirects.js`, `/app.css`;
+/// `GET /api/policies`; `POST /api/map` (`?format=csv` for the CSV), `/api/map.csv`,
+/// `/api/key`, `/api/inspect`, `/api/explain` (the Compare view), `/api/diff` (the
+/// Mapper's policy pair), `/api/redirects/propose` (the Redirects view); with `--ledger DB`, `GET /ledger`, `/ledger.css`, `/ledger.js` and `/api/ledger`
 /// (the ledger, read-only) and `POST /api/ledger/review` (a review decision). Anything
 /// else is a JSON 404.
 ///
@@ -35,6 +35,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/", get(assets::index))
         .route("/index.html", get(assets::index))
         .route("/app.js", get(assets::app_js))
+        .route("/redirects.js", get(assets::redirects_js))
         .route("/app.css", get(assets::app_css))
         .route("/api/policies", get(policiesview::policies))
         .route("/api/map", post(mapview::map))
@@ -43,6 +44,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/api/inspect", post(inspectview::inspect))
         .route("/api/explain", post(explainview::explain))
         .route("/api/diff", post(diffview::diff))
+        .route("/api/redirects/propose", post(redirectsview::propose))
         .route("/ledger", get(ledgerview::page))
         .route("/ledger.css", get(ledgerview::css))
         .route("/api/ledger", get(ledgerview::json))

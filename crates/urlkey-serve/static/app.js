@@ -307,7 +307,7 @@
       state.policies = data.policies;
       state.defaults = data.defaults;
       state.maxBody = data.max_body_bytes || null;
-      for (const select of [ui.policy, ui.comparePolicy, ui.diffFrom, ui.diffTo]) {
+      for (const select of [ui.policy, ui.comparePolicy, ui.diffFrom, ui.diffTo, $('rd-policy')]) {
         clear(select);
         for (const p of data.policies) {
           select.append(el('option', { value: p.id, title: p.description }, p.id));
@@ -317,6 +317,9 @@
       ui.comparePolicy.value = data.defaults.explain;
       ui.diffFrom.value = data.defaults.diff_from;
       ui.diffTo.value = data.defaults.diff_to;
+      // `redirects propose` has no default (its --policy is required): the Redirects view
+      // starts with the comparison key, as docs/redirects.md's example does.
+      $('rd-policy').value = data.defaults.inspect;
       showPolicy();
       ui.psl.textContent = 'Public Suffix List: ' + data.psl + '.';
     } catch (e) {
@@ -690,15 +693,21 @@
 
   // ---------------------------------------------------------------- views
 
+  // The views, by name: each its section and its button in the banner.
+  const VIEWS = {
+    mapper: [ui.mapperView, ui.viewMapper],
+    compare: [ui.compareView, ui.viewCompare],
+    redirects: [$('redirects-view'), $('view-redirects')],
+  };
+
   function showView(name) {
-    const compare = name === 'compare';
-    if (compare) closeInspector(false);
-    ui.mapperView.hidden = compare;
-    ui.compareView.hidden = !compare;
-    ui.viewMapper.setAttribute('aria-pressed', String(!compare));
-    ui.viewCompare.setAttribute('aria-pressed', String(compare));
+    if (name !== 'mapper') closeInspector(false);
+    for (const [n, [view, button]] of Object.entries(VIEWS)) {
+      view.hidden = n !== name;
+      button.setAttribute('aria-pressed', String(n === name));
+    }
     document.documentElement.dataset.view = name;
-    if (compare) ui.compareText.focus();
+    if (name === 'compare') ui.compareText.focus();
   }
 
   // ---------------------------------------------------------------- compare (explain)
@@ -935,6 +944,7 @@
   ui.inspectorClose.addEventListener('click', () => closeInspector(true));
   ui.viewMapper.addEventListener('click', () => showView('mapper'));
   ui.viewCompare.addEventListener('click', () => showView('compare'));
+  VIEWS.redirects[1].addEventListener('click', () => showView('redirects'));
   ui.compareRun.addEventListener('click', runCompare);
   ui.compareText.addEventListener('keydown', (ev) => {
     if (ev.key === 'Enter' && (ev.ctrlKey || ev.metaKey)) { ev.preventDefault(); runCompare(); }
@@ -943,6 +953,12 @@
   document.addEventListener('keydown', (ev) => {
     if (ev.key === 'Escape' && !ui.inspector.hidden) closeInspector(true);
   });
+
+  // What the Redirects view (redirects.js, loaded after this file) shares with the others.
+  window.urlkeyPage = {
+    el, clear, setStatus, fmt, mb, secs, byteSize, tooLarge, postJson, painted,
+    headerRow, firstJsonFields, fillChoices, shapeFromName, PREVIEW_BYTES, PREVIEW_LINES,
+  };
 
   refreshShape();
   loadPolicies();

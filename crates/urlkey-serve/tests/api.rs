@@ -135,20 +135,24 @@ fn page_is_served_with_strict_headers() {
 
 #[test]
 fn the_page_never_builds_markup_from_data() {
-    let js = urlkey_serve::APP_JS;
-    for bad in [
-        "innerHTML",
-        "outerHTML",
-        "insertAdjacentHTML",
-        "document.write",
-        "eval(",
-        "new Function",
-        "http://",
-        "https://",
+    for (name, js) in [
+        ("app.js", urlkey_serve::APP_JS),
+        ("redirects.js", urlkey_serve::REDIRECTS_JS),
     ] {
-        assert!(!js.contains(bad), "app.js uses {bad}");
+        for bad in [
+            "innerHTML",
+            "outerHTML",
+            "insertAdjacentHTML",
+            "document.write",
+            "eval(",
+            "new Function",
+            "http://",
+            "https://",
+        ] {
+            assert!(!js.contains(bad), "{name} uses {bad}");
+        }
+        assert!(js.contains("textContent"), "{name}");
     }
-    assert!(js.contains("textContent"));
     for bad in ["http://", "https://", "@import", "url("] {
         assert!(
             !urlkey_serve::APP_CSS.contains(bad),

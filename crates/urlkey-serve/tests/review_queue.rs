@@ -555,3 +555,46 @@ fn the_queue_pages_keys_and_folds_spellings() {
     // The JSON report takes no queue options.
     assert_eq!(get_page(addr, "/api/ledger?queue_page=2").status, 400);
 }
+
+#[test]
+fn the_queue_shows_each_variants_text_fragment_beside_its_url() {
+    // Synthetic: one key merged by a risky rule (the trailing slash), one spelling cited
+    // with a text directive, one with a malformed one.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("ledger.sqlite");
+    let csv = dir.path().join("synthetic-fragments.csv");
+    std::fs::write(
+        &csv,
+        "observation_id,observed_url,fixture\n\
+         q1,https://docs.example.org/guide#:~:text=The%20guide-%2Cexplains%20%3Cb%3E,synthetic\n\
+         q2,\"https://docs.example.org/guide/#:~:text=a,,b\",synthetic\n",
+    )
+    .expect("write");
+    ledger_cmd(
+        &db,
+        LedgerCommand::Ingest(IngestCommand {
+            files: vec![csv],
+            defaults: urlkey_ledger::ingest::Defaults {
+                answer_system: Some("ai-mode".into()),
+                prompt_version: Some("v1".into()),
+                market: Some("us".into()),
+                run_timestamp: Some("2026-12-01T09:00:00Z".into()),
+                ..Default::default()
+            },
+            ..IngestCommand::default()
+        }),
+    );
+    let addr = urlkey_serve::spawn_with_ledger(Config::default(), Some(db)).expect("server");
+    let p = page(addr);
+    // Decoded, escaped (the page builds no markup from data), with its state.
+    assert!(
+        p.contains(
+            "<small data-text-fragment>text: &quot;The guide-,explains &lt;b&gt;&quot; not verified</small>"
+        ),
+        "{p}"
+    );
+    assert!(
+        p.contains("<small data-text-fragment>text: text=a,,b malformed (empty-term)</small>"),
+        "{p}"
+    );
+}

@@ -46,7 +46,8 @@
 //! - **Looking at one text**: [`inspect()`] ([`Inspection`], with the [`Offsets`] of each
 //!   component in the input as given), [`explain::explain`] (do several inputs share a
 //!   key, and why), [`query_pairs`] and [`parse_form`], [`detect::looks_like_web_address`],
-//!   [`profile::profile`], [`WebUrl`] (the URL Standard's parse, with this crate's codes).
+//!   [`profile::profile`], [`WebUrl`] (the URL Standard's parse, with this crate's codes),
+//!   [`text_fragment`] (the `#:~:text=` directives of a fragment, parsed).
 //! - **Columns**: [`fields`], the outcome's fields as one table (name, type, how each is
 //!   read from an [`Outcome`]): every engine's columns come from it.
 //! - **Lists**: [`PublicSuffixList`], the tracking sets ([`TrackingSet`], [`REGISTRY`]), the
@@ -78,6 +79,7 @@ mod query;
 pub mod risk;
 mod scratch;
 mod text;
+pub mod text_fragment;
 pub mod tracking;
 mod unwrap;
 pub mod web;

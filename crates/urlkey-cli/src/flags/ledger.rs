@@ -78,6 +78,18 @@ pub enum LedgerCommand {
         #[arg(long, value_parser = choice::<ListFormat>(), default_value = "table")]
         format: ListFormat,
     },
+    /// Key the observations of some collections under another policy too, in one
+    /// transaction: the new keys are stored beside the original ones, which stay (verify,
+    /// merges, review and export use them); `report --policy` counts under either.
+    /// Running it again adds nothing.
+    Rekey {
+        /// The policy to key them under (`urlkey policies` lists the ids).
+        #[arg(long, required = true)]
+        policy: String,
+        /// Only this collection (repeat for several; default: every observation).
+        #[arg(long, value_name = "COLLECTION")]
+        collection: Vec<String>,
+    },
     /// Write every observation with the latest verification of its key.
     Export {
         /// Output format.
@@ -178,9 +190,20 @@ pub struct ReportArgs {
     /// How many top URL keys to list (0 = all).
     #[arg(long, default_value_t = ledger::report::DEFAULT_TOP)]
     pub top_keys: usize,
-    /// Only observations keyed with this policy (needed when the ledger holds several).
+    /// Count the keys of this policy: one the observations were ingested under, or one
+    /// `rekey` keyed them under (default: the policy of the ingest; needed when the
+    /// ledger was ingested under several).
     #[arg(long)]
     pub policy: Option<String>,
+    /// Only observations of this collection.
+    #[arg(long, value_name = "COLLECTION")]
+    pub collection: Option<String>,
+    /// Compare the same observations (all, or --collection's, or --window's) keyed under
+    /// two policies: per publisher and per URL key, the valid observations under each,
+    /// and what normalization changed under each (the second one needs a `rekey`, or an
+    /// ingest under it).
+    #[arg(long, num_args = 2, value_names = ["POLICY_A", "POLICY_B"])]
+    pub compare_policies: Option<Vec<String>>,
     /// Write here (through a temporary file and a rename) instead of standard output.
     #[arg(long, short)]
     pub output: Option<PathBuf>,
@@ -289,6 +312,12 @@ impl LedgerCommand {
                 ledger::LedgerCommand::Review(command.into_command())
             }
             LedgerCommand::Merges { format } => ledger::LedgerCommand::Merges { format },
+            LedgerCommand::Rekey { policy, collection } => {
+                ledger::LedgerCommand::Rekey(ledger::rekey::RekeyOptions {
+                    policy,
+                    collections: collection,
+                })
+            }
             LedgerCommand::Export { format, output } => {
                 ledger::LedgerCommand::Export { format, output }
             }
@@ -367,6 +396,12 @@ impl From<ReportArgs> for ReportCommand {
                 }),
                 // Read from `window` by the run, which says what is wrong with one.
                 windows: Vec::new(),
+                collection: a.collection,
+                // clap takes exactly two values (num_args = 2).
+                compare_policies: a.compare_policies.map(|v| {
+                    let mut v = v.into_iter();
+                    (v.next().unwrap_or_default(), v.next().unwrap_or_default())
+                }),
             },
             window: a.window,
             format: a.format,

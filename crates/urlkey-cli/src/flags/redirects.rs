@@ -158,6 +158,13 @@ pub struct TestArgs {
     /// Allow loopback addresses (127.0.0.0/8, ::1): a staging server on this machine.
     #[arg(long)]
     pub allow_loopback: bool,
+    /// Seconds allowed for each request.
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    pub timeout: f64,
+    /// Least milliseconds between two requests to one host [default: 250; 0 when --base is
+    /// loopback or localhost].
+    #[arg(long, value_name = "MS")]
+    pub per_host_delay: Option<u64>,
     /// Write the per-row results here (CSV) instead of standard output.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,

@@ -349,6 +349,12 @@ fn report_figures_match_hand_computed_expectations() {
             ],
             "top_keys_with_splits": []
         },
+        // The fixture's fragments (`#evidence`, `#install`) have no text directive.
+        "text_fragments": {
+            "observations": 0, "directives": 0, "found": 0, "not_found": 0,
+            "page_changed": 0, "not_checked": 0, "unverified": 0, "malformed": 0,
+            "by_answer_system": {}
+        },
         // By hand from crates/urlkey-ledger/tests/fixtures/README.md: docs/guide has 5 observations
         // (001, 002, 006, 023, 027), each spelled differently, 09:01 on 11-01 to 14:27 on
         // 11-08; then five keys with 2 (ties by key): news/ (010 with the slash, 011
@@ -386,7 +392,33 @@ fn report_figures_match_hand_computed_expectations() {
             "answer_systems": ["assistant-a", "assistant-b"],
             "markets": ["de", "us"],
             "window": {"from": "2026-11-01T09:01:00Z", "to": "2026-11-08T15:26:00Z"}
-        }
+        },
+        // 24 valid observations, 24 distinct observed URLs, 15 keys: 9 merged. Keys of 2+
+        // URLs: guide (001, 002, 006, 023, 027), report (003, 020), item (007, 008), news
+        // (010, 011), wiki Caf%C3%A9 (012, 013), story (024, 025): 15 URLs. By rule:
+        // remove-fragment 001, 023; remove-tracking-parameters 001, 002, 006, 003, 024, 025;
+        // remove-trailing-slash 027, 003; sort-query 007; whatwg-parse 011 (the path /),
+        // 012 (é escaped); unchanged 020, 008, 010, 013. Removed parameters as written:
+        // utm_source 001, 002, 006; utm_medium 006, 024; fbclid, _hsenc, mc_cid 006;
+        // gclid 003; UTM_Source and GCLID 025.
+        "normalization": {
+            "observed_urls": 24,
+            "merged_keys": 6,
+            "observed_urls_merged": 9,
+            "merged_by_rule": {
+                "remove-fragment": 2, "remove-tracking-parameters": 6,
+                "remove-trailing-slash": 2, "sort-query": 1, "unchanged": 4, "whatwg-parse": 2
+            },
+            "merged_by_removed_param": {
+                "GCLID": 1, "UTM_Source": 1, "_hsenc": 1, "fbclid": 1, "gclid": 1,
+                "mc_cid": 1, "utm_medium": 2, "utm_source": 3
+            },
+            "keyed_at_ingest": 27,
+            "rekeyed": 0
+        },
+        // One row per (prompt, answer system): every prompt is asked once, so nothing is
+        // measured and each system's 12 valid observations are counted apart.
+        "stability": [asked_once("assistant-a"), asked_once("assistant-b")]
     });
     assert_eq!(got, want);
 
@@ -836,4 +868,19 @@ fn a_bom_and_tsv_are_read_and_jsonl_export_keeps_the_column_order() {
     }
     let second: Value = serde_json::from_str(out.lines().nth(1).expect("line")).expect("json");
     assert_eq!(second["observed_url"], "https://docs.example.org/b?x=1,2");
+}
+
+/// The stability figures of a system of the fixture: 12 prompts asked once, none measured.
+fn asked_once(system: &str) -> serde_json::Value {
+    let none = json!({"mean_jaccard": null, "cited": 0, "in_every_run": 0,
+                      "in_every_run_share": null, "come_and_go": 0, "come_and_go_distinct": 0,
+                      "top_come_and_go": []});
+    json!({
+        "answer_system": system,
+        "sample": {"valid_observations": 12, "prompts": 0, "runs": 0, "pairs": 0,
+                   "observations": 0, "prompts_asked_once": 12,
+                   "observations_asked_once": 12, "observations_without_prompt_id": 0},
+        "keys": none,
+        "publishers": none,
+    })
 }

@@ -204,7 +204,7 @@ fn decisions_are_kept_in_order_and_the_latest_is_exported() {
     let header = csv.lines().next().expect("header");
     assert!(header.ends_with(
         "content_check,source_role,claim_support,merge_decision,reviewed_by,reviewed_at,\
-         run_timestamp_as_written"
+         run_timestamp_as_written,text_fragments"
     ));
 }
 

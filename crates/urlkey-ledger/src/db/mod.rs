@@ -14,7 +14,7 @@ use crate::error::{ErrorKind, LedgerError, Result};
 pub(crate) mod view;
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 8;
 
 /// How long a statement waits for a lock another connection holds (SQLite's busy
 /// timeout) before failing with "database is locked".
@@ -347,13 +347,19 @@ CREATE INDEX IF NOT EXISTS verifications_by_key
     view::audit_ledger_view!(5)
 );
 
-const MIGRATIONS: &[&str] = &[
+/// Migration 7: observations keyed again under another policy, beside their original
+/// keys. Its SQL is in [`crate::rekey::MIGRATION_7`], beside the code that uses it.
+const MIGRATION_7: &str = crate::rekey::MIGRATION_7;
+
+pub(crate) const MIGRATIONS: &[&str] = &[
     MIGRATION_1,
     MIGRATION_2,
     MIGRATION_3,
     MIGRATION_4,
     MIGRATION_5,
     MIGRATION_6,
+    MIGRATION_7,
+    crate::fragments::MIGRATION,
 ];
 
 /// Opens (and with `create`, creates) the ledger at `path`, sets WAL mode, foreign keys
@@ -551,6 +557,11 @@ fn migrate_locked(
         conn.execute_batch(&batch).map_err(|e| {
             LedgerError::db(&format!("migration to schema version {version} failed"), e)
         })?;
+        // The text fragments of the observations already stored: parsed in Rust, so
+        // after the SQL, in the same transaction.
+        if *sql == crate::fragments::MIGRATION {
+            crate::fragments::backfill(conn)?;
+        }
     }
     // Foreign keys are off during the migrations: every reference must still hold.
     let broken: i64 = conn

@@ -568,7 +568,7 @@ fn a_version_5_ledger_gets_partial_checks_and_compared_counts() {
     drop(old);
 
     let conn = open(&path, false).expect("migrate");
-    assert_eq!(user_version(&conn).expect("v"), 6);
+    assert_eq!(user_version(&conn).expect("v"), SCHEMA_VERSION);
     let got = rows(
         &conn,
         "SELECT verification_id, content_check, variants_compared FROM verifications \

@@ -37,6 +37,16 @@ macro_rules! audit_ledger_view {
             $crate::db::view::audit_view_tail!()
         )
     };
+    (8) => {
+        concat!(
+            $crate::db::view::audit_view_head!(),
+            $crate::db::view::audit_view_columns_2!(),
+            $crate::db::view::audit_view_columns_4!(),
+            $crate::db::view::audit_view_columns_5!(),
+            $crate::db::view::audit_view_columns_8!(),
+            $crate::db::view::audit_view_tail!()
+        )
+    };
 }
 pub(crate) use audit_ledger_view;
 
@@ -126,6 +136,23 @@ macro_rules! audit_view_columns_5 {
     };
 }
 pub(crate) use audit_view_columns_5;
+
+/// Schema 8: the observation's text directives, each with the result of the latest
+/// verification's check (a JSON array; `[]` when the URL has none).
+macro_rules! audit_view_columns_8 {
+    () => {
+        r#",
+    (SELECT json_group_array(json_object(
+            'n', f.n, 'directive', f.directive, 'prefix', f.prefix, 'start', f.text_start,
+            'end', f.text_end, 'suffix', f.suffix, 'malformed', f.malformed,
+            'check', (SELECT c.result FROM text_fragment_checks AS c
+                      WHERE c.verification_id = v.verification_id
+                        AND c.observation_id = f.observation_id AND c.n = f.n)))
+       FROM (SELECT * FROM text_fragments AS f0
+             WHERE f0.observation_id = o.observation_id ORDER BY f0.n) AS f) AS text_fragments"#
+    };
+}
+pub(crate) use audit_view_columns_8;
 
 /// The join with the latest verification of the observation's key.
 macro_rules! audit_view_tail {

@@ -362,6 +362,9 @@ fn store_rows(
              ?16, ?17, ?18, ?19, ?20, ?21)",
         )
         .map_err(|e| LedgerError::db("cannot prepare the insert", e))?;
+    let mut insert_fragments = tx
+        .prepare(crate::fragments::INSERT)
+        .map_err(|e| LedgerError::db("cannot prepare the text fragment insert", e))?;
     let mut batch: Vec<RawRow> = Vec::with_capacity(ROW_BATCH);
     loop {
         batch.clear();
@@ -421,6 +424,11 @@ fn store_rows(
                 .map_err(|e| {
                     LedgerError::db(&format!("cannot store {shown} line {}", row.line), e)
                 })?;
+            crate::fragments::store(
+                &mut insert_fragments,
+                &row.observation_id,
+                &row.observed_url,
+            )?;
             summary.added += 1;
             if n.key.is_none() {
                 summary.invalid_added += 1;

@@ -52,6 +52,10 @@ pub enum Section {
     MergesToReview,
     /// The top keys with splits applied.
     TopKeysWithSplits,
+    /// Run-to-run stability, per answer system.
+    Stability,
+    /// The text fragment figures per answer system.
+    TextFragmentsBySystem,
 }
 
 /// Where a scalar measure sits in the reports for people.
@@ -64,6 +68,13 @@ pub enum Group {
     /// What people decided and verify compared: shown to people only when there is any
     /// ([`super::review::ReviewFigures::has_any`]); always in the CSV and the JSON.
     Review,
+    /// What normalization changed and where the keys come from
+    /// ([`super::normalization`]): shown in every report.
+    Normalization,
+    /// Text directives and verify's checks of them: shown to people only when some
+    /// observation has one ([`super::fragments::TextFragmentFigures::has_any`]); always
+    /// in the CSV and the JSON.
+    TextFragments,
     /// A [`Shown::Section`].
     Section,
 }
@@ -352,6 +363,178 @@ pub const MEASURES: &[Measure] = &[
         "review.top_keys_with_splits",
         &["top_keys_with_splits"],
         Section::TopKeysWithSplits,
+    ),
+    scalar(
+        "observed_urls",
+        "normalization.observed_urls",
+        &["observed_urls"],
+        "distinct observed URLs (of the valid observations)",
+        Group::Normalization,
+        Shown::Count(|m| m.normalization.observed_urls),
+    ),
+    scalar(
+        "merged_keys",
+        "normalization.merged_keys",
+        &["merged_keys"],
+        "URL keys that merged 2 or more observed URLs",
+        Group::Normalization,
+        Shown::Count(|m| m.normalization.merged_keys),
+    ),
+    scalar(
+        "observed_urls_merged",
+        "normalization.observed_urls_merged",
+        &["observed_urls_merged"],
+        "observed URLs merged (distinct observed URLs minus unique URL keys)",
+        Group::Normalization,
+        Shown::Count(|m| m.normalization.observed_urls_merged),
+    ),
+    Measure {
+        short: "by rule",
+        ..scalar(
+            "merged_by_rule",
+            "normalization.merged_by_rule",
+            &["merged_by_rule"],
+            "observed URLs of merged keys, by rule",
+            Group::Normalization,
+            Shown::PerValue {
+                of: |m| &m.normalization.merged_by_rule,
+                row: "rule",
+            },
+        )
+    },
+    Measure {
+        short: "by removed parameter",
+        ..scalar(
+            "merged_by_removed_param",
+            "normalization.merged_by_removed_param",
+            &["merged_by_removed_param"],
+            "observed URLs of merged keys, by removed parameter",
+            Group::Normalization,
+            Shown::PerValue {
+                of: |m| &m.normalization.merged_by_removed_param,
+                row: "removed_param",
+            },
+        )
+    },
+    scalar(
+        "keyed_at_ingest",
+        "normalization.keyed_at_ingest",
+        &["keyed_at_ingest"],
+        "observations keyed at ingest",
+        Group::Normalization,
+        Shown::Count(|m| m.normalization.keyed_at_ingest),
+    ),
+    scalar(
+        "rekeyed",
+        "normalization.rekeyed",
+        &["rekeyed"],
+        "observations keyed by a rekey",
+        Group::Normalization,
+        Shown::Count(|m| m.normalization.rekeyed),
+    ),
+    section(
+        "stability",
+        "stability",
+        &[
+            "stability",
+            "stability_keys_come_and_go",
+            "stability_publishers_come_and_go",
+        ],
+        Section::Stability,
+    ),
+    Measure {
+        short: "observations",
+        ..scalar(
+            "text_fragment_observations",
+            "text_fragments.observations",
+            &["text_fragment_observations"],
+            "observations with text fragments",
+            Group::TextFragments,
+            Shown::Count(|m| m.text_fragments.all.observations),
+        )
+    },
+    Measure {
+        short: "directives",
+        ..scalar(
+            "text_fragment_directives",
+            "text_fragments.directives",
+            &["text_fragment_directives"],
+            "text directives",
+            Group::TextFragments,
+            Shown::Count(|m| m.text_fragments.all.directives),
+        )
+    },
+    Measure {
+        short: "found",
+        ..scalar(
+            "text_fragments_found",
+            "text_fragments.found",
+            &["text_fragments_found"],
+            "text directives found on the page",
+            Group::TextFragments,
+            Shown::Count(|m| m.text_fragments.all.found),
+        )
+    },
+    Measure {
+        short: "not-found",
+        ..scalar(
+            "text_fragments_not_found",
+            "text_fragments.not_found",
+            &["text_fragments_not_found"],
+            "text directives not found",
+            Group::TextFragments,
+            Shown::Count(|m| m.text_fragments.all.not_found),
+        )
+    },
+    Measure {
+        short: "page-changed",
+        ..scalar(
+            "text_fragments_page_changed",
+            "text_fragments.page_changed",
+            &["text_fragments_page_changed"],
+            "text directives found before, not now (page changed)",
+            Group::TextFragments,
+            Shown::Count(|m| m.text_fragments.all.page_changed),
+        )
+    },
+    Measure {
+        short: "not-checked",
+        ..scalar(
+            "text_fragments_not_checked",
+            "text_fragments.not_checked",
+            &["text_fragments_not_checked"],
+            "text directives not checked (no page text)",
+            Group::TextFragments,
+            Shown::Count(|m| m.text_fragments.all.not_checked),
+        )
+    },
+    Measure {
+        short: "unverified",
+        ..scalar(
+            "text_fragments_unverified",
+            "text_fragments.unverified",
+            &["text_fragments_unverified"],
+            "text directives not verified yet",
+            Group::TextFragments,
+            Shown::Count(|m| m.text_fragments.all.unverified),
+        )
+    },
+    Measure {
+        short: "malformed",
+        ..scalar(
+            "text_fragments_malformed",
+            "text_fragments.malformed",
+            &["text_fragments_malformed"],
+            "malformed text directives",
+            Group::TextFragments,
+            Shown::Count(|m| m.text_fragments.all.malformed),
+        )
+    },
+    section(
+        "text_fragments_by_answer_system",
+        "text_fragments.by_answer_system",
+        &["text_fragments_by_answer_system"],
+        Section::TextFragmentsBySystem,
     ),
 ];
 

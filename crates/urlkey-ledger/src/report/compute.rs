@@ -8,9 +8,11 @@ use std::path::Path;
 use rusqlite::{params_from_iter, Connection, OpenFlags};
 
 use super::measures::*;
+use super::normalization::{self, Changes};
 use super::publisher::{self, PublisherUnit};
 use super::review;
 use super::share::{round4, round_share};
+use super::stability;
 use super::GroupBy;
 use crate::error::{ErrorKind, LedgerError, Result, Setting};
 
@@ -53,8 +55,10 @@ pub fn open_read_only(path: &Path) -> Result<Connection> {
     Ok(conn)
 }
 
-/// Picks the policy the report covers: the one asked for, or the only one in the ledger.
-/// Keys made by different policies are not comparable, so a mixed ledger needs `--policy`.
+/// Picks the policy the report covers: the one asked for (the policy of an ingest or of a
+/// re-key), or else the one the ledger's observations were ingested under. Keys made by
+/// different policies are not comparable, so a ledger ingested under several needs
+/// `--policy`; re-keyed keys are never the default (the original keys are).
 pub fn resolve_policy(conn: &Connection, asked: Option<&str>) -> Result<Option<String>> {
     let mut stmt =
         conn.prepare("SELECT DISTINCT normalization_policy_version FROM observations ORDER BY 1")?;
@@ -63,10 +67,12 @@ pub fn resolve_policy(conn: &Connection, asked: Option<&str>) -> Result<Option<S
         .collect::<rusqlite::Result<_>>()?;
     match asked {
         Some(p) => {
-            if !policies.iter().any(|q| q == p) && !policies.is_empty() {
+            let mut all: BTreeSet<String> = policies.iter().cloned().collect();
+            all.extend(rekeyed_policies(conn)?);
+            if !all.contains(p) && !all.is_empty() {
                 return Err(LedgerError::usage(format!(
                     "no observations keyed with {p}; the ledger has: {}",
-                    policies.join(", ")
+                    all.into_iter().collect::<Vec<_>>().join(", ")
                 )));
             }
             Ok(Some(p.to_string()))
@@ -82,10 +88,31 @@ pub fn resolve_policy(conn: &Connection, asked: Option<&str>) -> Result<Option<S
     }
 }
 
+/// The policies of re-keyed keys (none in a ledger older than re-keys).
+fn rekeyed_policies(conn: &Connection) -> Result<Vec<String>> {
+    if !crate::rekey::has_rekeys(conn)? {
+        return Ok(Vec::new());
+    }
+    let mut stmt = conn
+        .prepare("SELECT DISTINCT normalization_policy_version FROM observation_keys ORDER BY 1")?;
+    let v = stmt
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(v)
+}
+
 /// The collections in the ledger (of the policy the report would cover), sorted.
 pub fn collections(conn: &Connection, policy: Option<&str>) -> Result<Vec<String>> {
     let policy = resolve_policy(conn, policy)?;
+    let rekeyed = crate::rekey::has_rekeys(conn)?;
     let (sql, args): (&str, Vec<&str>) = match policy.as_deref() {
+        Some(p) if rekeyed => (
+            "SELECT DISTINCT o.collection FROM observations AS o WHERE o.collection IS NOT NULL \
+             AND (o.normalization_policy_version = ?1 OR EXISTS (SELECT 1 FROM observation_keys \
+             AS k WHERE k.observation_id = o.observation_id \
+             AND k.normalization_policy_version = ?1)) ORDER BY 1",
+            vec![p],
+        ),
         Some(p) => (
             "SELECT DISTINCT collection FROM observations WHERE collection IS NOT NULL AND \
              normalization_policy_version = ?1 ORDER BY 1",
@@ -116,24 +143,50 @@ struct Obs {
     host: Option<String>,
     observed: String,
     observation_id: String,
+    /// The key was made by a re-key (false: at ingest).
+    rekeyed: bool,
+    /// The prompt (run-to-run stability measures the runs of one prompt).
+    prompt: Option<String>,
 }
 
-fn load(conn: &Connection, policy: Option<&str>, unit: PublisherUnit) -> Result<Vec<Obs>> {
+/// The observations under one policy, and what the policy did to each observed URL.
+struct Loaded {
+    rows: Vec<Obs>,
+    changes: HashMap<String, Changes>,
+}
+
+/// The observations keyed with `policy`: those ingested under it, and those a re-key keyed
+/// under it (their dimensions and observed URL are the observation's, their key the
+/// re-key's). An observation has one key per policy (a re-key skips those ingested under
+/// it), so none is counted twice.
+fn load(conn: &Connection, policy: Option<&str>, unit: PublisherUnit) -> Result<Loaded> {
     let filter = if policy.is_some() {
         "WHERE normalization_policy_version = ?1"
     } else {
         ""
     };
     let args: Vec<&str> = policy.into_iter().collect();
+    let columns = "prompt_version, answer_system, market, collection, run_timestamp";
+    let rekeyed = match policy {
+        Some(_) if crate::rekey::has_rekeys(conn)? => format!(
+            " UNION ALL SELECT o.{}, k.normalized_key, k.publisher_hostname, o.observed_url, \
+             o.observation_id, k.transformations, k.removed_params, 1, o.prompt_id \
+             FROM observation_keys AS k JOIN observations AS o USING (observation_id) \
+             WHERE k.normalization_policy_version = ?1",
+            columns.replace(", ", ", o.")
+        ),
+        _ => String::new(),
+    };
     // No ORDER BY: every measure is independent of the row order (first and last seen are
     // a min and a max; lists are sorted when built). Sorting 1M rows cost seconds.
     let sql = format!(
-        "SELECT prompt_version, answer_system, market, collection, run_timestamp, normalized_key, \
-         publisher_hostname, observed_url, observation_id FROM observations {filter}"
+        "SELECT {columns}, normalized_key, publisher_hostname, observed_url, observation_id, \
+         transformations, removed_params, 0, prompt_id FROM observations {filter}{rekeyed}"
     );
     let mut stmt = conn.prepare(&sql)?;
     let mut rows = stmt.query(params_from_iter(args.iter()))?;
     let mut out = Vec::new();
+    let mut changes: HashMap<String, Changes> = HashMap::new();
     let mut rolled: HashMap<String, String> = HashMap::new();
     while let Some(r) = rows.next()? {
         let key: Option<String> = r.get(5)?;
@@ -149,17 +202,27 @@ fn load(conn: &Connection, policy: Option<&str>, unit: PublisherUnit) -> Result<
             (Some(_), None) => Some(String::new()),
             _ => None,
         };
+        let observed: String = r.get(7)?;
+        // One observed URL is changed the same way every time under one policy: its
+        // transformations are read once.
+        if key.is_some() && !changes.contains_key(&observed) {
+            let text = |i: usize| -> rusqlite::Result<String> { r.get(i) };
+            let c = Changes::parse(&text(9)?, &text(10)?);
+            changes.insert(observed.clone(), c);
+        }
         out.push(Obs {
             dims: [Some(r.get(0)?), Some(r.get(1)?), Some(r.get(2)?), r.get(3)?],
             run_at: r.get(4)?,
             key,
             publisher,
             host,
-            observed: r.get(7)?,
+            observed,
             observation_id: r.get(8)?,
+            rekeyed: r.get::<_, i64>(11)? == 1,
+            prompt: r.get(12)?,
         });
     }
-    Ok(out)
+    Ok(Loaded { rows: out, changes })
 }
 
 struct KeyAgg<'a> {
@@ -215,7 +278,12 @@ fn distinct(rows: &[&Obs], i: usize) -> Vec<String> {
     s.into_iter().map(str::to_string).collect()
 }
 
-fn measures(rows: &[&Obs], opts: &ReportOptions, decisions: &review::Decisions) -> Measures {
+fn measures(
+    rows: &[&Obs],
+    opts: &ReportOptions,
+    decisions: &review::Decisions,
+    changes: &HashMap<String, Changes>,
+) -> Measures {
     let observations = rows.len() as u64;
     let valid = rows.iter().filter(|o| o.key.is_some()).count() as u64;
     let pubs = publisher_counts(rows);
@@ -298,6 +366,46 @@ fn measures(rows: &[&Obs], opts: &ReportOptions, decisions: &review::Decisions) 
             decisions,
             opts.top_keys,
         ),
+        normalization: normalization::figures(
+            &rows
+                .iter()
+                .map(|o| normalization::Row {
+                    key: o.key.as_deref(),
+                    observed: &o.observed,
+                    rekeyed: o.rekeyed,
+                })
+                .collect::<Vec<_>>(),
+            changes,
+        ),
+        stability: stability::of(
+            rows.iter().filter_map(|o| {
+                let (key, publisher) = (o.key.as_deref()?, o.publisher.as_deref()?);
+                Some(stability::Cited {
+                    prompt: o.prompt.as_deref().filter(|p| !p.is_empty()),
+                    prompt_version: o.dims[0].as_deref().unwrap_or(""),
+                    answer_system: o.dims[1].as_deref().unwrap_or(""),
+                    market: o.dims[2].as_deref().unwrap_or(""),
+                    collection: o.dims[3].as_deref(),
+                    run_at: &o.run_at,
+                    key,
+                    publisher,
+                })
+            }),
+            opts.top_keys,
+            opts.top,
+        ),
+        text_fragments: super::fragments::figures(
+            &rows
+                .iter()
+                .map(|o| {
+                    (
+                        o.observation_id.as_str(),
+                        o.dims[1].as_deref().unwrap_or(""),
+                    )
+                })
+                .collect::<Vec<_>>(),
+            &decisions.fragments,
+        ),
         publisher_counts: counts,
     }
 }
@@ -374,7 +482,8 @@ fn check_by(by: &[GroupBy]) -> Result<()> {
 pub fn compute(conn: &Connection, opts: &ReportOptions) -> Result<Computed> {
     check_by(&opts.by)?;
     let policy = resolve_policy(conn, opts.policy.as_deref())?;
-    let rows = filtered(load(conn, policy.as_deref(), opts.publisher)?, opts)?;
+    let loaded = load(conn, policy.as_deref(), opts.publisher)?;
+    let rows = filtered(loaded.rows, opts)?;
     let decisions = review::Decisions::load(conn, policy.as_deref())?;
     let mut groups: BTreeMap<Vec<Option<String>>, Vec<&Obs>> = BTreeMap::new();
     for o in &rows {
@@ -400,15 +509,36 @@ pub fn compute(conn: &Connection, opts: &ReportOptions) -> Result<Computed> {
             Group {
                 value,
                 values: Values(opts.by.iter().map(|b| b.column()).zip(k).collect()),
-                measures: measures(&rows, opts, &decisions),
+                measures: measures(&rows, opts, &decisions, &loaded.changes),
             }
         })
         .collect();
     Ok(Computed { policy, groups })
 }
 
-/// Keeps the rows in the one `--window` (all of them without one).
-fn filtered(rows: Vec<Obs>, opts: &ReportOptions) -> Result<Vec<Obs>> {
+/// Keeps the rows of the one collection asked for, in the one `--window` (all of them
+/// without either).
+fn filtered(mut rows: Vec<Obs>, opts: &ReportOptions) -> Result<Vec<Obs>> {
+    if let Some(c) = &opts.collection {
+        if !rows
+            .iter()
+            .any(|o| o.dims[3].as_deref() == Some(c.as_str()))
+        {
+            let all: BTreeSet<&str> = rows.iter().filter_map(|o| o.dims[3].as_deref()).collect();
+            return Err(LedgerError::invalid(
+                Setting::Collection,
+                format!(
+                    " {c}: no observations in it under this policy; its collections: {}",
+                    if all.is_empty() {
+                        "none".to_string()
+                    } else {
+                        all.into_iter().collect::<Vec<_>>().join(", ")
+                    }
+                ),
+            ));
+        }
+        rows.retain(|o| o.dims[3].as_deref() == Some(c.as_str()));
+    }
     match opts.windows.as_slice() {
         [] => Ok(rows),
         [w] => Ok(rows.into_iter().filter(|o| w.contains(&o.run_at)).collect()),
@@ -436,8 +566,12 @@ impl Selection<'_> {
     }
 }
 
-/// Compares collections A and B (`--compare A B`), or two `--window`s.
+/// Compares collections A and B (`--compare A B`), two `--window`s, or the same
+/// observations under two policies (`--compare-policies P Q`).
 pub fn compare(conn: &Connection, opts: &ReportOptions) -> Result<(Option<String>, Comparison)> {
+    if let Some((p, q)) = &opts.compare_policies {
+        return compare_policies(conn, opts, p, q);
+    }
     let (sa, sb) = match (&opts.compare, opts.windows.as_slice()) {
         (Some((a, b)), _) => {
             if a == b {
@@ -458,7 +592,8 @@ pub fn compare(conn: &Connection, opts: &ReportOptions) -> Result<(Option<String
         }));
     }
     let policy = resolve_policy(conn, opts.policy.as_deref())?;
-    let rows = filtered(load(conn, policy.as_deref(), opts.publisher)?, opts)?;
+    let loaded = load(conn, policy.as_deref(), opts.publisher)?;
+    let rows = filtered(loaded.rows, opts)?;
     let decisions = review::Decisions::load(conn, policy.as_deref())?;
     let side = |s: &Selection| -> Vec<&Obs> { rows.iter().filter(|o| s.contains(o)).collect() };
     let (ra, rb) = (side(&sa), side(&sb));
@@ -484,46 +619,125 @@ pub fn compare(conn: &Connection, opts: &ReportOptions) -> Result<(Option<String
             ));
         }
     }
-    let (ma, mb) = (
-        measures(&ra, opts, &decisions),
-        measures(&rb, opts, &decisions),
-    );
-    let count_a: BTreeMap<&str, u64> = publisher_counts(&ra)
-        .into_iter()
-        .map(|p| (p.0, p.1))
-        .collect();
-    let count_b: BTreeMap<&str, u64> = publisher_counts(&rb)
-        .into_iter()
-        .map(|p| (p.0, p.1))
-        .collect();
-    let keys_a: BTreeMap<&str, u64> = key_aggs(&ra).into_iter().map(|(k, a)| (k, a.n)).collect();
-    let keys_b: BTreeMap<&str, u64> = key_aggs(&rb).into_iter().map(|(k, a)| (k, a.n)).collect();
-    let (va, vb) = (ma.valid_observations, mb.valid_observations);
-    let (ps, publishers) = changes(&count_a, &count_b, va, vb, opts.top);
-    let (ks, keys) = changes(&keys_a, &keys_b, va, vb, opts.top_keys);
     let side_of = |s: &Selection, measures: Measures| match s {
         Selection::Collection(c) => Side {
             collection: Some(c.to_string()),
             window: None,
+            policy: None,
             measures,
         },
         Selection::Window(w) => Side {
             collection: None,
             window: Some(w.text.clone()),
+            policy: None,
             measures,
         },
     };
-    Ok((
-        policy,
-        Comparison {
-            a: side_of(&sa, ma),
-            b: side_of(&sb, mb),
-            publishers_summary: ps,
-            publishers,
-            keys_summary: ks,
-            keys,
-        },
-    ))
+    let ma = measures(&ra, opts, &decisions, &loaded.changes);
+    let mb = measures(&rb, opts, &decisions, &loaded.changes);
+    let c = comparison(opts, (&ra, side_of(&sa, ma)), (&rb, side_of(&sb, mb)));
+    Ok((policy, c))
+}
+
+/// The same observations (the `--collection`, the `--window`, or all) counted under policy
+/// A and under policy B: what the change of policy changes.
+fn compare_policies(
+    conn: &Connection,
+    opts: &ReportOptions,
+    a: &str,
+    b: &str,
+) -> Result<(Option<String>, Comparison)> {
+    if a == b {
+        return Err(LedgerError::invalid(
+            Setting::ComparePolicies,
+            format!(" {a} {b}: name two different policies"),
+        ));
+    }
+    let conflict = |other: Setting, why: &'static str| {
+        Err(LedgerError::new(ErrorKind::Conflict {
+            settings: (Setting::ComparePolicies, other),
+            why,
+        }))
+    };
+    if opts.compare.is_some() {
+        return conflict(
+            Setting::Compare,
+            "compare two collections under one policy, or one sample under two policies",
+        );
+    }
+    if opts.policy.is_some() {
+        return conflict(
+            Setting::Policy,
+            "the two compared policies are the report's",
+        );
+    }
+    if opts.windows.len() > 1 {
+        return conflict(
+            Setting::Window,
+            "compare two windows under one policy, or one sample under two policies",
+        );
+    }
+    if !opts.by.is_empty() {
+        return conflict(
+            Setting::By,
+            "compare one sample under two policies, or group one report",
+        );
+    }
+    let mut sides = Vec::new();
+    for p in [a, b] {
+        // An empty ledger has no policy to refuse: an empty side.
+        let policy = resolve_policy(conn, Some(p))?;
+        let loaded = load(conn, policy.as_deref(), opts.publisher)?;
+        let rows = filtered(loaded.rows, opts)?;
+        let decisions = review::Decisions::load(conn, policy.as_deref())?;
+        sides.push((rows, loaded.changes, decisions));
+    }
+    let refs: Vec<Vec<&Obs>> = sides.iter().map(|s| s.0.iter().collect()).collect();
+    let side = |i: usize, p: &str| Side {
+        collection: opts.collection.clone(),
+        window: None,
+        policy: Some(p.to_string()),
+        measures: measures(&refs[i], opts, &sides[i].2, &sides[i].1),
+    };
+    let c = comparison(opts, (&refs[0], side(0, a)), (&refs[1], side(1, b)));
+    Ok((Some(format!("{a} (A) and {b} (B)")), c))
+}
+
+/// Two sides with their measures, and what changes per publisher and per key.
+fn comparison(opts: &ReportOptions, a: (&[&Obs], Side), b: (&[&Obs], Side)) -> Comparison {
+    let ((ra, sa), (rb, sb)) = (a, b);
+    let count = |r: &[&Obs]| -> BTreeMap<String, u64> {
+        publisher_counts(r)
+            .into_iter()
+            .map(|p| (p.0.to_string(), p.1))
+            .collect()
+    };
+    let keys = |r: &[&Obs]| -> BTreeMap<String, u64> {
+        key_aggs(r)
+            .into_iter()
+            .map(|(k, a)| (k.to_string(), a.n))
+            .collect()
+    };
+    let (count_a, count_b, keys_a, keys_b) = (count(ra), count(rb), keys(ra), keys(rb));
+    fn refs(m: &BTreeMap<String, u64>) -> BTreeMap<&str, u64> {
+        m.iter().map(|(k, n)| (k.as_str(), *n)).collect()
+    }
+    let (va, vb) = (
+        sa.measures.valid_observations,
+        sb.measures.valid_observations,
+    );
+    let stability = stability::compare(&sa.measures.stability, &sb.measures.stability);
+    let (ps, publishers) = changes(&refs(&count_a), &refs(&count_b), va, vb, opts.top);
+    let (ks, keys) = changes(&refs(&keys_a), &refs(&keys_b), va, vb, opts.top_keys);
+    Comparison {
+        a: sa,
+        b: sb,
+        publishers_summary: ps,
+        publishers,
+        keys_summary: ks,
+        keys,
+        stability,
+    }
 }
 
 fn changes(

@@ -6,6 +6,7 @@ use std::io::Write;
 use super::catalog::{Measure, Section, Shown, MEASURES};
 use super::review::{self, counts_cell, FigureRow, MergeToReview};
 use super::share::round_share;
+use super::stability::{Figure, Stability, Steadiness};
 use super::{by_text, Comparison, Group, Measures, Report, ReportOptions};
 use crate::error::{LedgerError, Result};
 use crate::export::spreadsheet_safe;
@@ -62,6 +63,7 @@ pub(super) fn cells(x: &Measure, m: &Measures) -> Vec<String> {
 fn section_cells(s: Section, m: &Measures) -> Vec<String> {
     let safe = |v: &[String]| spreadsheet_safe(v.join("; "));
     match s {
+        Section::TextFragmentsBySystem => vec![safe(&m.text_fragments.by_system_text())],
         Section::TopPublishers => {
             let top = m.top_publishers.first();
             let all_top: Vec<String> = m
@@ -141,6 +143,7 @@ fn section_cells(s: Section, m: &Measures) -> Vec<String> {
                 .collect();
             vec![safe(&merges)]
         }
+        Section::Stability => stability_cells(m),
         Section::TopKeysWithSplits => {
             let tops: Vec<String> = m
                 .review
@@ -156,6 +159,60 @@ fn section_cells(s: Section, m: &Measures) -> Vec<String> {
             vec![safe(&tops)]
         }
     }
+}
+
+/// The stability columns: a summary per answer system, then the keys and the publishers
+/// that come and go (each entry led by its answer system).
+fn stability_cells(m: &Measures) -> Vec<String> {
+    let steady = |what: &str, t: &Steadiness| {
+        format!(
+            "{what} jaccard {} every {} come_and_go {}",
+            t.jaccard_text(),
+            t.every_text(),
+            t.come_and_go_text()
+        )
+    };
+    let summary: Vec<String> = m
+        .stability
+        .iter()
+        .map(|s| {
+            let x = &s.sample;
+            format!(
+                "{}: prompts {} runs {} pairs {} observations {} asked_once {} ({} obs) \
+                 without_prompt_id {}, {}, {}",
+                s.answer_system,
+                x.prompts,
+                x.runs,
+                x.pairs,
+                x.observations,
+                x.prompts_asked_once,
+                x.observations_asked_once,
+                x.observations_without_prompt_id,
+                steady("keys", &s.keys),
+                steady("publishers", &s.publishers)
+            )
+        })
+        .collect();
+    let list = |side: fn(&Stability) -> &Steadiness| {
+        let v: Vec<String> = m
+            .stability
+            .iter()
+            .flat_map(|s| {
+                side(s).top_come_and_go.iter().map(move |c| {
+                    format!(
+                        "{} {} prompts {} runs {}/{}",
+                        s.answer_system, c.name, c.prompts, c.runs_cited, c.runs
+                    )
+                })
+            })
+            .collect();
+        spreadsheet_safe(v.join("; "))
+    };
+    vec![
+        spreadsheet_safe(summary.join("; ")),
+        list(|s| &s.keys),
+        list(|s| &s.publishers),
+    ]
 }
 
 fn write_compare_csv(c: &Comparison, out: &mut dyn Write) -> Result<()> {
@@ -210,6 +267,12 @@ fn write_compare_csv(c: &Comparison, out: &mut dyn Write) -> Result<()> {
         }
     }
     for row in merge_to_review_rows(c) {
+        w.write_record(&row).map_err(LedgerError::from)?;
+    }
+    for row in normalization_change_rows(c) {
+        w.write_record(&row).map_err(LedgerError::from)?;
+    }
+    for row in stability_rows(c) {
         w.write_record(&row).map_err(LedgerError::from)?;
     }
     w.flush()?;
@@ -268,6 +331,45 @@ fn review_change_rows(c: &Comparison) -> Vec<[String; 13]> {
         .collect()
 }
 
+/// What normalization changed on both sides as `normalization` rows of the compare CSV:
+/// every figure of either side (`observed_urls`, ..., `rule=NAME`, `removed_param=NAME`),
+/// 0 on the side without it; no shares, the status column empty.
+fn normalization_change_rows(c: &Comparison) -> Vec<[String; 13]> {
+    use super::normalization::rows;
+    let (ma, mb) = (&c.a.measures, &c.b.measures);
+    let (ra, rb) = (rows(ma), rows(mb));
+    let mut names: Vec<String> = Vec::new();
+    for r in ra.iter().chain(&rb) {
+        if !r.name.ends_with('=') && !names.contains(&r.name) {
+            names.push(r.name.clone());
+        }
+    }
+    let value = |rows: &[super::normalization::FigureRow], name: &str| {
+        rows.iter().find(|r| r.name == name).map_or(0, |r| r.value)
+    };
+    names
+        .into_iter()
+        .map(|name| {
+            let (a, b) = (value(&ra, &name), value(&rb, &name));
+            [
+                "normalization".to_string(),
+                spreadsheet_safe(name),
+                spreadsheet_safe(c.a.name().to_string()),
+                a.to_string(),
+                ma.valid_observations.to_string(),
+                String::new(),
+                spreadsheet_safe(c.b.name().to_string()),
+                b.to_string(),
+                mb.valid_observations.to_string(),
+                String::new(),
+                (b as i64 - a as i64).to_string(),
+                String::new(),
+                String::new(),
+            ]
+        })
+        .collect()
+}
+
 /// The compare CSV's `merge_to_review` rows: every key listed on either side, with its
 /// observations on each side (0 where it is not to review), their shares and the change;
 /// the status column holds the content check (B's when the key is to review on B).
@@ -315,6 +417,52 @@ fn merge_to_review_rows(c: &Comparison) -> Vec<[String; 13]> {
                 (b as i64 - a as i64).to_string(),
                 format!("{:+.4}", y - x),
                 check,
+            ]
+        })
+        .collect()
+}
+
+/// The compare CSV's `stability` rows, named `SYSTEM FIGURE`: a count in `a`, `b` and
+/// `change`, a ratio in `a_share`, `b_share` and `share_change` (empty: no sample).
+fn stability_rows(c: &Comparison) -> Vec<[String; 13]> {
+    let cell = |f: Option<Figure>| f.map(|f| f.to_string()).unwrap_or_default();
+    c.stability
+        .iter()
+        .map(|r| {
+            let ratio = r.figure.ends_with("jaccard") || r.figure.ends_with("share");
+            // As the publisher and key rows: a count's change plain, a share's signed.
+            let (a, b, ch, sa, sb, sch) = if ratio {
+                let change = if r.change.is_some() {
+                    r.change_text()
+                } else {
+                    String::new()
+                };
+                (
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    cell(r.a),
+                    cell(r.b),
+                    change,
+                )
+            } else {
+                let n = String::new;
+                (cell(r.a), cell(r.b), cell(r.change), n(), n(), n())
+            };
+            [
+                "stability".to_string(),
+                spreadsheet_safe(format!("{} {}", r.answer_system, r.figure)),
+                spreadsheet_safe(c.a.name().to_string()),
+                a,
+                String::new(),
+                sa,
+                spreadsheet_safe(c.b.name().to_string()),
+                b,
+                String::new(),
+                sb,
+                ch,
+                sch,
+                String::new(),
             ]
         })
         .collect()

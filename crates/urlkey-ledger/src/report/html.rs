@@ -17,6 +17,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use super::catalog::{Group, Measure, Section, Shown, MEASURES};
 use super::review::LISTED;
 use super::share::round_share;
+use super::stability::figure_text;
 use super::{
     sample_sentence, Change, ChangeSummary, Comparison, Measures, Report, ReportOptions, CAVEAT,
 };
@@ -255,6 +256,8 @@ fn measures(h: &mut String, m: &Measures, id: &str) -> Result<()> {
     }
     h.push_str("</table>\n");
     review_figures(h, m);
+    normalization_figures(h, m);
+    section(h, Section::TextFragmentsBySystem, m, id)?;
     for s in [
         Section::MergesToReview,
         Section::TopKeysWithSplits,
@@ -262,6 +265,7 @@ fn measures(h: &mut String, m: &Measures, id: &str) -> Result<()> {
         Section::TopPublishers,
         Section::TopKeys,
         Section::Overlap,
+        Section::Stability,
     ] {
         section(h, s, m, id)?;
     }
@@ -285,8 +289,58 @@ fn section(h: &mut String, s: Section, m: &Measures, id: &str) -> Result<()> {
         Section::Overlap => overlap(h, m),
         Section::MergesToReview => merges_to_review(h, m),
         Section::TopKeysWithSplits => top_keys_with_splits(h, m),
+        Section::Stability => stability(h, m),
+        Section::TextFragmentsBySystem => text_fragments(h, m),
     }
     Ok(())
+}
+
+/// The text fragment figures and the same per answer system, when some observation has
+/// a text directive.
+fn text_fragments(h: &mut String, m: &Measures) {
+    let f = &m.text_fragments;
+    if !f.has_any() {
+        return;
+    }
+    let _ = writeln!(
+        h,
+        "<h3>Text fragments</h3>\n<p>{} Each directive counts by verify's latest check.</p>",
+        esc(super::fragments::CAVEAT)
+    );
+    h.push_str("<table class=\"review\">\n<tr><th>figure</th><th>value</th></tr>\n");
+    for x in Measure::of(Group::TextFragments) {
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td class=\"n\" data-measure=\"{}\">{}</td></tr>",
+            esc(&x.label_noted(m)),
+            x.name,
+            x.text(m)
+        );
+    }
+    h.push_str("</table>\n");
+    h.push_str(
+        "<table class=\"review\" data-measure=\"text_fragments_by_answer_system\">\n<tr>\
+         <th>answer system</th><th>observations</th><th>directives</th><th>found</th>\
+         <th>not-found</th><th>page-changed</th><th>not-checked</th><th>unverified</th>\
+         <th>malformed</th></tr>\n",
+    );
+    for (s, c) in &f.by_answer_system {
+        let _ = write!(h, "<tr data-system=\"{}\"><td>{}</td>", esc(s), esc(s));
+        for n in [
+            c.observations,
+            c.directives,
+            c.found,
+            c.not_found,
+            c.page_changed,
+            c.not_checked,
+            c.unverified,
+            c.malformed,
+        ] {
+            let _ = write!(h, "<td class=\"n\">{n}</td>");
+        }
+        h.push_str("</tr>\n");
+    }
+    h.push_str("</table>\n");
 }
 
 fn top_publishers(h: &mut String, m: &Measures, id: &str) -> Result<()> {
@@ -448,6 +502,80 @@ fn overlap(h: &mut String, m: &Measures) {
     }
 }
 
+/// Run-to-run stability: a row per answer system (`tr data-system`), then the keys and
+/// publishers that come and go (`tr data-come-and-go`).
+fn stability(h: &mut String, m: &Measures) {
+    if m.stability.is_empty() {
+        return;
+    }
+    let unit = esc(m.publisher_unit.noun());
+    let _ = writeln!(
+        h,
+        "<h3>Run-to-run stability</h3>\n<p>Per answer system, over the prompts asked more than \
+         once: the mean Jaccard index of the sets cited by consecutive runs (cited by both / \
+         by either; mean per prompt, then over prompts), the (prompt, key) pairs cited in every \
+         run of their prompt, and those that come and go (cited in some runs, not all).</p>\n\
+         <table class=\"stability\">\n<tr><th>answer system</th><th>sample</th><th>URL keys \
+         mean Jaccard</th><th>URL keys in every run</th><th>URL keys come and go</th><th>{unit} \
+         mean Jaccard</th><th>{unit} in every run</th><th>{unit} come and go</th></tr>"
+    );
+    for s in &m.stability {
+        let _ = write!(
+            h,
+            "<tr data-system=\"{}\"><td>{}</td><td data-measure=\"stability_sample\">{}</td>",
+            esc(&s.answer_system),
+            esc(&s.answer_system),
+            esc(&s.sample_text())
+        );
+        for (what, t) in [("keys", &s.keys), ("publishers", &s.publishers)] {
+            let _ = write!(
+                h,
+                "<td class=\"n\" data-measure=\"{what}_mean_jaccard\">{}</td><td class=\"n\" \
+                 data-measure=\"{what}_in_every_run\">{}</td><td class=\"n\" \
+                 data-measure=\"{what}_come_and_go\">{}</td>",
+                t.jaccard_text(),
+                t.every_text(),
+                t.come_and_go_text()
+            );
+        }
+        h.push_str("</tr>\n");
+    }
+    h.push_str("</table>\n");
+    let rows: Vec<String> = m
+        .stability
+        .iter()
+        .flat_map(|s| {
+            let keys = s.keys.top_come_and_go.iter().map(move |c| ("key", s, c));
+            keys.chain(
+                s.publishers
+                    .top_come_and_go
+                    .iter()
+                    .map(move |c| ("publisher", s, c)),
+            )
+        })
+        .map(|(kind, s, c)| {
+            format!(
+                "<tr data-come-and-go=\"{}\" data-kind=\"{kind}\"><td>{}</td><td>{}</td><td \
+                 class=\"n\">{}</td><td class=\"n\">{} of {}</td></tr>",
+                esc(&c.name),
+                esc(&s.answer_system),
+                url(&c.name),
+                c.prompts,
+                c.runs_cited,
+                c.runs
+            )
+        })
+        .collect();
+    if !rows.is_empty() {
+        let _ = writeln!(
+            h,
+            "<table class=\"come-and-go\">\n<tr><th>answer system</th><th>come and go</th>\
+             <th>prompts</th><th>cited in runs</th></tr>\n{}\n</table>",
+            rows.join("\n")
+        );
+    }
+}
+
 fn summary(h: &mut String, what: &str, kind: &str, s: &ChangeSummary) {
     let _ = writeln!(
         h,
@@ -522,6 +650,28 @@ fn review_figures(h: &mut String, m: &Measures) {
     h.push_str("</table>\n");
 }
 
+/// What normalization changed: a table of its figures (`tr data-figure="rule=NAME"`).
+fn normalization_figures(h: &mut String, m: &Measures) {
+    use super::normalization::{rows, EXPLAINED, HEADING};
+    let _ = writeln!(
+        h,
+        "<h3>{HEADING}</h3>\n<p>{} Over the same {} valid observations.</p>",
+        esc(EXPLAINED),
+        m.valid_observations
+    );
+    h.push_str("<table class=\"normalization\">\n<tr><th>figure</th><th>value</th></tr>\n");
+    for r in rows(m) {
+        let _ = writeln!(
+            h,
+            "<tr data-figure=\"{}\"><td>{}</td><td class=\"n\" data-measure=\"normalization\">{}</td></tr>",
+            esc(&r.name),
+            esc(&r.label),
+            r.value
+        );
+    }
+    h.push_str("</table>\n");
+}
+
 /// The measures of the two compared samples, after the change ([`change`]) that leads.
 fn sides(h: &mut String, c: &Comparison) -> Result<()> {
     for (label, s, id) in [("A", &c.a, "a"), ("B", &c.b, "b")] {
@@ -565,6 +715,29 @@ fn change(h: &mut String, c: &Comparison) -> Result<()> {
     }
     change_table(h, "publisher", "publisher", &c.publishers, va, vb);
     change_table(h, "URL key", "key", &c.keys, va, vb);
+    if !c.stability.is_empty() {
+        h.push_str(
+            "<p>Run-to-run stability per answer system (n/a: no prompt asked more than \
+             once):</p>\n<table class=\"stability-change\">\n<tr><th>answer system</th><th>\
+             stability figure</th><th>A</th><th>B</th><th>change</th></tr>\n",
+        );
+        for r in &c.stability {
+            let _ = writeln!(
+                h,
+                "<tr data-system=\"{}\" data-figure=\"{}\"><td>{}</td><td>{}</td><td \
+                 class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\" \
+                 data-measure=\"stability_change\">{}</td></tr>",
+                esc(&r.answer_system),
+                r.figure,
+                esc(&r.answer_system),
+                r.figure,
+                figure_text(r.a),
+                figure_text(r.b),
+                r.change_text()
+            );
+        }
+        h.push_str("</table>\n");
+    }
     h.push_str("</section>\n");
     Ok(())
 }

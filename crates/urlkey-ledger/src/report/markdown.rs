@@ -4,6 +4,7 @@ use std::io::Write;
 
 use super::catalog::{Group, Measure, Section, Shown};
 use super::review::LISTED;
+use super::stability::figure_text;
 use super::{
     policy_text, sample_sentence, summary_text, Comparison, Measures, Overlap, Report,
     ReportOptions, CAVEAT,
@@ -75,6 +76,14 @@ fn markdown_measures(m: &Measures, h: &str, out: &mut dyn Write) -> Result<()> {
             writeln!(out, "| {} | {} |", md(&r.label), r.value)?;
         }
     }
+    for r in super::normalization::rows(m) {
+        writeln!(out, "| {} | {} |", md(&r.label), r.value)?;
+    }
+    if m.text_fragments.has_any() {
+        for x in Measure::of(Group::TextFragments) {
+            writeln!(out, "| {} | {} |", x.label_noted(m), x.text(m))?;
+        }
+    }
     writeln!(out)?;
     for s in [
         Section::PublisherUnit,
@@ -82,7 +91,9 @@ fn markdown_measures(m: &Measures, h: &str, out: &mut dyn Write) -> Result<()> {
         Section::TopKeys,
         Section::MergesToReview,
         Section::TopKeysWithSplits,
+        Section::TextFragmentsBySystem,
         Section::Overlap,
+        Section::Stability,
     ] {
         section(s, m, h, out)?;
     }
@@ -103,6 +114,43 @@ fn section(s: Section, m: &Measures, h: &str, out: &mut dyn Write) -> Result<()>
         Section::Overlap => overlap(m, h, out)?,
         Section::MergesToReview => merges_to_review(m, h, out)?,
         Section::TopKeysWithSplits => top_keys_with_splits(m, h, out)?,
+        Section::Stability => stability(m, h, out)?,
+        Section::TextFragmentsBySystem => text_fragments_by_system(m, h, out)?,
+    }
+    Ok(())
+}
+
+/// The text fragment figures per answer system, when some observation has a directive.
+fn text_fragments_by_system(m: &Measures, h: &str, out: &mut dyn Write) -> Result<()> {
+    let f = &m.text_fragments;
+    if !f.has_any() {
+        return Ok(());
+    }
+    writeln!(out)?;
+    writeln!(out, "{h} Text fragments by answer system")?;
+    writeln!(out)?;
+    writeln!(out, "{}", super::fragments::CAVEAT)?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "| answer system | observations | directives | found | not-found | page-changed | \
+         not-checked | unverified | malformed |"
+    )?;
+    writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")?;
+    for (s, c) in &f.by_answer_system {
+        writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            md(s),
+            c.observations,
+            c.directives,
+            c.found,
+            c.not_found,
+            c.page_changed,
+            c.not_checked,
+            c.unverified,
+            c.malformed
+        )?;
     }
     Ok(())
 }
@@ -305,6 +353,98 @@ fn markdown_compare(c: &Comparison, out: &mut dyn Write) -> Result<()> {
                 r.b,
                 r.status
             )?;
+        }
+    }
+    if !c.stability.is_empty() {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "Run-to-run stability per answer system (n/a: no prompt asked more than once):"
+        )?;
+        writeln!(out)?;
+        writeln!(out, "| answer system | stability figure | A | B | change |")?;
+        writeln!(out, "|---|---|---:|---:|---:|")?;
+        for r in &c.stability {
+            writeln!(
+                out,
+                "| {} | {} | {} | {} | {} |",
+                md(&r.answer_system),
+                r.figure,
+                figure_text(r.a),
+                figure_text(r.b),
+                r.change_text()
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Run-to-run stability: one row per answer system, then the keys and publishers that
+/// come and go.
+fn stability(m: &Measures, h: &str, out: &mut dyn Write) -> Result<()> {
+    if m.stability.is_empty() {
+        return Ok(());
+    }
+    let unit = m.publisher_unit.noun();
+    writeln!(out)?;
+    writeln!(out, "{h} Run-to-run stability")?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "Per answer system, over the prompts asked more than once: the mean Jaccard index of \
+         the sets cited by consecutive runs (cited by both / by either; mean per prompt, then \
+         over prompts), the (prompt, key) pairs cited in every run of their prompt, and those \
+         that come and go (cited in some runs, not all)."
+    )?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "| answer system | sample | URL keys mean Jaccard | URL keys in every run | URL keys \
+         come and go | {unit} mean Jaccard | {unit} in every run | {unit} come and go |"
+    )?;
+    writeln!(out, "|---|---|---:|---:|---:|---:|---:|---:|")?;
+    for s in &m.stability {
+        writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            md(&s.answer_system),
+            md(&s.sample_text()),
+            s.keys.jaccard_text(),
+            s.keys.every_text(),
+            s.keys.come_and_go_text(),
+            s.publishers.jaccard_text(),
+            s.publishers.every_text(),
+            s.publishers.come_and_go_text()
+        )?;
+    }
+    let any = m
+        .stability
+        .iter()
+        .any(|s| !s.keys.top_come_and_go.is_empty() || !s.publishers.top_come_and_go.is_empty());
+    if any {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "| answer system | come and go | prompts | cited in runs |"
+        )?;
+        writeln!(out, "|---|---|---:|---:|")?;
+        for s in &m.stability {
+            for c in s
+                .keys
+                .top_come_and_go
+                .iter()
+                .chain(&s.publishers.top_come_and_go)
+            {
+                writeln!(
+                    out,
+                    "| {} | `{}` | {} | {} of {} |",
+                    md(&s.answer_system),
+                    code(&c.name),
+                    c.prompts,
+                    c.runs_cited,
+                    c.runs
+                )?;
+            }
         }
     }
     Ok(())

@@ -200,6 +200,15 @@ pub struct Measures {
     /// Source roles, claim support, merges to review and the unique keys with `split`
     /// decisions applied, over the same observations.
     pub review: review::ReviewFigures,
+    /// What normalization changed (distinct observed URLs, merged keys, by rule) and where
+    /// the keys come from (ingest or re-key), over the same observations.
+    pub normalization: super::normalization::NormalizationFigures,
+    /// Run-to-run stability, per answer system of the sample (sorted): how steady the keys
+    /// and publishers cited for one prompt are from run to run ([`super::stability`]).
+    pub stability: Vec<super::stability::Stability>,
+    /// Observations with `#:~:text=` directives and what verify's latest check of each
+    /// found, over the same observations (invalid URLs included), and per answer system.
+    pub text_fragments: super::fragments::TextFragmentFigures,
     /// Every publisher's valid observations, most first (the concentration curve's
     /// points; not in the JSON, whose `concentration` sums them up).
     #[serde(skip)]
@@ -334,6 +343,9 @@ pub struct Side {
     /// The time window (`--window FROM..TO --window FROM..TO`), as given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub window: Option<String>,
+    /// The policy whose keys this side counts, when two policies are compared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub policy: Option<String>,
     /// Its measures and sample.
     #[serde(flatten)]
     pub measures: Measures,
@@ -342,17 +354,20 @@ pub struct Side {
 impl Side {
     /// `collection = A` or `window = FROM..TO`.
     pub fn label(&self) -> String {
-        match (&self.collection, &self.window) {
-            (Some(c), _) => format!("collection = {c}"),
-            (None, Some(w)) => format!("window = {w}"),
+        match (&self.policy, &self.collection, &self.window) {
+            (Some(p), Some(c), _) => format!("policy = {p}, collection = {c}"),
+            (Some(p), None, _) => format!("policy = {p}"),
+            (None, Some(c), _) => format!("collection = {c}"),
+            (None, None, Some(w)) => format!("window = {w}"),
             _ => String::new(),
         }
     }
 
-    /// The collection or the window, alone.
+    /// The policy, the collection or the window, alone.
     pub fn name(&self) -> &str {
-        self.collection
+        self.policy
             .as_deref()
+            .or(self.collection.as_deref())
             .or(self.window.as_deref())
             .unwrap_or("")
     }
@@ -431,6 +446,8 @@ pub struct Comparison {
     pub keys_summary: ChangeSummary,
     /// Per key, the largest changes first (`--top-keys` of them; 0 = all).
     pub keys: Vec<Change>,
+    /// Per answer system of either side, each stability figure in A and B and the change.
+    pub stability: Vec<super::stability::StabilityChange>,
 }
 
 /// A report's options.
@@ -450,6 +467,10 @@ pub struct ReportOptions {
     pub compare: Option<(String, String)>,
     /// One window: only observations run in it. Two (without `compare`): compare them.
     pub windows: Vec<TimeWindow>,
+    /// Only observations of this collection.
+    pub collection: Option<String>,
+    /// Compare the same observations keyed under two policies (A, B) instead of grouping.
+    pub compare_policies: Option<(String, String)>,
 }
 
 /// How many top publishers and top URL keys a report lists when not told.
@@ -465,6 +486,8 @@ impl Default for ReportOptions {
             publisher: PublisherUnit::Host,
             compare: None,
             windows: Vec::new(),
+            collection: None,
+            compare_policies: None,
         }
     }
 }

@@ -13,6 +13,8 @@
 //! - **top keys**: observations per key, distinct observed spellings, first and last seen;
 //! - **overlap**: for each pair of answer systems, publishers and keys cited by both, and
 //!   the Jaccard index ([`Overlap`]);
+//! - **run-to-run stability**: per answer system, for prompts asked more than once, how
+//!   steady the cited keys and publishers are from one run to the next ([`stability`]);
 //! - **compare** (`--compare A B`): per publisher and per key, the valid observations in
 //!   each of two collections, the change, new and gone ([`Comparison`]).
 //!
@@ -26,12 +28,15 @@
 pub mod catalog;
 mod compute;
 mod csv;
+pub mod fragments;
 pub mod html;
 mod markdown;
 pub mod measures;
+pub mod normalization;
 pub mod publisher;
 pub mod review;
 mod share;
+pub mod stability;
 mod table;
 
 use std::io::Write;
@@ -163,7 +168,7 @@ fn policy_text(policy: Option<&str>) -> &str {
 
 /// Computes the report the options ask for.
 pub fn build(conn: &Connection, opts: &ReportOptions) -> Result<Report> {
-    if opts.compare.is_some() || opts.windows.len() == 2 {
+    if opts.compare.is_some() || opts.windows.len() == 2 || opts.compare_policies.is_some() {
         let (policy, c) = compare(conn, opts)?;
         Ok(Report::Compare(policy, Box::new(c)))
     } else {

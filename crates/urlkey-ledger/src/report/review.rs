@@ -23,13 +23,18 @@ pub(super) struct Decisions {
     /// Merges to review by key (see `crate::review::merges`, the list `ledger merges`
     /// prints: the report reuses its rule rather than restating it).
     pub to_review: HashMap<String, crate::review::Merge>,
+    /// The text directives' latest checks, by observation.
+    pub fragments: super::fragments::States,
 }
 
 impl Decisions {
     /// Reads them for one policy (all policies when `None`).
     /// A ledger read read-only before schema 4 (`serve --ledger`) has no decisions.
     pub fn load(conn: &Connection, policy: Option<&str>) -> Result<Decisions> {
-        let mut d = Decisions::default();
+        let mut d = Decisions {
+            fragments: super::fragments::States::load(conn)?,
+            ..Decisions::default()
+        };
         if crate::db::user_version(conn)? < 4 {
             return Ok(d);
         }

@@ -4,6 +4,7 @@ use std::io::Write;
 
 use super::catalog::{Group, Measure, Section, Shown};
 use super::review::LISTED;
+use super::stability::figure_text;
 use super::{
     policy_text, sample_sentence, summary_text, Change, Comparison, Measures, Report,
     ReportOptions, CAVEAT,
@@ -73,6 +74,30 @@ fn table_review(m: &Measures, out: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
+/// What normalization changed: one line per count, one line per per-value count.
+fn table_normalization(m: &Measures, out: &mut dyn Write) -> Result<()> {
+    writeln!(
+        out,
+        "  {} (of the {} valid observations):",
+        super::normalization::HEADING.to_lowercase(),
+        m.valid_observations
+    )?;
+    for x in Measure::of(Group::Normalization) {
+        match x.shown {
+            Shown::PerValue { of, .. } => {
+                let v = if of(m).is_empty() {
+                    "none".to_string()
+                } else {
+                    x.text(m)
+                };
+                writeln!(out, "    {}: {v}", x.label(m))?;
+            }
+            _ => writeln!(out, "    {:<76} {:>8}", x.label(m), x.text(m))?,
+        }
+    }
+    Ok(())
+}
+
 fn table_measures(m: &Measures, out: &mut dyn Write) -> Result<()> {
     section(Section::Sample, m, out)?;
     for x in Measure::of(Group::Counts) {
@@ -92,11 +117,15 @@ fn table_measures(m: &Measures, out: &mut dyn Write) -> Result<()> {
         figures.join(", ")
     )?;
     table_review(m, out)?;
+    table_normalization(m, out)?;
+    table_text_fragments(m, out)?;
+    section(Section::TextFragmentsBySystem, m, out)?;
     section(Section::TopKeys, m, out)?;
     // After the top keys, so the keys with splits applied read as their recount.
     section(Section::MergesToReview, m, out)?;
     section(Section::TopKeysWithSplits, m, out)?;
-    section(Section::Overlap, m, out)
+    section(Section::Overlap, m, out)?;
+    section(Section::Stability, m, out)
 }
 
 /// One section of the measures.
@@ -110,7 +139,32 @@ fn section(s: Section, m: &Measures, out: &mut dyn Write) -> Result<()> {
         Section::Overlap => overlap(m, out)?,
         Section::MergesToReview => merges_to_review(m, out)?,
         Section::TopKeysWithSplits => top_keys_with_splits(m, out)?,
+        Section::Stability => stability(m, out)?,
+        Section::TextFragmentsBySystem => {
+            if m.text_fragments.has_any() {
+                for line in m.text_fragments.by_system_text() {
+                    writeln!(out, "    {line}")?;
+                }
+                writeln!(out, "    ({})", super::fragments::CAVEAT)?;
+            }
+        }
     }
+    Ok(())
+}
+
+/// The text fragment figures in one line, when some observation has a text directive.
+fn table_text_fragments(m: &Measures, out: &mut dyn Write) -> Result<()> {
+    if !m.text_fragments.has_any() {
+        return Ok(());
+    }
+    let figures: Vec<String> = Measure::of(Group::TextFragments)
+        .map(|x| format!("{} {}", x.short, x.text(m)))
+        .collect();
+    writeln!(
+        out,
+        "  text fragments (each directive's latest verify check; by answer system below): {}",
+        figures.join(", ")
+    )?;
     Ok(())
 }
 
@@ -248,6 +302,65 @@ fn table_compare(c: &Comparison, out: &mut dyn Write) -> Result<()> {
         )?;
         for r in rows {
             writeln!(out, "    {}", change_line(c, r))?;
+        }
+    }
+    if !c.stability.is_empty() {
+        writeln!(
+            out,
+            "  run-to-run stability per answer system (A, B, change; n/a: no prompt asked \
+             more than once):"
+        )?;
+        for r in &c.stability {
+            writeln!(
+                out,
+                "    {} {}: {}, {}, {}",
+                r.answer_system,
+                r.figure,
+                figure_text(r.a),
+                figure_text(r.b),
+                r.change_text()
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Run-to-run stability: per answer system, the sample, then keys and publishers.
+fn stability(m: &Measures, out: &mut dyn Write) -> Result<()> {
+    if m.stability.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "  run-to-run stability (per answer system, prompts asked more than once; Jaccard = \
+         cited by both of two consecutive runs / by either, mean per prompt, then over \
+         prompts):"
+    )?;
+    for s in &m.stability {
+        writeln!(out, "    {}: {}", s.answer_system, s.sample_text())?;
+        if s.sample.prompts == 0 {
+            // Nothing measured: the sample says why, n/a lines would add nothing.
+            continue;
+        }
+        for (what, t) in [
+            ("URL keys", &s.keys),
+            (m.publisher_unit.noun(), &s.publishers),
+        ] {
+            writeln!(
+                out,
+                "      {what}: mean Jaccard {}; in every run of their prompt {}; come and go {}",
+                t.jaccard_text(),
+                t.every_text(),
+                t.come_and_go_text()
+            )?;
+            if !t.top_come_and_go.is_empty() {
+                let list: Vec<String> = t
+                    .top_come_and_go
+                    .iter()
+                    .map(|c| format!("{} ({})", c.name, c.counts_text()))
+                    .collect();
+                writeln!(out, "        come and go most: {}", list.join("; "))?;
+            }
         }
     }
     Ok(())

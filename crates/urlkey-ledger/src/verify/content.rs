@@ -52,6 +52,9 @@ pub struct Content {
     pub words: Option<u64>,
     /// Why the page looks like a challenge or block page, when it does.
     pub challenge: Option<String>,
+    /// The page text the text fragment check reads (HTML only, and only when the key has
+    /// text directives: [`analyse_keeping_text`]; `crate::fragments::matching::page_text`).
+    pub page_text: Option<String>,
 }
 
 /// Lowercase hex of a digest.
@@ -239,6 +242,12 @@ pub fn challenge_suspected(body: &[u8], title: Option<&str>, text: &str) -> Opti
 
 /// Reads what the comparison needs of a body.
 pub fn analyse(body: &[u8], content_type: Option<&str>) -> Content {
+    analyse_keeping_text(body, content_type, false)
+}
+
+/// [`analyse`], and with `keep_text` the page text of an HTML body for the text fragment
+/// check (kept only when asked: a page's text can be as large as the body cap).
+pub fn analyse_keeping_text(body: &[u8], content_type: Option<&str>, keep_text: bool) -> Content {
     let mut c = Content {
         content_type: content_type.map(str::to_string),
         byte_length: body.len() as u64,
@@ -252,6 +261,9 @@ pub fn analyse(body: &[u8], content_type: Option<&str>) -> Content {
         c.text_sha256 = Some(sha256_hex(text.as_bytes()));
         c.simhash = Some(simhash(&text));
         c.words = Some(words(&text).len() as u64);
+        if keep_text {
+            c.page_text = Some(crate::fragments::matching::page_text(body));
+        }
     }
     c
 }

@@ -10,7 +10,9 @@
 pub mod canonical;
 pub mod content;
 pub mod fetch;
-pub mod guard;
+pub mod fragments;
+/// Where verify may connect: the SSRF guard of `urlkey-fetch`.
+pub use urlkey_fetch::guard;
 pub mod risky;
 pub mod variants;
 
@@ -51,6 +53,9 @@ pub struct Target {
     pub risky_rules: Vec<risky::RiskyRule>,
     /// The variant limit the spellings were chosen with.
     pub max_variants: usize,
+    /// The text directives of the key's observations, checked on the pages fetched
+    /// ([`fragments`]).
+    pub fragments: Vec<crate::fragments::Stored>,
 }
 
 /// Options of a verify run.
@@ -138,6 +143,7 @@ pub fn select_due(conn: &Connection, opts: &VerifyOptions) -> Result<(Vec<Target
             risky: false,
             risky_rules: Vec::new(),
             max_variants: max,
+            fragments: Vec::new(),
         })
     })?;
     let mut targets = rows.collect::<rusqlite::Result<Vec<_>>>()?;
@@ -152,6 +158,7 @@ pub fn select_due(conn: &Connection, opts: &VerifyOptions) -> Result<(Vec<Target
             t.variant_rules.push(s.risky_rules.clone());
         }
         t.risky = risky_merge;
+        t.fragments = crate::fragments::of_key(conn, &t.policy, &t.key)?;
     }
     // Keys merged by a risky rule first (the seed document's "Verification after
     // normalization": compare page content before merging keys of a risky transformation); ingest order otherwise.
@@ -270,6 +277,17 @@ pub fn store(
     vs: &[Verification],
     scope: NetworkScope,
 ) -> Result<i64> {
+    Ok(store_with_fragments(conn, t, vs, scope)?.0)
+}
+
+/// [`store`], with the text fragment checks of the key's observations
+/// ([`fragments::check`]); returns the id and the checks' results as stored.
+pub fn store_with_fragments(
+    conn: &mut Connection,
+    t: &Target,
+    vs: &[Verification],
+    scope: NetworkScope,
+) -> Result<(i64, Vec<fragments::FragmentCheck>)> {
     let Some(v) = vs.first() else {
         return Err(LedgerError::other("a verification without a fetch".into()));
     };
@@ -345,9 +363,10 @@ pub fn store(
         }
         store_variants(&tx, id, t, vs)?;
     }
+    let checks = fragments::store(&tx, id, &fragments::check(t, vs))?;
     tx.commit()
         .map_err(|e| LedgerError::db("cannot commit a verification", e))?;
-    Ok(id)
+    Ok((id, checks))
 }
 
 /// One row of `verification_variants` per fetch of the key's variants.
@@ -501,15 +520,17 @@ pub fn run(
                 // The variants of one key one after the other (they share a host, and
                 // its per-host delay, as a rule).
                 let mut vs = Vec::with_capacity(t.variants.len());
+                // A page's text is kept only for a key with text directives to check.
+                let keep_text = !t.fragments.is_empty();
                 for (_, url) in &t.variants {
-                    vs.push(fetcher.verify(url).await);
+                    vs.push(fetcher.verify_keeping_text(url, keep_text).await);
                 }
                 let _ = tx.send((t, vs));
             });
         }
         drop(tx);
         while let Some((t, vs)) = rx.recv().await {
-            store(conn, &t, &vs, scope)?;
+            let (_, fragment_checks) = store_with_fragments(conn, &t, &vs, scope)?;
             let v = &vs[0];
             summary.add(v.status);
             let status = v
@@ -543,6 +564,12 @@ pub fn run(
             }
             if !kc.not_compared.is_empty() {
                 line.push_str(&format!("  not compared: {}", kc.not_compared.join("; ")));
+            }
+            if !fragment_checks.is_empty() {
+                line.push_str(&format!(
+                    "  text fragments: {}",
+                    fragments::summary(&fragment_checks)
+                ));
             }
             writeln!(out, "{line}")?;
         }

@@ -88,9 +88,16 @@ fn row(i: usize, v: &Variant) -> String {
     let esc = html::esc;
     let opt = |s: &Option<String>| esc(s.as_deref().unwrap_or("—"));
     let num = |n: Option<i64>| n.map_or("—".to_string(), |n| n.to_string());
+    // The text the answer linked to (`#:~:text=`), beside the URL, with verify's latest
+    // check of it: evidence for the claim support decision, not the decision.
+    let fragments: String = v
+        .text_fragments
+        .iter()
+        .map(|f| format!("<br><small data-text-fragment>text: {}</small>", esc(f)))
+        .collect();
     format!(
-        "<tr data-observation=\"{}\"><th>variant {} <small>{}</small></th><td>{}</td><td>{}</td>\
-         <td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+        "<tr data-observation=\"{}\"><th>variant {} <small>{}</small></th><td>{}{fragments}</td>\
+         <td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
         esc(&v.observation),
         i + 1,
         esc(&v.observation),

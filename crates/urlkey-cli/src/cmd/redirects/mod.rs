@@ -6,14 +6,16 @@ mod propose;
 use crate::failure::Failure;
 use crate::flags::redirects::{RedirectsArgs, RedirectsCommand};
 
+mod check;
+mod compile;
+mod test;
+
 pub fn run(a: RedirectsArgs) -> Result<(), Failure> {
     match a.command {
         RedirectsCommand::Propose(a) => propose::run(a),
         RedirectsCommand::Evidence(a) => propose::evidence(a),
-        RedirectsCommand::Check(_) | RedirectsCommand::Compile(_) | RedirectsCommand::Test(_) => {
-            Err(Failure::Usage(
-                "urlkey redirects: this command is not built yet".into(),
-            ))
-        }
+        RedirectsCommand::Check(a) => check::run(a),
+        RedirectsCommand::Compile(c) => compile::run(c),
+        RedirectsCommand::Test(t) => test::run(t),
     }
 }

@@ -3,8 +3,11 @@
 use std::collections::BTreeMap;
 
 use super::*;
+use crate::report::fragments::{FragmentCounts, TextFragmentFigures};
+use crate::report::normalization::NormalizationFigures;
 use crate::report::publisher::PublisherUnit;
 use crate::report::review::{MergeToReview, ReviewFigures, SplitTopKey};
+use crate::report::stability::{ComeAndGo, Stability, StabilitySample, Steadiness};
 use crate::report::{
     csv, html, markdown, table, Computed, Concentration, Group as ReportGroup, JsonReport, Overlap,
     Report, ReportOptions, Sample, SetOverlap, TopKey, TopPublisher, Values, Window,
@@ -93,6 +96,75 @@ fn measures() -> Measures {
                 share: 0.0255,
             }],
         },
+        normalization: NormalizationFigures {
+            observed_urls: 1123,
+            merged_keys: 67,
+            observed_urls_merged: 320,
+            merged_by_rule: BTreeMap::from([
+                ("remove-fragment".into(), 71),
+                ("unchanged".into(), 73),
+            ]),
+            merged_by_removed_param: BTreeMap::from([("srsltid".into(), 79)]),
+            keyed_at_ingest: 883,
+            rekeyed: 118,
+        },
+        stability: vec![Stability {
+            answer_system: "sys-a".into(),
+            sample: StabilitySample {
+                valid_observations: 500,
+                prompts: 31,
+                runs: 97,
+                pairs: 66,
+                observations: 480,
+                prompts_asked_once: 7,
+                observations_asked_once: 15,
+                observations_without_prompt_id: 5,
+            },
+            keys: Steadiness {
+                mean_jaccard: Some(0.6173),
+                cited: 211,
+                in_every_run: 88,
+                in_every_run_share: Some(0.4171),
+                come_and_go: 123,
+                come_and_go_distinct: 77,
+                top_come_and_go: vec![ComeAndGo {
+                    name: "https://flicker.example/k".into(),
+                    prompts: 9,
+                    runs_cited: 12,
+                    runs: 27,
+                }],
+            },
+            publishers: Steadiness {
+                mean_jaccard: Some(0.7284),
+                cited: 99,
+                in_every_run: 61,
+                in_every_run_share: Some(0.6162),
+                come_and_go: 38,
+                come_and_go_distinct: 21,
+                top_come_and_go: vec![ComeAndGo {
+                    name: "flicker-pub.example".into(),
+                    prompts: 6,
+                    runs_cited: 8,
+                    runs: 19,
+                }],
+            },
+        }],
+        text_fragments: {
+            let c = FragmentCounts {
+                observations: 613,
+                directives: 1028,
+                found: 241,
+                not_found: 167,
+                page_changed: 143,
+                not_checked: 159,
+                unverified: 171,
+                malformed: 147,
+            };
+            TextFragmentFigures {
+                all: c.clone(),
+                by_answer_system: BTreeMap::from([("sys-frag".into(), c)]),
+            }
+        },
         publisher_counts: vec![305, 200, 100],
     }
 }
@@ -133,6 +205,29 @@ fn evidence(s: Section) -> &'static str {
         Section::Overlap => "0.4321",
         Section::MergesToReview => "https://merge.example/m",
         Section::TopKeysWithSplits => "https://split.example/v",
+        Section::TextFragmentsBySystem => "sys-frag",
+        Section::Stability => "https://flicker.example/k",
+    }
+}
+
+/// Every stability figure of the sample, as the reports for people print it.
+#[test]
+fn every_format_for_people_shows_every_stability_figure() {
+    let m = measures();
+    for (format, out) in for_people(&m) {
+        for figure in [
+            "0.6173",
+            "88 of 211 = 0.4171",
+            "123 (77 distinct)",
+            "0.7284",
+            "61 of 99 = 0.6162",
+            "38 (21 distinct)",
+            "31 prompts asked more than once, 97 runs, 66 pairs of consecutive runs, 480 valid observations",
+            "7 prompts asked once (15 valid observations), 5 valid observations without a prompt_id",
+            "flicker-pub.example",
+        ] {
+            assert!(out.contains(figure), "{format} does not show {figure}:\n{out}");
+        }
     }
 }
 
@@ -140,6 +235,7 @@ fn evidence(s: Section) -> &'static str {
 fn every_format_for_people_shows_every_measure() {
     let m = measures();
     assert!(m.review.has_any(), "the sample shows the review figures");
+    assert!(m.text_fragments.has_any(), "and the text fragment figures");
     for (format, out) in for_people(&m) {
         // A figure is shown when one line holds its name for people and its value.
         let shown = |name: &[&str], value: &str| {

@@ -1,4 +1,4 @@
-//! Where verify may connect. By default only to public unicast addresses: loopback,
+//! Where a request may connect. By default only to public unicast addresses: loopback,
 //! private, shared, link-local, documentation, reserved, IPv4-mapped and other embedded
 //! forms are refused, and multicast, broadcast and unspecified addresses always are.
 //!
@@ -8,27 +8,27 @@
 //! other; IP-literal hosts never reach a resolver and are checked by [`check_url_host`]
 //! before any request. The address a response came from is checked once more.
 
-use crate::words::Hint;
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use reqwest::Url;
 
-/// Which non-public addresses verify may connect to.
+/// Which non-public addresses a client may connect to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NetworkScope {
     /// Public unicast addresses only (the default).
     Public,
-    /// Public addresses and loopback (127.0.0.0/8, ::1): `--allow-loopback`.
+    /// Public addresses and loopback (127.0.0.0/8, ::1): a server on this machine.
     PublicAndLoopback,
-    /// Also private, shared, link-local and reserved ranges: `--allow-private-network`.
-    /// Multicast, broadcast and unspecified addresses stay refused.
+    /// Also private, shared, link-local and reserved ranges. Multicast, broadcast and
+    /// unspecified addresses stay refused.
     AnyPrivate,
 }
 
 impl NetworkScope {
-    /// As stored in `verifications.network_scope`.
+    /// Its name in records and messages (the ledger stores it in
+    /// `verifications.network_scope`).
     pub fn as_str(self) -> &'static str {
         match self {
             NetworkScope::Public => "public",
@@ -145,7 +145,7 @@ pub fn classify(ip: IpAddr) -> Option<AddressClass> {
     }
 }
 
-/// `Ok` when verify may connect to `ip` under `scope`, else the class that forbids it.
+/// `Ok` when a client may connect to `ip` under `scope`, else the class that forbids it.
 pub fn check_ip(ip: IpAddr, scope: NetworkScope) -> Result<(), AddressClass> {
     let Some(class) = classify(ip) else {
         return Ok(());
@@ -185,22 +185,35 @@ pub struct Refused {
     pub addrs: Vec<(IpAddr, AddressClass)>,
 }
 
+/// The least a caller must allow for a refused target to be fetched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Allowance {
+    /// Loopback would do ([`NetworkScope::PublicAndLoopback`]).
+    Loopback,
+    /// Only private networks would ([`NetworkScope::AnyPrivate`]).
+    PrivateNetwork,
+    /// Loopback or private networks: which one is not known (a layer of the HTTP client
+    /// hid the refusal's type).
+    LoopbackOrPrivate,
+    /// Nothing: multicast, broadcast and unspecified addresses are never fetched.
+    Never,
+}
+
 impl Refused {
-    /// What would allow the target, if anything: "never fetched", or a hint that names
-    /// the caller's settings ([`Hint::AllowLoopback`], [`Hint::AllowPrivateNetwork`]),
-    /// worded before the fetch begins ([`crate::verify::Fetcher::with_words`]).
-    pub fn hint(&self) -> Result<Hint, &'static str> {
+    /// What would allow the target: the caller words it with its own settings (the ledger
+    /// as its `Hint`, the command line with its flags).
+    pub fn allowance(&self) -> Allowance {
         use AddressClass::*;
         let classes: Vec<AddressClass> = self.addrs.iter().map(|(_, c)| *c).collect();
         if classes
             .iter()
             .all(|c| matches!(c, Multicast | Broadcast | Unspecified))
         {
-            Err("such addresses are never fetched")
+            Allowance::Never
         } else if classes.contains(&Loopback) {
-            Ok(Hint::AllowLoopback)
+            Allowance::Loopback
         } else {
-            Ok(Hint::AllowPrivateNetwork)
+            Allowance::PrivateNetwork
         }
     }
 }
@@ -399,7 +412,7 @@ mod tests {
         assert_eq!(check_ip(ip("10.0.0.1"), any), Ok(()));
         assert_eq!(check_ip(ip("169.254.169.254"), any), Ok(()));
         assert_eq!(check_ip(ip("::ffff:10.0.0.1"), any), Ok(()));
-        // Never a web server, whatever the flag.
+        // Never a web server, whatever the scope.
         for a in [
             "0.0.0.0",
             "::",
