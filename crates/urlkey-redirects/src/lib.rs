@@ -9,8 +9,9 @@
 //! The modules, and the rule between them: [`server`] names the servers and how each
 //! matches a request to a map line; [`redirect_map`] reads a MAP (what `check`, `compile`
 //! and `live` take); `check` uses both; `compile` uses `check` (it refuses a map that fails
-//! it); `propose` uses neither (its output becomes a MAP once a person has reviewed it);
-//! `live` uses `redirect_map` and the SSRF-safe client of `urlkey-fetch`.
+//! it); `propose` uses neither (its output becomes a MAP once a person has reviewed it;
+//! `redirect_map` reads its status names); `live` uses `redirect_map` and the SSRF-safe
+//! client of `urlkey-fetch`.
 
 pub mod redirect_map;
 pub mod server;

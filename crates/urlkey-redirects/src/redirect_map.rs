@@ -1,6 +1,6 @@
 //! A MAP: the redirects a person approved, read from a CSV, TSV or spreadsheet with the
 //! columns `source` and `target`, and optionally `status` (301, 302, 303, 307 or 308;
-//! 301 when empty) and `decision` (when the column is there, only the rows marked
+//! 301 when empty or one of `propose`'s statuses) and `decision` (when the column is there, only the rows marked
 //! `accept` are the map's: `propose`'s output, once reviewed, is a MAP).
 //!
 //! Every data row comes out as an entry, or is set aside with its reason
@@ -207,7 +207,10 @@ impl RedirectMap {
             return;
         }
         let status = match cell(status) {
+            // `propose`'s rows name their proposal's status there (`candidate`, ...): a
+            // reviewed proposal is a MAP whose reviewer gave no HTTP status, or wrote one.
             "" => DEFAULT_STATUS,
+            s if crate::propose::Status::parse(s).is_some() => DEFAULT_STATUS,
             s => match s.parse::<u16>() {
                 Ok(n) if STATUSES.contains(&n) => n,
                 _ => {

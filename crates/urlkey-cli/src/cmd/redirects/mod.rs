@@ -1,6 +1,8 @@
 //! `urlkey redirects`: each command reads its inputs, runs [`urlkey_redirects`] and writes
 //! the rows or the report.
 
+mod propose;
+
 use crate::failure::Failure;
 use crate::flags::redirects::{RedirectsArgs, RedirectsCommand};
 
@@ -10,11 +12,10 @@ mod test;
 
 pub fn run(a: RedirectsArgs) -> Result<(), Failure> {
     match a.command {
+        RedirectsCommand::Propose(a) => propose::run(a),
+        RedirectsCommand::Evidence(a) => propose::evidence(a),
         RedirectsCommand::Check(a) => check::run(a),
         RedirectsCommand::Compile(c) => compile::run(c),
-        RedirectsCommand::Propose(_) | RedirectsCommand::Evidence(_) => Err(Failure::Usage(
-            "urlkey redirects: this command is not built yet".into(),
-        )),
         RedirectsCommand::Test(t) => test::run(t),
     }
 }
