@@ -13,11 +13,12 @@ use hashbrown::HashMap;
 /// The most pages one value may name for `propose` to look at them: a value shared by
 /// more (the last segment `index.html`, the word `products` on a shop) tells no page from
 /// another, and looking at every one of them would make one old URL cost as much as the
-/// whole new inventory.
-pub const COMMON: u32 = 1000;
+/// whole new inventory. Measured on 1M x 1M (docs/benchmarks.md): 1,000 cost a third
+/// more CPU than 100 for 0.7% more candidates, each one of over 100 look-alikes.
+pub const COMMON: u32 = 100;
 
-/// The most pages one word may name for `propose` to look at them ([`Words`]): lower than
-/// [`COMMON`], since an old URL has several words and a candidate must share two; a
+/// The most pages one word may name for `propose` to look at them ([`Words`]; a
+/// candidate must share two such words with the old URL, which narrows them down); a
 /// word on more pages (a shop's `products`, a blog's year) still counts in the similarity
 /// of the candidates the other values find.
 pub const COMMON_WORD: u32 = 200;
@@ -104,21 +105,24 @@ impl Index {
         self.next.push(prev);
     }
 
-    /// The pages with `value`, in the order they were added; none when more than
-    /// [`COMMON`] have it.
-    pub fn pages(&self, value: u128) -> Vec<u32> {
-        let Some(&h) = self.heads.get(&table_key(value)) else {
-            return Vec::new();
+    /// The pages with `value`, the last added first; none when more than [`COMMON`] have
+    /// it. A walk of the chain, with nothing allocated: the caller orders what it keeps
+    /// (`rank` sorts its candidates by score, then by page).
+    pub fn each(&self, value: u128) -> Chain<'_> {
+        let at = match self.heads.get(&table_key(value)) {
+            Some(h) if h.check == check(value) && u32::from(h.count) <= COMMON => h.last,
+            _ => END,
         };
-        if h.check != check(value) || u32::from(h.count) > COMMON {
-            return Vec::new();
+        Chain {
+            next: &self.next,
+            at,
         }
-        let mut out = Vec::with_capacity(usize::from(h.count));
-        let mut at = h.last;
-        while at != END {
-            out.push(at);
-            at = self.next[at as usize];
-        }
+    }
+
+    /// The pages with `value`, in the order they were added ([`Index::each`] reversed).
+    #[cfg(test)]
+    pub fn pages(&self, value: u128) -> Vec<u32> {
+        let mut out: Vec<u32> = self.each(value).collect();
         out.reverse();
         out
     }
@@ -127,6 +131,24 @@ impl Index {
     /// rehash every value).
     pub fn shrink(&mut self) {
         self.next.shrink_to_fit();
+    }
+}
+
+/// The pages of one value ([`Index::each`]), the last added first.
+pub struct Chain<'a> {
+    next: &'a [u32],
+    at: u32,
+}
+
+impl Iterator for Chain<'_> {
+    type Item = u32;
+    fn next(&mut self) -> Option<u32> {
+        if self.at == END {
+            return None;
+        }
+        let page = self.at;
+        self.at = self.next[page as usize];
+        Some(page)
     }
 }
 

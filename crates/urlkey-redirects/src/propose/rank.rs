@@ -42,11 +42,13 @@ fn bit(k: EvidenceKind) -> u16 {
 
 pub(super) fn propose(site: &NewSite, old: &Page) -> Proposal {
     let url = old.url.trim();
-    let exact = site.exact.pages(fingerprint(url));
-    if let Some(&i) = exact
-        .iter()
-        .find(|&&i| site.pages[i as usize].url.trim() == url)
-    {
+    // The first page of the new inventory with this exact URL.
+    let exact = site
+        .exact
+        .each(fingerprint(url))
+        .filter(|&i| site.pages[i as usize].url.trim() == url)
+        .min();
+    if let Some(i) = exact {
         let page = &site.pages[i as usize];
         return Proposal {
             target: Some(page.url.clone()),
@@ -67,12 +69,13 @@ pub(super) fn propose(site: &NewSite, old: &Page) -> Proposal {
         };
     };
     // Each index names its pages; a page named by several has all their evidence.
-    let mut found: HashMap<u32, u16> = HashMap::new();
+    // Gathered as (page, kind) pairs, then sorted by page with each page's kinds merged:
+    // cheaper than a hash map for the few hundred pages at most that the indexes name
+    // (each value names at most COMMON), and the candidates come out in page order.
+    let mut found: Vec<(u32, u16)> = Vec::new();
     let mut look = |ix: &super::Index, value: Option<&str>, kind: EvidenceKind| {
         if let Some(v) = value {
-            for p in ix.pages(fingerprint(v)) {
-                *found.entry(p).or_default() |= bit(kind);
-            }
+            found.extend(ix.each(fingerprint(v)).map(|p| (p, bit(kind))));
         }
     };
     look(&site.by_key, Some(key), EvidenceKind::SameKey);
@@ -84,6 +87,7 @@ pub(super) fn propose(site: &NewSite, old: &Page) -> Proposal {
     look(&site.by_path, Some(&f.path), EvidenceKind::SamePath);
     look(&site.by_title, f.title.as_deref(), EvidenceKind::SameTitle);
     look(&site.by_stem, f.stem.as_deref(), EvidenceKind::SameStem);
+    merge_by_page(&mut found);
     // An equal last segment has an equal stem: its pages are among the stem's.
     if let Some(seg) = f.segment.as_deref() {
         let id = features::word_id(seg);
@@ -109,8 +113,9 @@ pub(super) fn propose(site: &NewSite, old: &Page) -> Proposal {
             .collect();
         by_words.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         for (p, _) in by_words.into_iter().take(WORD_CANDIDATES) {
-            found.entry(p).or_default();
+            found.push((p, 0));
         }
+        merge_by_page(&mut found);
     }
     // Only the target and the runner-up are written: a candidate whose best possible
     // score (its evidence without words, plus at most 1 for them; 30 for words alone)
@@ -118,7 +123,7 @@ pub(super) fn propose(site: &NewSite, old: &Page) -> Proposal {
     // not compared (they are the costly part: a page's words are a read from memory).
     let bases: Vec<(u32, u16, f64)> = found
         .into_iter()
-        .map(|(page, kinds)| (page, kinds, score(&kinds_of(kinds), 0.0)))
+        .map(|(page, kinds)| (page, kinds, score_of(kinds, 0.0)))
         .collect();
     let second = {
         let (mut a, mut b) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
@@ -153,14 +158,13 @@ pub(super) fn propose(site: &NewSite, old: &Page) -> Proposal {
             if n >= MIN_SHARED_WORDS && similarity >= MIN_SIMILARITY {
                 kinds |= bit(EvidenceKind::SharedTokens);
             }
-            let list = kinds_of(kinds);
             Candidate {
                 page,
                 kinds,
                 shared: n,
                 words: union,
                 similarity,
-                score: score(&list, similarity),
+                score: score_of(kinds, similarity),
             }
         })
         .filter(|c| c.kinds != 0)
@@ -193,6 +197,33 @@ pub(super) fn propose(site: &NewSite, old: &Page) -> Proposal {
         error_code: None,
         target_title: page.title.clone(),
     }
+}
+
+/// Sorts `(page, kinds)` pairs by page and merges each page's kinds into one pair.
+fn merge_by_page(found: &mut Vec<(u32, u16)>) {
+    found.sort_unstable_by_key(|&(p, _)| p);
+    found.dedup_by(|later, kept| {
+        if later.0 == kept.0 {
+            kept.1 |= later.1;
+            true
+        } else {
+            false
+        }
+    });
+}
+
+/// [`score`] of the kinds of a bit set, with nothing allocated: it runs for every
+/// candidate of every old URL.
+fn score_of(bits: u16, similarity: f64) -> f64 {
+    let mut kinds = [EvidenceKind::Served; 16];
+    let mut n = 0;
+    for e in super::EVIDENCE {
+        if bits & bit(e.kind) != 0 && n < kinds.len() {
+            kinds[n] = e.kind;
+            n += 1;
+        }
+    }
+    score(&kinds[..n], similarity)
 }
 
 /// The kinds of a bit set, strongest first.
