@@ -275,33 +275,11 @@ pub fn parse_directive(raw: &str) -> Result<TextDirective, DirectiveError> {
     }
 }
 
-/// Percent-decodes `term` (a `%` not followed by two hex digits stays as it is, as the URL
-/// Standard's percent-decode says) and reads the bytes as UTF-8; None when they are not.
+/// Percent-decodes `term` with the URL Standard's percent-decode (the crate's one,
+/// [`crate::query::percent_decode`]: a `%` not followed by two hex digits stays as it is)
+/// and reads the bytes as UTF-8; None when they are not.
 fn percent_decode(term: &str) -> Option<String> {
-    let b = term.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
-                out.push(h << 4 | l);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8(out).ok()
-}
-
-fn hex(c: u8) -> Option<u8> {
-    match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        b'A'..=b'F' => Some(c - b'A' + 10),
-        _ => None,
-    }
+    String::from_utf8(crate::query::percent_decode(term)).ok()
 }
 
 /// Writes `text` as a term of a text directive: percent-encodes what would end the term
