@@ -23,9 +23,15 @@ pub(crate) const POLICY: Builtin = Builtin {
 };
 
 fn rules() -> Vec<Rule> {
+    rules_with(TrackingSet::citation_v1())
+}
+
+/// The citation rules with `tracking` as their list of parameters to remove: `citation@1`
+/// with its own list, `citation@2` with its longer one.
+pub(super) fn rules_with(tracking: TrackingSet) -> Vec<Rule> {
     vec![
         Rule::RemoveFragment(RemoveFragment { keep_routes: false }),
-        Rule::RemoveTrackingParameters(RemoveTrackingParameters(TrackingSet::citation_v1())),
+        Rule::RemoveTrackingParameters(RemoveTrackingParameters(tracking)),
         Rule::DropCredentials(DropCredentials),
         // As in mapper@1: empty pieces are not parameters (the URL Standard's
         // application/x-www-form-urlencoded parser skips them,
@@ -37,7 +43,7 @@ fn rules() -> Vec<Rule> {
     ]
 }
 
-/// `+keep-trailing-slash`: the same rules without the last one.
-fn keep_trailing_slash(rules: &mut Vec<Rule>) {
+/// `+keep-trailing-slash`: the same rules without the last one (for `citation@2` too).
+pub(super) fn keep_trailing_slash(rules: &mut Vec<Rule>) {
     rules.retain(|r| !matches!(r, Rule::RemoveTrailingSlash(_)));
 }

@@ -18,26 +18,14 @@ pub(crate) const POLICY: Builtin = Builtin {
     accepts_base: false,
     options: &[BuiltinOption {
         name: "keep-trailing-slash",
-        apply: keep_trailing_slash,
+        apply: super::citation::keep_trailing_slash,
     }],
     // `citation.unsupported-scheme` is citation@1's code (a code has one owner); this
     // policy gives it for the same inputs.
     codes: &[],
 };
 
+/// `citation@1`'s rules with the `citation@2` list.
 fn rules() -> Vec<Rule> {
-    vec![
-        Rule::RemoveFragment(RemoveFragment { keep_routes: false }),
-        Rule::RemoveTrackingParameters(RemoveTrackingParameters(TrackingSet::citation_v2())),
-        Rule::DropCredentials(DropCredentials),
-        Rule::DropEmptyParameters(DropEmptyParameters),
-        Rule::SortQuery(SortQuery { order: SortOrder::NameValue }),
-        Rule::DropEmptyQuery(DropEmptyQuery),
-        Rule::RemoveTrailingSlash(RemoveTrailingSlash { mode: TrailingSlash::NonRoot }),
-    ]
-}
-
-/// `+keep-trailing-slash`: the same rules without the last one, as `citation@1`'s option.
-fn keep_trailing_slash(rules: &mut Vec<Rule>) {
-    rules.retain(|r| !matches!(r, Rule::RemoveTrailingSlash(_)));
+    super::citation::rules_with(TrackingSet::citation_v2())
 }
