@@ -146,6 +146,11 @@ impl RedirectMap {
         name: String,
         mut records: Box<dyn urlkey_batch::input::RecordSource>,
     ) -> Result<RedirectMap, MapError> {
+        // No header at all: an empty file, not a header that lacks
+        // a column.
+        if records.header().is_empty() && records.kept_names().is_empty() {
+            return Err(MapError::Empty { name });
+        }
         let kept: Vec<String> = records.kept_names().to_vec();
         let find = |want: &str| {
             kept.iter()
@@ -238,6 +243,11 @@ pub enum MapError {
         /// The file.
         name: String,
     },
+    /// The file has no header row: it is empty.
+    Empty {
+        /// The file.
+        name: String,
+    },
 }
 
 impl fmt::Display for MapError {
@@ -247,6 +257,10 @@ impl fmt::Display for MapError {
             MapError::NoTargetColumn { name } => write!(
                 f,
                 "{name}: the header has no target column: a MAP has the columns source and target (and optionally status, decision)"
+            ),
+            MapError::Empty { name } => write!(
+                f,
+                "{name}: the file is empty: a MAP has a header row naming source and target (and optionally status, decision), then one row per redirect"
             ),
         }
     }
@@ -292,6 +306,13 @@ mod tests {
         let map = RedirectMap::from_csv("m.csv", "source,target\n/a,/b\n").unwrap();
         assert!(!map.has_decisions);
         assert_eq!(map.entries.len(), 1);
+    }
+
+    #[test]
+    fn an_empty_map_is_refused_as_empty() {
+        let e = RedirectMap::from_csv("m.csv", "").unwrap_err();
+        assert!(matches!(e, MapError::Empty { .. }), "{e}");
+        assert!(e.to_string().contains("the file is empty"), "{e}");
     }
 
     #[test]

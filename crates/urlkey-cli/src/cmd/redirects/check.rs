@@ -77,10 +77,13 @@ fn new_options(src: &Source, column: Option<String>) -> ReadOptions {
     }
 }
 
-/// A MAP that cannot be read: its reader's error (exit 3), or a header without `target`.
+/// A MAP that cannot be read: its reader's error (exit 3), an empty file, or a header
+/// without `target`.
 pub(super) fn map_read_error(e: MapError) -> Failure {
     match e {
         MapError::Input(e) => input_error(e),
-        e @ MapError::NoTargetColumn { .. } => Failure::Input(e.to_string()),
+        e @ (MapError::NoTargetColumn { .. } | MapError::Empty { .. }) => {
+            Failure::Input(e.to_string())
+        }
     }
 }
