@@ -307,6 +307,112 @@ fn threads_do_not_change_the_rows() {
     assert_eq!(one, four);
 }
 
+/// A run over inputs of many batches: NEW larger than one of `add_all`'s slices, OLD
+/// spread over many of the pipeline's batches, with unreadable and keyless rows among
+/// them. One thread and two give the same bytes in every format, a row per record in
+/// input order, and the indexes built at once equal those built page by page.
+#[test]
+fn many_batches_give_the_same_rows_on_any_thread_count() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (old, new) = (dir.path().join("old.csv"), dir.path().join("new.csv"));
+    let mut n = String::from("Address,Title 1\n");
+    for i in 0..20_000 {
+        n.push_str(&format!(
+            "https://shop.example/c{}/item-{i},Item {} | Shop\n",
+            i % 37,
+            i % 9_000
+        ));
+    }
+    let mut o = String::from("Address,Title 1\r\n");
+    for i in 0..10_000 {
+        match i % 500 {
+            // A URL with no key, and a cell a stray quote leaves unreadable.
+            7 => o.push_str("http://[::1/x,Broken\r\n"),
+            11 => o.push_str("http://www.shop.example/a\"b,Quote\r\n"),
+            _ => o.push_str(&format!(
+                "http://www.shop.example/old/item-{}.html,Item {} | Old shop\r\n",
+                i * 2,
+                (i * 2) % 9_000
+            )),
+        }
+    }
+    std::fs::write(&new, n).expect("write NEW");
+    std::fs::write(&old, o).expect("write OLD");
+    let (one, summary) = propose_csv(&old, &new, 1);
+    let (two, _) = propose_csv(&old, &new, 2);
+    assert_eq!(one, two, "two threads change the CSV rows");
+    let rows: Vec<csv::StringRecord> = csv::Reader::from_reader(one.as_bytes())
+        .records()
+        .collect::<Result<_, _>>()
+        .expect("CSV");
+    assert_eq!(rows.len(), 10_000, "a row per OLD record");
+    let lines: Vec<u64> = rows
+        .iter()
+        .map(|r| r[0].parse().expect("line number"))
+        .collect();
+    assert!(lines.windows(2).all(|w| w[0] < w[1]), "rows in input order");
+    assert_eq!(summary.records, 10_000);
+    let invalid = rows
+        .iter()
+        .filter(|r| cell(r, "status") == "invalid")
+        .count();
+    assert_eq!(summary.of(Status::Invalid), invalid as u64);
+    assert!(invalid >= 20, "the 20 keyless rows are invalid ({invalid})");
+    for format in formats() {
+        assert_eq!(
+            propose_bytes(&old, &new, 1, format),
+            propose_bytes(&old, &new, 2, format),
+            "two threads change the {format:?} rows"
+        );
+    }
+    // The indexes of `add_all` (every page at once, in slices) and of `add`.
+    let set = PolicySet::builtin();
+    let pages: Vec<Page> = (0..20_000)
+        .map(|i| Page {
+            url: format!("https://shop.example/c{}/item-{i}", i % 37),
+            title: Some(format!("Item {}", i % 9_000)),
+        })
+        .collect();
+    let mut at_once = NewSite::new(set.get("mapper@1").expect("policy"));
+    at_once.add_all(pages.clone(), 2);
+    let mut one_by_one = NewSite::new(set.get("mapper@1").expect("policy"));
+    for p in pages.iter().cloned() {
+        one_by_one.add(p);
+    }
+    let olds: Vec<Page> = (0..3_000)
+        .map(|i| Page {
+            url: format!("http://www.shop.example/old/item-{}.html", i * 7),
+            title: Some(format!("Item {}", (i * 7) % 9_000)),
+        })
+        .collect();
+    assert_eq!(
+        at_once.propose_all(&olds, 2),
+        one_by_one.propose_all(&olds, 1)
+    );
+}
+
+/// Every row format this build writes.
+fn formats() -> Vec<RowFormat> {
+    vec![
+        RowFormat::Csv,
+        RowFormat::Jsonl,
+        #[cfg(feature = "parquet")]
+        RowFormat::Parquet,
+    ]
+}
+
+/// The bytes of a run in `format`.
+fn propose_bytes(old: &Path, new: &Path, threads: usize, format: RowFormat) -> Vec<u8> {
+    let set = PolicySet::builtin();
+    let mut site = NewSite::new(set.get("mapper@1").expect("policy"));
+    let mut new = open_records(&Source::File(new.into()), &opts()).expect("open NEW");
+    run::index_new(&mut site, new.as_mut(), true, threads).expect("index NEW");
+    let mut old = open_records(&Source::File(old.into()), &opts()).expect("open OLD");
+    let mut rows = RowWriter::new(format, Vec::new()).expect("writer");
+    run::propose_old(&site, old.as_mut(), true, threads, &mut rows).expect("propose");
+    rows.into_inner().expect("flush")
+}
+
 /// A value shared by more than COMMON new pages names none of them: one old URL costs a
 /// bounded number of candidates, however many `index.html` the new site has.
 #[test]

@@ -127,6 +127,12 @@ impl Index {
         out
     }
 
+    /// Room for `values` more values and `pages` more pages.
+    pub fn reserve(&mut self, values: usize, pages: usize) {
+        self.heads.reserve(values);
+        self.next.reserve(pages);
+    }
+
     /// Frees the chain's spare capacity (the table is left as it is: shrinking it would
     /// rehash every value).
     pub fn shrink(&mut self) {

@@ -143,11 +143,16 @@ pub(super) fn propose(site: &NewSite, old: &Page) -> Proposal {
             base + 1.0
         }
     };
-    let mut cands: Vec<Candidate> = bases
+    let kept: Vec<(u32, u16)> = bases
         .into_iter()
         .filter(|&(_, kinds, base)| best_possible(kinds, base) >= second)
-        .map(|(page, mut kinds, _)| {
-            let words = site.words_of(page);
+        .map(|(page, kinds, _)| (page, kinds))
+        .collect();
+    let lists = site.words_of_all(&kept);
+    let mut cands: Vec<Candidate> = kept
+        .into_iter()
+        .zip(lists)
+        .map(|((page, mut kinds), words)| {
             let n = shared(&f.words, words);
             let union = f.words.len() + words.len() - n;
             let similarity = if union == 0 {

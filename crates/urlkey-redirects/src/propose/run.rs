@@ -7,6 +7,9 @@
 use std::io::{self, Write};
 
 use urlkey_batch::input::{InputError, InputRecord, RecordSource};
+/// What stops a run: the one error of `urlkey_batch`'s streamed runs.
+pub use urlkey_batch::pipeline::RunError;
+use urlkey_batch::pipeline::{Pipeline, ReadBatch};
 
 use super::rows::{ProposalRow, Summary};
 use super::writer::{encode, RowWriter};
@@ -14,15 +17,6 @@ use super::{NewSite, Page, Proposal};
 
 /// Records read at once (the rows of a batch are written before the next is read).
 pub const BATCH: usize = 16 * 1024;
-
-/// What went wrong in a run.
-#[derive(Debug)]
-pub enum RunError {
-    /// Reading an input.
-    Input(InputError),
-    /// Writing the rows.
-    Output(io::Error),
-}
 
 /// What [`index_new`] read.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -51,11 +45,13 @@ pub fn index_new(
 ) -> Result<NewCounts, InputError> {
     let mut counts = NewCounts::default();
     let mut batch: Vec<InputRecord> = Vec::with_capacity(BATCH);
+    // Every page first, then the indexes at once: they make room for all of them
+    // ([`NewSite::add_all`]).
+    let mut pages = Vec::new();
     loop {
         batch.clear();
         let more = records.next_batch(&mut batch, BATCH)?;
         counts.records += batch.len() as u64;
-        let mut pages = Vec::with_capacity(batch.len());
         for r in batch.drain(..) {
             if r.problem.is_some() {
                 counts.unreadable += 1;
@@ -67,11 +63,11 @@ pub fn index_new(
                 title,
             });
         }
-        site.add_all(pages, threads);
         if !more {
             break;
         }
     }
+    site.add_all(pages, threads);
     site.shrink();
     Ok(counts)
 }
@@ -95,67 +91,70 @@ fn chunk_proposals(site: &NewSite, chunk: &[InputRecord], titles: bool) -> Vec<(
         .collect()
 }
 
-/// [`chunk_proposals`] on up to `threads` threads, in order.
-fn chunk_proposals_parallel(
-    site: &NewSite,
-    batch: &[InputRecord],
-    titles: bool,
-    threads: usize,
-) -> Vec<(Page, Proposal)> {
-    super::parallel_chunks(batch, threads, |c| chunk_proposals(site, c, titles))
-        .into_iter()
-        .flatten()
-        .collect()
+/// Records per piece of work: the pipeline's threads each take whole batches, and a
+/// batch's rows are encoded in pieces of this many.
+const CHUNK: usize = 1024;
+
+/// What one piece of work gives: its rows encoded (CSV, JSON Lines) with their counts, or
+/// its proposals for the sink to write one by one (Parquet).
+enum Part {
+    Encoded(io::Result<(Vec<u8>, Summary)>),
+    Proposals(Vec<(Page, Proposal)>),
 }
 
-/// Writes one row per record of `records` to `rows`, in order.
-pub fn propose_old<W: Write>(
+/// Writes one row per record of `records` to `rows`, in order, on `urlkey_batch`'s
+/// order-keeping [`Pipeline`] (`threads`, 0: one per core): its threads live for the
+/// whole run, each reads, proposes and encodes whole batches, and the one that finishes
+/// the batch next in order writes it.
+pub fn propose_old<W: Write + Send>(
     site: &NewSite,
     records: &mut dyn RecordSource,
     titles: bool,
     threads: usize,
     rows: &mut RowWriter<W>,
 ) -> Result<Summary, RunError> {
+    let pipeline = Pipeline::new(threads).map_err(RunError::Thread)?;
+    let (format, apart) = (rows.format(), rows.encodes_apart());
     let mut summary = Summary::default();
-    let mut batch: Vec<InputRecord> = Vec::with_capacity(BATCH);
-    loop {
-        batch.clear();
-        let more = records
-            .next_batch(&mut batch, BATCH)
-            .map_err(RunError::Input)?;
-        if rows.encodes_apart() {
-            // Each thread proposes and encodes its chunk; the bytes go out in order.
-            let format = rows.format();
-            let parts = super::parallel_chunks(&batch, threads, |chunk| {
-                let mut part = Summary::default();
-                let proposals = chunk_proposals(site, chunk, titles);
-                let rows: Vec<ProposalRow<'_>> = chunk
-                    .iter()
-                    .zip(&proposals)
-                    .map(|(r, (page, p))| {
+    let work = |chunk: &[InputRecord]| {
+        let proposals = chunk_proposals(site, chunk, titles);
+        if !apart {
+            return Part::Proposals(proposals);
+        }
+        let mut part = Summary::default();
+        let rows: Vec<ProposalRow<'_>> = chunk
+            .iter()
+            .zip(&proposals)
+            .map(|(r, (page, p))| {
+                let row = ProposalRow::new(r.line, &page.url, page.title.as_deref(), p);
+                part.add_row(&row);
+                row
+            })
+            .collect();
+        Part::Encoded(encode(format, &rows).map(|bytes| (bytes, part)))
+    };
+    let sink = |batch: &ReadBatch, parts: Vec<Part>| -> Result<(), RunError> {
+        let mut records = batch.records.iter();
+        for part in parts {
+            match part {
+                Part::Encoded(encoded) => {
+                    let (bytes, part) = encoded.map_err(RunError::Output)?;
+                    rows.write_encoded(&bytes).map_err(RunError::Output)?;
+                    summary.merge(&part);
+                }
+                Part::Proposals(proposals) => {
+                    for ((page, p), r) in proposals.iter().zip(records.by_ref()) {
                         let row = ProposalRow::new(r.line, &page.url, page.title.as_deref(), p);
-                        part.add_row(&row);
-                        row
-                    })
-                    .collect();
-                encode(format, &rows).map(|bytes| (bytes, part))
-            });
-            for part in parts {
-                let (bytes, part) = part.map_err(RunError::Output)?;
-                rows.write_encoded(&bytes).map_err(RunError::Output)?;
-                summary.merge(&part);
-            }
-        } else {
-            let proposals = chunk_proposals_parallel(site, &batch, titles, threads);
-            for (r, (page, p)) in batch.iter().zip(proposals) {
-                let row = ProposalRow::new(r.line, &page.url, page.title.as_deref(), &p);
-                summary.add_row(&row);
-                rows.write(&row).map_err(RunError::Output)?;
+                        summary.add_row(&row);
+                        rows.write(&row).map_err(RunError::Output)?;
+                    }
+                }
             }
         }
-        if !more {
-            break;
-        }
-    }
+        Ok(())
+    };
+    pipeline
+        .stream(records, CHUNK, work, sink)
+        .map_err(RunError::from)?;
     Ok(summary)
 }

@@ -14,7 +14,7 @@ use urlkey_redirects::propose::writer::{RowFormat, RowWriter};
 use urlkey_redirects::propose::{run, NewSite, EVIDENCE, LOOSE_POLICY};
 
 use super::super::setup;
-use crate::failure::{input_error, json_error, output_error, Failure};
+use crate::failure::{input_error, json_error, output_error, run_error, Failure};
 use crate::flags::redirects::{ProposeArgs, ProposeFormat};
 use crate::flags::{FormatArgs, TextFormat};
 
@@ -88,10 +88,7 @@ pub fn run(a: ProposeArgs) -> Result<(), Failure> {
         run::index_new(&mut site, new_records.as_mut(), titles, threads).map_err(input_error)?;
     let mut rows = RowWriter::new(format, setup::output(&a.input.output)?).map_err(output_error)?;
     let summary = run::propose_old(&site, old_records.as_mut(), titles, threads, &mut rows)
-        .map_err(|e| match e {
-            run::RunError::Input(e) => input_error(e),
-            run::RunError::Output(e) => output_error(e),
-        })?;
+        .map_err(run_error)?;
     let out = rows.into_inner().map_err(output_error)?;
     out.commit()?;
     if !a.input.quiet {
