@@ -88,7 +88,9 @@ fn write_all(
 
 /// One page in roff.
 pub(crate) fn page(cmd: &clap::Command) -> std::io::Result<Vec<u8>> {
-    let man = Man::new(cmd.clone());
+    // The page footer names the program, not the subcommand (clap_mangen's default
+    // would give `add 0.1.0` for `urlkey ledger review add`).
+    let man = Man::new(cmd.clone()).source(concat!("urlkey ", env!("CARGO_PKG_VERSION")));
     let mut parts = Vec::new();
     man.render_title(&mut parts)?;
     man.render_name_section(&mut parts)?;

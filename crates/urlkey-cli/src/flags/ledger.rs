@@ -58,7 +58,7 @@ More: docs/ledger.md.";
 
 const REVIEW_HELP: &str = "\
 Examples:
-  urlkey ledger --db citations.sqlite review add --key https://docs.example.org/guide --role definition --reviewer ana
+  urlkey ledger review add --key https://docs.example.org/guide --role definition --reviewer ana
   urlkey ledger --db citations.sqlite review import decisions.csv
   urlkey ledger --db citations.sqlite review list --format csv
 More: docs/ledger.md.";
@@ -83,9 +83,9 @@ More: docs/ledger.md.";
 
 const REVIEW_ADD_HELP: &str = "\
 Examples:
-  urlkey ledger --db citations.sqlite review add --key https://docs.example.org/guide --role definition --reviewer ana
-  urlkey ledger --db citations.sqlite review add --observation o-17 --claim-support yes --reviewer ana
-  urlkey ledger --db citations.sqlite review add --key https://docs.example.org/guide --merge split --reviewer ana --note 'two pages'
+  urlkey ledger review add --key https://docs.example.org/guide --role definition --reviewer ana
+  urlkey ledger review add --observation o-17 --claim-support yes --reviewer ana
+  urlkey ledger review add --key https://docs.example.org/ --merge split --reviewer ana
 More: docs/ledger.md.";
 
 const REVIEW_IMPORT_HELP: &str = "\

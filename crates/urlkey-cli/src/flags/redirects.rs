@@ -11,7 +11,7 @@ use super::{InputArgs, PolicySource};
 const PROPOSE_HELP: &str = "\
 Examples:
   urlkey redirects propose --policy webkey@1 old.txt new.txt -o proposals.csv
-  urlkey redirects propose --policy webkey@1 --column Address --title-column Title old.csv new.csv -o proposals.csv
+  urlkey redirects propose --policy webkey@1 --column Address --title-column Title old.csv new.csv
   urlkey redirects propose --policy clean@1 --format jsonl old.csv new.csv
 More: docs/redirects.md.";
 
