@@ -527,3 +527,53 @@ fn man_refuses_a_dir_that_is_a_file() {
     assert_eq!(std::fs::read_to_string(&file).expect("file"), "mine\n");
     assert_eq!(std::fs::read_dir(tmp.path()).expect("dir").count(), 1);
 }
+
+/// `man --dir` with a closed standard output: the list of paths is lost, never a page.
+#[test]
+fn man_dir_writes_every_page_under_a_closed_stdout() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("man1");
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    let out = Command::new(env!("CARGO_BIN_EXE_urlkey"))
+        .args(["man", "--dir"])
+        .arg(&dir)
+        .stdout(writer)
+        .output()
+        .expect("runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed: BTreeSet<String> = std::fs::read_dir(&dir)
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(listed, page_names());
+}
+
+/// docs/cli.md's `--version` block has the binary's lines, label by label; the tables'
+/// lines exactly (the crate and list versions move with each release and snapshot).
+#[test]
+fn the_documented_version_output_is_the_binarys() {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/cli.md"))
+            .expect("docs/cli.md");
+    let block: Vec<&str> = doc
+        .split("$ urlkey --version\n")
+        .nth(1)
+        .expect("a `$ urlkey --version` block in docs/cli.md")
+        .lines()
+        .take_while(|l| !l.starts_with("```"))
+        .collect();
+    let version = ok(&["--version"], b"");
+    let lines: Vec<&str> = version.lines().collect();
+    assert_eq!(block.len(), lines.len(), "{block:?}");
+    assert!(block[0].starts_with("urlkey "));
+    for (i, label) in urlkey_cli::flags::version::LABELS.iter().enumerate() {
+        assert!(block[i + 1].starts_with(label), "{}", block[i + 1]);
+    }
+    assert_eq!(block[2..], lines[2..], "docs/cli.md, `--version`");
+}
