@@ -461,7 +461,9 @@ pub enum MapFormat {
 /// `--quote`.
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum QuoteArg {
-    /// RFC 4180: a cell may be quoted with `"` (`""` inside is one quote).
+    /// RFC 4180: a cell may be quoted with double quotes (two inside are one quote).
+    // No `"` in a value's help: clap_complete's fish script puts it between `"` unescaped
+    // (`tests/help.rs`, `value_help_is_safe_in_fish`).
     Double,
     /// A quote is an ordinary character.
     None,

@@ -368,7 +368,32 @@ fn the_bash_script_is_valid_bash_and_completes() {
 #[ignore = "needs zsh and fish on PATH"]
 fn the_zsh_and_fish_scripts_parse_in_their_shells() {
     shell_accepts("zsh", "-n", &completions("zsh"));
-    shell_accepts("fish", "--no-execute", &completions("fish"));
+    let fish = completions("fish");
+    shell_accepts("fish", "--no-execute", &fish);
+    // And fish completes with it: a command, then a value with its help.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("urlkey.fish");
+    std::fs::write(&file, &fish).expect("script");
+    let probe = format!(
+        "source {}; complete -C 'urlkey led'; complete -C 'urlkey key --quote '",
+        file.display()
+    );
+    let out = Command::new("fish")
+        .arg("-c")
+        .arg(&probe)
+        .output()
+        .expect("fish");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.lines().any(|l| l.starts_with("ledger\t")), "{text}");
+    assert!(
+        text.lines().any(|l| l.starts_with("double\tRFC 4180")),
+        "{text}"
+    );
 }
 
 /// The page name of each command: its path joined with `-` under `urlkey`, section 1.
@@ -576,4 +601,28 @@ fn the_documented_version_output_is_the_binarys() {
         assert!(block[i + 1].starts_with(label), "{}", block[i + 1]);
     }
     assert_eq!(block[2..], lines[2..], "docs/cli.md, `--version`");
+}
+
+/// clap_complete's fish script writes each value's help inside a double-quoted string
+/// without escaping `"`, `$` or `\` (clap_complete 4.6.12): one such character in a value's
+/// help broke the whole script (`fish --no-execute`: "quotes are not balanced"). This holds
+/// where fish is not installed too.
+#[test]
+fn value_help_is_safe_in_fish() {
+    let mut found = Vec::new();
+    for (path, cmd) in every_command() {
+        for arg in cmd.get_arguments() {
+            for value in arg.get_possible_values() {
+                let help = value.get_help().map(|h| h.to_string()).unwrap_or_default();
+                if help.contains(['"', '$', '\\']) {
+                    found.push(format!(
+                        "urlkey {} --{}: {help}",
+                        path.join(" "),
+                        arg.get_id()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
 }
