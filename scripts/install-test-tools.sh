@@ -15,7 +15,7 @@ names=(browser python fuzz servers)
 bash crates/urlkey-serve/e2e/run.sh > target/install-logs/browser.log 2>&1 & pids+=($!)
 bash scripts/test-python.sh > target/install-logs/python.log 2>&1 & pids+=($!)
 bash scripts/fuzz.sh > target/install-logs/fuzz.log 2>&1 & pids+=($!)
-bash scripts/install-servers.sh > target/install-logs/servers.log 2>&1 & pids+=($!)
+bash scripts/install-test-packages.sh > target/install-logs/packages.log 2>&1 & pids+=($!)
 rc=0
 for i in "${!pids[@]}"; do
   if wait "${pids[$i]}"; then

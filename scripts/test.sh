@@ -5,8 +5,9 @@ cd "$(dirname "$0")/.."
 t0=$(date +%s)
 since() { echo "($(( $(date +%s) - t0 )) s since the start)"; }
 
-# The redirect tests load compiled maps into real nginx and Apache (installed when missing).
-bash scripts/install-servers.sh
+# The redirect tests load compiled maps into real nginx and Apache, the completion tests
+# load their scripts into zsh and fish (installed when missing).
+bash scripts/install-test-packages.sh
 
 echo "== layer 1: Rust (unit, WPT conformance, golden fixtures, properties, CLI, ledger, web API)"
 cargo test --workspace

@@ -360,12 +360,10 @@ fn the_bash_script_is_valid_bash_and_completes() {
     }
 }
 
-/// zsh and fish check their scripts' syntax (`zsh -n`, `fish --no-execute`). Neither shell
-/// is part of the machine this project builds on, so this test is ignored there rather than
-/// skipped quietly: run it with `cargo test -p urlkey-cli --test help -- --ignored` where
-/// both are installed (`apt-get install zsh fish`); it fails when either is missing.
+/// zsh and fish check their scripts' syntax (`zsh -n`, `fish --no-execute`).
+/// `scripts/install-test-packages.sh` installs both (scripts/test.sh runs it before this
+/// layer); the test fails, never skips, when either is missing.
 #[test]
-#[ignore = "needs zsh and fish on PATH"]
 fn the_zsh_and_fish_scripts_parse_in_their_shells() {
     shell_accepts("zsh", "-n", &completions("zsh"));
     let fish = completions("fish");

@@ -1,7 +1,7 @@
 //! What `check --server nginx` predicts is what nginx does: each map here is written as a
 //! `map $request_uri` block and given to the real nginx (`nginx -t`), and the check's
 //! duplicate-source errors and map_hash_bucket_size warnings must be exactly nginx's
-//! refusals. nginx comes from Debian's `nginx-light` (scripts/install-servers.sh installs
+//! refusals. nginx comes from Debian's `nginx-light` (scripts/install-test-packages.sh installs
 //! it): without it this test fails, it never skips.
 
 use std::io::{Read, Write};
@@ -19,7 +19,7 @@ fn nginx() -> PathBuf {
         .iter()
         .map(PathBuf::from)
         .find(|p| p.exists())
-        .expect("nginx is not installed: run scripts/install-servers.sh (Debian nginx-light)")
+        .expect("nginx is not installed: run scripts/install-test-packages.sh (Debian nginx-light)")
 }
 
 /// A configuration holding the map's sources as `map` keys (their `$request_uri` form,

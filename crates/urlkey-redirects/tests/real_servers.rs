@@ -1,5 +1,5 @@
 //! The compiled maps loaded into a real nginx and a real Apache httpd (Debian's
-//! `nginx-light` and `apache2`, installed by `scripts/install-servers.sh`), each started
+//! `nginx-light` and `apache2`, installed by `scripts/install-test-packages.sh`), each started
 //! unprivileged-style on a free 127.0.0.1 port with everything in a temporary directory.
 //! Every source is requested as a browser sends it and must answer its row's status
 //! with a Location that is its target; the target must not redirect again (one hop); an
@@ -7,7 +7,7 @@
 //! differ only in ASCII case stop nginx from starting, which is why compile refuses them.
 //!
 //! A missing server binary fails these tests (never skips them): run
-//! `scripts/install-servers.sh`.
+//! `scripts/install-test-packages.sh`.
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -30,7 +30,7 @@ fn binary(name: &str) -> PathBuf {
         .find(|p| p.is_file())
         .unwrap_or_else(|| {
             panic!(
-                "{name} is not installed: run scripts/install-servers.sh (it installs Debian's nginx-light and apache2); these tests never skip"
+                "{name} is not installed: run scripts/install-test-packages.sh (it installs Debian's nginx-light and apache2); these tests never skip"
             )
         })
 }
@@ -479,7 +479,7 @@ fn rule(e: &urlkey_redirects::MapEntry) -> compile::Rule {
 
 /// A server that is not installed fails the test with what to run, never skips it.
 #[test]
-#[should_panic(expected = "is not installed: run scripts/install-servers.sh")]
+#[should_panic(expected = "is not installed: run scripts/install-test-packages.sh")]
 fn a_missing_server_fails_with_the_script_to_run() {
     binary("urlkey-no-such-server");
 }
