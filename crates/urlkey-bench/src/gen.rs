@@ -10,8 +10,8 @@
 //!    parameter named `rv` and no path containing `/_g`. Bases are deduplicated on
 //!    host + port + path without trailing `/` + sorted parameter names, so no two bases
 //!    can produce the same key or signature below.
-//! 2. **Distinct keys.** Keys are numbered `0..M`. With `R = floor(M * share / 100 / size)
-//!    * size`, keys `0..R` form review groups of `size` keys (`--review-size`): key `k`
+//! 2. **Distinct keys.** Keys are numbered `0..M`. With
+//!    `R = floor(M * share / 100 / size) * size`, keys `0..R` form review groups of `size` keys (`--review-size`): key `k`
 //!    is member `k % size` of signature group `k / size`, and differs from its group's
 //!    other members only by the value of one added parameter `rv=<member>` (same host,
 //!    path and parameter names, so the same signature, distinct values: `review`). Keys

@@ -1,6 +1,6 @@
 //! The scalar functions: `urlkey_key`, `urlkey_clean`, `urlkey_registrable_domain` and
 //! `urlkey_outcome`. Each call takes a whole chunk (up to 2,048 rows): the URL column,
-//! and the policy column when one is given, are read in place ([`crate::vector`]), and
+//! and the policy column when one is given, are read in place (the private module `vector`), and
 //! the results are written into DuckDB's output vector directly.
 //!
 //! NULL in (a NULL URL, or a NULL policy) gives NULL out. An invalid URL is never an

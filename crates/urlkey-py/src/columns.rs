@@ -31,7 +31,7 @@ const RELEASED_ORDER: [&str; 11] = [
     "facts",
 ];
 
-/// The outcome fields of `keys()`, in column order (after [`OWN`]).
+/// The outcome fields of `keys()`, in column order (after `index` and `observed`).
 pub fn outcome_fields() -> Vec<&'static fields::Field> {
     let released = RELEASED_ORDER.iter().filter_map(|n| fields::by_name(n));
     let rest = fields::engine_fields().filter(|f| !RELEASED_ORDER.contains(&f.name));

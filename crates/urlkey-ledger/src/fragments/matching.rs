@@ -120,7 +120,7 @@ const NAMED: &[(&str, char)] = &[
     ("raquo", '\u{bb}'),
 ];
 
-/// Decodes numeric character references and the named ones of [`NAMED`] (with their `;`).
+/// Decodes numeric character references and the named ones of `NAMED` (with their `;`).
 pub fn decode_references(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut rest = s;

@@ -214,11 +214,11 @@ const CHALLENGE_PHRASES: [&str; 4] = [
     "enable javascript and cookies to continue",
 ];
 
-/// A page with fewer words than this is "short" for [`CHALLENGE_PHRASES`].
+/// A page with fewer words than this is "short" for `CHALLENGE_PHRASES`.
 pub const CHALLENGE_SHORT_WORDS: usize = 80;
 
-/// Why a 200 looks like a challenge page: a title of [`CHALLENGE_TITLES`], a marker of
-/// [`CHALLENGE_MARKERS`] anywhere in the body, or a phrase of [`CHALLENGE_PHRASES`] in a
+/// Why a 200 looks like a challenge page: a title of `CHALLENGE_TITLES`, a marker of
+/// `CHALLENGE_MARKERS` anywhere in the body, or a phrase of `CHALLENGE_PHRASES` in a
 /// short page.
 pub fn challenge_suspected(body: &[u8], title: Option<&str>, text: &str) -> Option<String> {
     if let Some(t) = title {

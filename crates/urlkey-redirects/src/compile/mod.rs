@@ -2,7 +2,7 @@
 //! (docs/redirects.md, "Compile"). One module per server writes its file (and, for the tests,
 //! reads it back to compare it with the MAP).
 //!
-//! A map is compiled only when [`check`](crate::check::check) passes it for that server;
+//! A map is compiled only when [`check`] passes it for that server;
 //! then every row is put in the form the browser sends ([`url`]) and refused here, with
 //! its line, when the server's file cannot say it (a query string Vercel cannot match, a
 //! source without a host for Cloudflare, two rows that the server reads as one key). So a

@@ -4,7 +4,7 @@
 //! status (docs/redirects.md, "Test").
 //!
 //! The modules: [`urls`] (the base, the request of a source, the URL of a target),
-//! [`classify`] (a row's result from its chain), [`report`] (the row, its CSV, the counts).
+//! [`classify`](mod@classify) (a row's result from its chain), [`report`] (the row, its CSV, the counts).
 //! This module runs the requests, one at a time.
 
 pub mod classify;

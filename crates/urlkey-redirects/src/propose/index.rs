@@ -17,7 +17,7 @@ use hashbrown::HashMap;
 /// more CPU than 100 for 0.7% more candidates, each one of over 100 look-alikes.
 pub const COMMON: u32 = 100;
 
-/// The most pages one word may name for `propose` to look at them ([`Words`]; a
+/// The most pages one word may name for `propose` to look at them (`Words`; a
 /// candidate must share two such words with the old URL, which narrows them down); a
 /// word on more pages (a shop's `products`, a blog's year) still counts in the similarity
 /// of the candidates the other values find.
