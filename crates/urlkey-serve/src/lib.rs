@@ -30,6 +30,39 @@
 //! extractor `json_request`; `worker` runs the work off the async thread and one heavy
 //! request at a time; `error` is the API's error answer. No module below the router uses
 //! the router or a view, and no view uses another view.
+//!
+//! ## Example
+//!
+//! A server on an ephemeral 127.0.0.1 port, asked for a key as the page asks; a request
+//! that names another host (what a DNS-rebinding page would send) is refused before any
+//! handler runs.
+//!
+//! ```
+//! use std::io::{Read, Write};
+//!
+//! let addr = urlkey_serve::spawn(urlkey_serve::Config::default())?;
+//! let ask = |host: &str, body: &str| -> std::io::Result<String> {
+//!     let mut stream = std::net::TcpStream::connect(addr)?;
+//!     write!(
+//!         stream,
+//!         "POST /api/key HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
+//!          Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+//!         body.len()
+//!     )?;
+//!     let mut answer = String::new();
+//!     stream.read_to_string(&mut answer)?;
+//!     Ok(answer)
+//! };
+//!
+//! let body = r#"{"url": "HTTPS://Example.com/a?utm_source=x", "policy": "mapper@1"}"#;
+//! let answer = ask(&addr.to_string(), body)?;
+//! assert!(answer.starts_with("HTTP/1.1 200 "), "{answer}");
+//! assert!(answer.contains(r#""key":"https://example.com/a""#), "{answer}");
+//!
+//! let answer = ask("attacker.example", body)?;
+//! assert!(answer.starts_with("HTTP/1.1 421 "), "{answer}");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
