@@ -16,10 +16,11 @@
 #   bash scripts/check-packaging.sh --verify   # and cargo's verify build of each .crate
 #
 # --verify builds every packaged crate from its .crate alone, as crates.io's users will
-# (nothing outside a crate's directory is there): 12.5 min here (2 cores, loaded), into
-# target/debug. The release script runs it that way. Not in .ci/run: after CI's test build,
-# `cargo doc` still checks every dependency in check mode (175 s here, beside other builds);
-# once that is done, a run takes ~35 s (cargo package ~25 s of it: the index update).
+# (nothing outside a crate's directory is there), into target/debug: 12.5 min here the
+# first time (2 cores, load 5), 2 min once its dependencies are built. The release script
+# runs it that way. Not in .ci/run: after CI's test build, `cargo doc` still has to check
+# every dependency in check mode (175 s here, load 5); once that is done, a run without
+# --verify takes 20-30 s (most of it cargo package's index update).
 # Works on a dirty tree (`--allow-dirty`): it checks the manifests and files, not the VCS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
