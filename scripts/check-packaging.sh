@@ -17,7 +17,7 @@
 #
 # --verify builds every packaged crate from its .crate alone, as crates.io's users will
 # (nothing outside a crate's directory is there), into target/debug: 12.5 min here the
-# first time (2 cores, load 5), 2 min once its dependencies are built. The release script
+# first time (2 cores, load 5), 3.5 min once its dependencies are built. The release script
 # runs it that way. Not in .ci/run: after CI's test build, `cargo doc` still has to check
 # every dependency in check mode (175 s here, load 5); once that is done, a run without
 # --verify takes 20-30 s (most of it cargo package's index update).
