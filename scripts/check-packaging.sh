@@ -14,6 +14,7 @@
 #
 #   bash scripts/check-packaging.sh            # package with --no-verify (no build)
 #   bash scripts/check-packaging.sh --verify   # and cargo's verify build of each .crate
+#   bash scripts/check-packaging.sh --manifests  # step 1 alone (a second: .ci/run runs it)
 #
 # --verify builds every packaged crate from its .crate alone, as crates.io's users will
 # (nothing outside a crate's directory is there), into target/debug: 12.5 min here the
@@ -29,11 +30,12 @@ cd "$(dirname "$0")/.."
 # A new member is either added here or says `publish = false` (the check fails otherwise).
 PUBLISHED=(urlkey urlkey-batch urlkey-fetch urlkey-ledger urlkey-redirects urlkey-serve urlkey-cli)
 
-verify=--no-verify
+verify=--no-verify manifests_only=0
 case "${1:-}" in
   --verify) verify= ;;
+  --manifests) manifests_only=1 ;;
   "") ;;
-  *) echo "usage: $0 [--verify]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--verify | --manifests]" >&2; exit 2 ;;
 esac
 
 fail() {
@@ -129,6 +131,7 @@ for line in problems:
 sys.exit(1 if problems else 0)
 EOF
 echo "check-packaging: manifests of ${#PUBLISHED[@]} publishable crates checked"
+[ "$manifests_only" = 1 ] && exit 0
 
 # 2. The packages. `--workspace` would also package the members that never publish.
 excludes=()
