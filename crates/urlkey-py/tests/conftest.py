@@ -84,6 +84,22 @@ def cli_key_records(corpus_file):
     return get
 
 
+_cli_key_columns_cache: Dict[str, dict] = {}
+
+
+@pytest.fixture(scope="session")
+def cli_key_columns(cli_key_records):
+    """policy -> the same records as Arrow columns (arrowcmp.key_reference), built once."""
+    import arrowcmp
+
+    def get(policy: str) -> dict:
+        if policy not in _cli_key_columns_cache:
+            _cli_key_columns_cache[policy] = arrowcmp.key_reference(cli_key_records(policy))
+        return _cli_key_columns_cache[policy]
+
+    return get
+
+
 @pytest.fixture(scope="session")
 def cli_map_records(corpus_file) -> List[dict]:
     """The JSONL rows of `urlkey map` (mapper@1) on the corpus."""

@@ -1,0 +1,139 @@
+"""Whole-column comparisons in Arrow, for the tests that compare engines on 200,000+ rows.
+
+Converting every column of every engine to Python lists cost most of the Python layer's CPU
+in CI; Arrow compares two columns in C. Only when they differ do the tests go to Python
+values, to name the first differing row.
+
+`same_type` normalizes what differs between engines without changing a value (string,
+large_string and string_view are one string type; list and large_list one list type;
+nullability flags dropped), so that a comparison fails on values, or on a real difference
+of type (a number where a string is expected), never on Arrow's physical layout.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+_STRINGS = (pa.types.is_string, pa.types.is_large_string, pa.types.is_string_view)
+_LISTS = (pa.types.is_list, pa.types.is_large_list, pa.types.is_list_view, pa.types.is_large_list_view)
+
+
+def same_type(t: pa.DataType) -> pa.DataType:
+    """The type every engine's column is cast to before a comparison."""
+    if any(f(t) for f in _STRINGS):
+        return pa.string()
+    if pa.types.is_integer(t):
+        return pa.int64()
+    if any(f(t) for f in _LISTS):
+        return pa.list_(same_type(t.value_type))
+    if pa.types.is_struct(t):
+        return pa.struct([pa.field(t.field(i).name, same_type(t.field(i).type)) for i in range(t.num_fields)])
+    return t
+
+
+def column(values, type: Optional[pa.DataType] = None) -> pa.Array:
+    """One contiguous Arrow array of `values` (an Array, a ChunkedArray, a Polars Series or
+    a Python list, the latter typed with `type`) in its normalized type."""
+    if isinstance(values, list):
+        values = pa.array(values, type=type)
+    elif hasattr(values, "to_arrow") and not isinstance(values, (pa.Array, pa.ChunkedArray)):
+        values = values.to_arrow()  # a Polars Series
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    target = same_type(values.type)
+    return values if values.type == target else values.cast(target)
+
+
+def first_difference(got: pa.Array, want: pa.Array) -> Optional[int]:
+    """None when equal (type, length, every value and null); else the first differing row
+    (the shorter length when only the lengths differ, -1 when only the types do)."""
+    if got.type != want.type:
+        return -1
+    n = min(len(got), len(want))
+    if len(got) == len(want) and got.equals(want):
+        return None
+    step = 4096
+    for start in range(0, n, step):
+        g, w = got.slice(start, step), want.slice(start, step)
+        if not g.equals(w):
+            gl, wl = g.to_pylist(), w.to_pylist()
+            for k in range(len(gl)):
+                if gl[k] != wl[k]:
+                    return start + k
+    return n
+
+
+def describe(name: str, got: pa.Array, want: pa.Array, texts: Sequence[str], row: int) -> str:
+    """The failure message of one column: the row, its input and both values."""
+    if row == -1:
+        return f"{name}: type {got.type} != {want.type}"
+    if row >= min(len(got), len(want)):
+        if len(got) == len(want):
+            return f"{name}: equal as Python values, not as Arrow arrays ({got.type})"
+        return f"{name}: {len(got)} rows != {len(want)}"
+    return f"{name} row {row} {texts[row]!r}: {got[row].as_py()!r} != {want[row].as_py()!r}"
+
+
+def compare(name: str, got: pa.Array, want: pa.Array, texts: Sequence[str], problems: list) -> None:
+    """Appends to `problems` the message naming the first row where `got` differs."""
+    row = first_difference(got, want)
+    if row is not None:
+        problems.append(describe(name, got, want, texts, row))
+
+
+def all_equal_to(values: pa.Array, value: str) -> bool:
+    """Every row is `value` (no null, at least one row)."""
+    return len(values) > 0 and values.null_count == 0 and pc.all(pc.equal(values, value)).as_py()
+
+
+def list_field(lists: pa.Array, field: str) -> pa.Array:
+    """list<struct> -> list<field's type>: e.g. the rule of each transformation, per row."""
+    lists = column(lists)
+    offsets = lists.offsets
+    values = lists.values.field(field)
+    return column(pa.ListArray.from_arrays(offsets, values, mask=lists.is_null() if lists.null_count else None))
+
+
+TRANSFORMATION = pa.struct(
+    [("rule", pa.string()), ("component", pa.string()), ("before", pa.string()), ("after", pa.string()), ("wrapper", pa.string())]
+)
+_TRANSFORMATION_KEYS = {"rule", "component", "before", "after", "wrapper"}
+STRINGS = pa.list_(pa.string())
+
+
+def key_reference(records: list) -> dict:
+    """The columns of `urlkey key`'s JSONL records (as read by conftest.read_jsonl), as
+    Arrow arrays: every field of the record, `error` split into `error_code` and
+    `error_message`, `rules` (the rule of each transformation) and `transformations` in
+    full (`wrapper` null where the record has none, as the engines' structs carry it)."""
+    for r in records:
+        for t in r["transformations"]:
+            # A key the struct does not carry, or an explicit `"wrapper": null`, would be
+            # lost by the conversion: the record must have neither.
+            if not set(t) <= _TRANSFORMATION_KEYS or ("wrapper" in t and t["wrapper"] is None):
+                raise AssertionError(f"line {r['line']}: unexpected transformation {t!r}")
+    errors = [r["error"] or {} for r in records]
+    out = {
+        "line": column([r["line"] for r in records], pa.int64()),
+        "observed": column([r["observed"] for r in records], pa.string()),
+        "policy": column([r["policy"] for r in records], pa.string()),
+        "status": column([r["status"] for r in records], pa.string()),
+        "key": column([r["key"] for r in records], pa.string()),
+        "canonical": column([r["canonical"] for r in records], pa.string()),
+        "error_code": column([e.get("code") for e in errors], pa.string()),
+        "error_message": column([e.get("message") for e in errors], pa.string()),
+        "transformations": column([r["transformations"] for r in records], pa.list_(TRANSFORMATION)),
+        "removed_params": column([r["removed_params"] for r in records], STRINGS),
+        "facts": column([r["facts"] for r in records], STRINGS),
+        "psl": column([r.get("psl") for r in records], pa.string()),
+    }
+    out["rules"] = list_field(out["transformations"], "rule")
+    return out
+
+
+def concat(parts: Sequence[dict]) -> dict:
+    """The columns of several references, one after the other."""
+    return {k: pa.concat_arrays([p[k] for p in parts]) for k in parts[0]}
