@@ -29,7 +29,7 @@ import corpus
 import urlkey
 import urlkey.spark as uks
 import urlkey_polars  # noqa: F401  (registers the .urlkey namespace)
-from conftest import read_jsonl, run_cli
+from conftest import run_cli
 from test_duckdb import connect, extension_path
 
 POLICIES = corpus.BUILTIN_POLICIES
@@ -77,13 +77,13 @@ def inputs(corpus_records, tmp_path_factory):
 _cli: Dict[str, dict] = {}
 
 
-def cli_columns(policy: str, inputs, cli_key_records, cli_key_columns) -> dict:
+def cli_columns(policy: str, inputs, cli_key_columns) -> dict:
     """The CLI's records of every input (the WPT file, then the corpus) as Arrow columns."""
     if policy not in _cli:
         res = run_cli("key", "--policy", policy, "--field", "url", "--quiet", str(inputs["wpt_file"]))
-        wpt = read_jsonl(res.stdout)
-        assert len(wpt) == len(inputs["wpt"])
-        _cli[policy] = arrowcmp.concat([arrowcmp.key_reference(wpt), cli_key_columns(policy)])
+        wpt = arrowcmp.read_key_jsonl(res.stdout)
+        assert len(wpt["line"]) == len(inputs["wpt"])
+        _cli[policy] = arrowcmp.concat([wpt, cli_key_columns(policy)])
     return _cli[policy]
 
 
@@ -137,12 +137,12 @@ def _fields(struct) -> Dict[str, pa.Array]:
 
 @pytest.mark.parametrize("policy", POLICIES)
 def test_every_engine_gives_the_cli_outcome(
-    policy, inputs, cli_key_records, cli_key_columns, spark_table, polars_frame, duckdb_table
+    policy, inputs, cli_key_columns, spark_table, polars_frame, duckdb_table
 ):
     texts = inputs["texts"]
     n = len(texts)
     assert n >= 100_000 + len(inputs["wpt"])
-    reference = cli_columns(policy, inputs, cli_key_records, cli_key_columns)
+    reference = cli_columns(policy, inputs, cli_key_columns)
     assert len(reference["key"]) == n
     problems: List[str] = []
     arrowcmp.compare("cli.observed", reference["observed"], arrowcmp.column(texts, pa.string()), texts, problems)
