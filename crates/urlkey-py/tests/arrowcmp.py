@@ -121,38 +121,57 @@ KEY_RECORD = pa.schema(
 )
 
 
-def read_key_jsonl(data: bytes) -> dict:
-    """The records of `urlkey key --format jsonl` (its stdout) as Arrow columns: every field
-    of the record, `error` split into `error_code` and `error_message`, `rules` (the rule of
-    each transformation) and `transformations` in full (`wrapper` null where the record has
-    none, as the engines' structs carry it).
+def read_jsonl_table(data: bytes, schema: pa.Schema, optional: Sequence[str] = ()) -> pa.Table:
+    """JSON Lines output of the command as an Arrow table of `schema`.
 
     pyarrow.json parses in C what json.loads per line took seconds of CPU for; with the
-    explicit schema, a field or transformation key the schema does not name, or a value of
-    another type, is an error. What it would not see is checked on the bytes: a field
-    missing from a record (read as null), or an explicit `"wrapper":null` (the engines'
-    null wrapper stands for "no wrapper key"). A top-level key appears as `{"k":` or
-    `,"k":`, which no JSON string holds unescaped, and no nested key shares a name with a
-    top-level one; `psl` may be absent (read as null, as `r.get("psl")` did)."""
+    explicit schema, a field or nested key the schema does not name, or a value of another
+    type, is an error. What it would not see is checked on the bytes: a field missing from a
+    record (it would read as null), unless it is `optional`, or an explicit
+    `"wrapper":null` (the engines' null wrapper stands for "no wrapper key"). A top-level
+    key appears as `{"k":` or `,"k":`, which no JSON string holds unescaped; no nested key of
+    these records shares a name with a top-level one."""
     n = data.count(b"\n")
     assert data.endswith(b"\n") or not data, "the JSON Lines output ends with a new line"
-    for name in KEY_RECORD.names:
-        if name == "psl":
+    for name in schema.names:
+        if name in optional:
             continue
         seen = data.count(b',"' + name.encode() + b'":')
         if seen != n:  # the first field of each record
             seen += data.count(b'{"' + name.encode() + b'":')
         assert seen == n, f"{n} records but {seen} with the field {name!r}"
     assert b'"wrapper":null' not in data, "a transformation states a null wrapper"
-    options = pj.ParseOptions(explicit_schema=KEY_RECORD, unexpected_field_behavior="error")
+    options = pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="error")
     table = pj.read_json(io.BytesIO(data), read_options=pj.ReadOptions(block_size=16 << 20), parse_options=options)
     assert table.num_rows == n
+    return table
+
+
+def read_key_jsonl(data: bytes) -> dict:
+    """The records of `urlkey key --format jsonl` (its stdout) as Arrow columns: every field
+    of the record, `error` split into `error_code` and `error_message`, `rules` (the rule of
+    each transformation) and `transformations` in full (`wrapper` null where the record has
+    none, as the engines' structs carry it). `psl` may be absent (null, as `r.get("psl")`)."""
+    table = read_jsonl_table(data, KEY_RECORD, optional=("psl",))
     out = {name: column(table.column(name)) for name in KEY_RECORD.names if name != "error"}
     error = table.column("error")
     out["error_code"] = column(pc.struct_field(error, "code"))
     out["error_message"] = column(pc.struct_field(error, "message"))
     out["rules"] = list_field(out["transformations"], "rule")
     return out
+
+
+def compare_tables(got: pa.Table, want: pa.Table, texts: Sequence[str]) -> list:
+    """The message of every column of `want` whose values differ in `got` (same names)."""
+    problems: list = []
+    for name in want.column_names:
+        compare(name, column(got.column(name)), column(want.column(name)), texts, problems)
+    return problems
+
+
+def relaxed(schema: pa.Schema) -> pa.Schema:
+    """`schema` with every type normalized (`same_type`) and every field nullable."""
+    return pa.schema([pa.field(f.name, same_type(f.type)) for f in schema])
 
 
 def concat(parts: Sequence[dict]) -> dict:

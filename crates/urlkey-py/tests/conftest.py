@@ -112,9 +112,15 @@ def cli_key_columns(cli_key_output):
 
 
 @pytest.fixture(scope="session")
-def cli_map_records(corpus_file) -> List[dict]:
+def cli_map_output(corpus_file) -> bytes:
+    """The stdout of `urlkey map --format jsonl` (mapper@1) on the corpus."""
+    return run_cli("map", "--format", "jsonl", "--quiet", str(corpus_file)).stdout
+
+
+@pytest.fixture(scope="session")
+def cli_map_records(cli_map_output) -> List[dict]:
     """The JSONL rows of `urlkey map` (mapper@1) on the corpus."""
-    return read_jsonl(run_cli("map", "--format", "jsonl", "--quiet", str(corpus_file)).stdout)
+    return read_jsonl(cli_map_output)
 
 
 @pytest.fixture(scope="session")
