@@ -68,26 +68,59 @@ def corpus_records(corpus_file) -> List[Tuple[int, str]]:
     return corpus.records(lines)
 
 
+_cli_key_output_cache: Dict[str, bytes] = {}
 _cli_key_cache: Dict[str, List[dict]] = {}
+_cli_key_columns_cache: Dict[str, dict] = {}
 
 
 @pytest.fixture(scope="session")
-def cli_key_records(corpus_file):
+def cli_key_output(corpus_file):
+    """policy -> the stdout of `urlkey key --policy P` on the corpus (JSON Lines, cached)."""
+
+    def get(policy: str) -> bytes:
+        if policy not in _cli_key_output_cache:
+            res = run_cli("key", "--policy", policy, "--quiet", str(corpus_file))
+            _cli_key_output_cache[policy] = res.stdout
+        return _cli_key_output_cache[policy]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def cli_key_records(cli_key_output):
     """policy -> the JSONL records of `urlkey key --policy P` on the corpus (cached)."""
 
     def get(policy: str) -> List[dict]:
         if policy not in _cli_key_cache:
-            res = run_cli("key", "--policy", policy, "--quiet", str(corpus_file))
-            _cli_key_cache[policy] = read_jsonl(res.stdout)
+            _cli_key_cache[policy] = read_jsonl(cli_key_output(policy))
         return _cli_key_cache[policy]
 
     return get
 
 
 @pytest.fixture(scope="session")
-def cli_map_records(corpus_file) -> List[dict]:
+def cli_key_columns(cli_key_output):
+    """policy -> the same records as Arrow columns (arrowcmp.read_key_jsonl), cached."""
+    import arrowcmp
+
+    def get(policy: str) -> dict:
+        if policy not in _cli_key_columns_cache:
+            _cli_key_columns_cache[policy] = arrowcmp.read_key_jsonl(cli_key_output(policy))
+        return _cli_key_columns_cache[policy]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def cli_map_output(corpus_file) -> bytes:
+    """The stdout of `urlkey map --format jsonl` (mapper@1) on the corpus."""
+    return run_cli("map", "--format", "jsonl", "--quiet", str(corpus_file)).stdout
+
+
+@pytest.fixture(scope="session")
+def cli_map_records(cli_map_output) -> List[dict]:
     """The JSONL rows of `urlkey map` (mapper@1) on the corpus."""
-    return read_jsonl(run_cli("map", "--format", "jsonl", "--quiet", str(corpus_file)).stdout)
+    return read_jsonl(cli_map_output)
 
 
 @pytest.fixture(scope="session")

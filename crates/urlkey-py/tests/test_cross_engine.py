@@ -16,18 +16,20 @@ wherever the CLI states one.
 from __future__ import annotations
 
 import json
-from typing import Dict, List, Optional
+from typing import Dict, List
 
 import polars as pl
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
+import arrowcmp
 import corpus
 import urlkey
 import urlkey.spark as uks
 import urlkey_polars  # noqa: F401  (registers the .urlkey namespace)
-from conftest import read_jsonl, run_cli
+from conftest import run_cli
 from test_duckdb import connect, extension_path
 
 POLICIES = corpus.BUILTIN_POLICIES
@@ -72,15 +74,16 @@ def inputs(corpus_records, tmp_path_factory):
     return {"texts": texts, "wpt": wpt, "wpt_file": wpt_file}
 
 
-_cli: Dict[str, List[dict]] = {}
+_cli: Dict[str, dict] = {}
 
 
-def cli_records(policy: str, inputs, cli_key_records) -> List[dict]:
+def cli_columns(policy: str, inputs, cli_key_columns) -> dict:
+    """The CLI's records of every input (the WPT file, then the corpus) as Arrow columns."""
     if policy not in _cli:
         res = run_cli("key", "--policy", policy, "--field", "url", "--quiet", str(inputs["wpt_file"]))
-        wpt = read_jsonl(res.stdout)
-        assert len(wpt) == len(inputs["wpt"])
-        _cli[policy] = wpt + cli_key_records(policy)
+        wpt = arrowcmp.read_key_jsonl(res.stdout)
+        assert len(wpt["line"]) == len(inputs["wpt"])
+        _cli[policy] = arrowcmp.concat([wpt, cli_key_columns(policy)])
     return _cli[policy]
 
 
@@ -126,96 +129,68 @@ def duckdb_table(inputs) -> pa.Table:
     return con.sql(f"SELECT row, {cols} FROM urls ORDER BY row").to_arrow_table()
 
 
-def _struct_field(table: pa.Table, column: str, field: str) -> list:
-    return table.column(column).combine_chunks().field(field).to_pylist()
-
-
-def _full(ts: Optional[list]) -> Optional[list]:
-    """A transformation list as the CLI writes it (`wrapper` only on an unwrap)."""
-    if ts is None:
-        return None
-    return [{k: v for k, v in t.items() if not (k == "wrapper" and v is None)} for t in ts]
+def _fields(struct) -> Dict[str, pa.Array]:
+    """Every field of an outcome struct column (Arrow or Polars) as a normalized array."""
+    struct = arrowcmp.column(struct)
+    return {struct.type.field(k).name: arrowcmp.column(struct.field(k)) for k in range(struct.type.num_fields)}
 
 
 @pytest.mark.parametrize("policy", POLICIES)
 def test_every_engine_gives_the_cli_outcome(
-    policy, inputs, cli_key_records, spark_table, polars_frame, duckdb_table
+    policy, inputs, cli_key_columns, spark_table, polars_frame, duckdb_table
 ):
     texts = inputs["texts"]
     n = len(texts)
     assert n >= 100_000 + len(inputs["wpt"])
-    cli = cli_records(policy, inputs, cli_key_records)
-    assert len(cli) == n
-
-    reference = {
-        "observed": [r["observed"] for r in cli],
-        "key": [r["key"] for r in cli],
-        "status": [r["status"] for r in cli],
-        "canonical": [r["canonical"] for r in cli],
-        "error_code": [(r["error"] or {}).get("code") for r in cli],
-        "removed_params": [r["removed_params"] for r in cli],
-        "facts": [r["facts"] for r in cli],
-        "rules": [[t["rule"] for t in r["transformations"]] for r in cli],
-        "transformations": [r["transformations"] for r in cli],
-    }
-    assert reference["observed"] == texts
+    reference = cli_columns(policy, inputs, cli_key_columns)
+    assert len(reference["key"]) == n
+    problems: List[str] = []
+    arrowcmp.compare("cli.observed", reference["observed"], arrowcmp.column(texts, pa.string()), texts, problems)
+    assert not problems, problems
 
     py = urlkey.keys(texts, policy=policy)
-    python = {c: py.column(c).to_pylist() for c in urlkey.KEY_COLUMNS}
+    python = {c: arrowcmp.column(py.column(c)) for c in urlkey.KEY_COLUMNS}
     python["rules"] = python["transformations"]
 
     i = POLICIES.index(policy)
-    spark = {c: spark_table.column(f"p{i}_{c}").to_pylist() for c in uks.KEY_OUTPUTS}
+    spark = {c: arrowcmp.column(spark_table.column(f"p{i}_{c}")) for c in uks.KEY_OUTPUTS}
     spark["rules"] = spark["transformations"]
-
-    pol = polars_frame[policy].struct
-    polars = {f: pol.field(f).to_list() for f in urlkey_polars.OUTCOME_FIELDS}
-    polars["transformations"] = [_full(t) for t in polars["transformations"]]
-    polars["rules"] = [[t["rule"] for t in ts] for ts in polars["transformations"]]
 
     # One field list, in one order, in both engines.
     duck_type = duckdb_table.schema.field(policy).type
     assert [duck_type.field(k).name for k in range(duck_type.num_fields)] == list(urlkey_polars.OUTCOME_FIELDS)
     assert [f.name for f in polars_frame.schema[policy].fields] == list(urlkey_polars.OUTCOME_FIELDS)
-    duck = {f: _struct_field(duckdb_table, policy, f) for f in urlkey_polars.OUTCOME_FIELDS}
-    duck["transformations"] = [_full(t) for t in duck["transformations"]]
-    duck["rules"] = [[t["rule"] for t in ts] for ts in duck["transformations"]]
+    polars = _fields(polars_frame[policy])
+    duck = _fields(duckdb_table.column(policy))
+    for engine in (polars, duck):
+        engine["rules"] = arrowcmp.list_field(engine["transformations"], "rule")
 
     # The lean key path of each engine (`key`, `urlkey_key`).
-    assert polars_frame[policy + " key"].to_list() == reference["key"], "polars key"
-    assert duckdb_table.column(policy + " key").to_pylist() == reference["key"], "duckdb urlkey_key"
+    arrowcmp.compare("polars key", arrowcmp.column(polars_frame[policy + " key"]), reference["key"], texts, problems)
+    arrowcmp.compare("duckdb urlkey_key", arrowcmp.column(duckdb_table.column(policy + " key")), reference["key"], texts, problems)
 
     engines = {"python": python, "spark": spark, "polars": polars, "duckdb": duck}
-    problems = []
     for field in ["key", "status", "canonical", "error_code", "removed_params", "facts", "rules"]:
-        want = reference[field]
         for name, got in engines.items():
-            if got[field] != want:
-                row = next(r for r in range(n) if got[field][r] != want[r])
-                problems.append(f"{name}.{field} row {row} {texts[row]!r}: {got[field][row]!r} != {want[row]!r}")
+            arrowcmp.compare(f"{name}.{field}", got[field], reference[field], texts, problems)
     for name in ["polars", "duckdb"]:
-        if engines[name]["transformations"] != reference["transformations"]:
-            row = next(r for r in range(n) if engines[name]["transformations"][r] != reference["transformations"][r])
-            problems.append(f"{name}.transformations row {row} {texts[row]!r}")
-        if engines[name]["policy"] != [policy] * n:
+        # Every field of every transformation (`wrapper` null but on an unwrap, as the CLI's).
+        arrowcmp.compare(f"{name}.transformations", engines[name]["transformations"], reference["transformations"], texts, problems)
+        if not arrowcmp.all_equal_to(engines[name]["policy"], policy):
             problems.append(f"{name}.policy is not {policy} on every row")
     for field in ["host", "signature", "registrable_domain", "psl_version"]:
         for name in ["spark", "polars", "duckdb"]:
-            if engines[name][field] != python[field]:
-                row = next(r for r in range(n) if engines[name][field][r] != python[field][r])
-                problems.append(f"{name}.{field} row {row} {texts[row]!r}")
-    if duck["registrable_domain"] != polars["registrable_domain"]:
-        row = next(r for r in range(n) if duck["registrable_domain"][r] != polars["registrable_domain"][r])
-        problems.append(f"duckdb.registrable_domain row {row} {texts[row]!r}")
+            arrowcmp.compare(f"{name}.{field}", engines[name][field], python[field], texts, problems)
+    arrowcmp.compare("duckdb.registrable_domain", duck["registrable_domain"], polars["registrable_domain"], texts, problems)
     psl = urlkey.psl_version()
-    stated = {r["psl"] for r in cli if r.get("psl")}
+    stated = set(pc.unique(reference["psl"].drop_null()).to_pylist()) - {""}
     assert stated <= {psl}, stated
     for name in ["polars", "duckdb"]:
-        if set(engines[name]["psl_version"]) != {psl}:
+        if not arrowcmp.all_equal_to(engines[name]["psl_version"], psl):
             problems.append(f"{name}.psl_version is not {psl} on every row")
     assert not problems, f"{len(problems)} differences:\n" + "\n".join(problems[:30])
     # The comparison saw both kinds of row.
-    assert 0 < reference["status"].count("invalid") < n
+    assert 0 < pc.sum(pc.equal(reference["status"], "invalid")).as_py() < n
 
 
 def test_registrable_domains_are_those_of_the_keys(polars_frame):

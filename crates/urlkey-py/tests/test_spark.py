@@ -7,6 +7,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+import arrowcmp
 import urlkey
 import urlkey.spark as uks
 
@@ -36,56 +37,47 @@ def _collect(df, tmp_path) -> pa.Table:
     return pq.read_table(out)
 
 
-def test_with_keys_equals_the_command(corpus_df, cli_key_records, tmp_path):
+def test_with_keys_equals_the_command(corpus_df, cli_key_columns, corpus_records, tmp_path):
     keyed = uks.with_keys(corpus_df, "url", policy="citation@1")
     assert keyed.columns == ["line", "url"] + ["urlkey_" + c for c in uks.KEY_OUTPUTS]
     table = _collect(keyed, tmp_path).sort_by("line")
-    cli = cli_key_records("citation@1")
-    assert table.num_rows == len(cli)
-    rows = table.to_pylist()
+    want = cli_key_columns("citation@1")
+    assert table.num_rows == len(want["line"])
+    texts = [t for _, t in corpus_records]
+    pairs = {
+        "line": "line",
+        "url": "observed",
+        "urlkey_key": "key",
+        "urlkey_status": "status",
+        "urlkey_canonical": "canonical",
+        "urlkey_error_code": "error_code",
+        "urlkey_transformations": "rules",
+        "urlkey_removed_params": "removed_params",
+        "urlkey_facts": "facts",
+    }
     bad = []
-    for got, want in zip(rows, cli):
-        if (
-            got["line"] != want["line"]
-            or got["url"] != want["observed"]
-            or got["urlkey_key"] != want["key"]
-            or got["urlkey_status"] != want["status"]
-            or got["urlkey_canonical"] != want["canonical"]
-            or got["urlkey_error_code"] != (want["error"] or {}).get("code")
-            or got["urlkey_transformations"] != [t["rule"] for t in want["transformations"]]
-            or got["urlkey_removed_params"] != want["removed_params"]
-            or got["urlkey_facts"] != want["facts"]
-        ):
-            bad.append((got, want))
-    assert not bad, f"{len(bad)} rows differ, first: {bad[0]}"
+    for got, ref in pairs.items():
+        arrowcmp.compare(got, arrowcmp.column(table.column(got)), want[ref], texts, bad)
+    assert not bad, f"{len(bad)} columns differ:\n" + "\n".join(bad)
 
 
-def test_group_report_equals_urlkey_map(corpus_df, cli_map_records, tmp_path):
+def test_group_report_equals_urlkey_map(corpus_df, cli_map_records, corpus_records, tmp_path):
     report = uks.group_report(corpus_df, "url", policy="mapper@1", line="line")
     table = _collect(report, tmp_path).sort_by("line")
     want = cli_map_records
     assert table.num_rows == len(want)
-    rows = table.to_pylist()
-    counts = {}
+    texts = [t for _, t in corpus_records]
+    types = {"line": pa.int64(), "duplicates": pa.int64(), "variants": pa.int64(), "group": pa.int64(), "duplicate_of": pa.int64()}
     bad = []
-    for got, w in zip(rows, want):
-        counts[w["classification"]] = counts.get(w["classification"], 0) + 1
-        g = {
-            "line": got["line"],
-            "key": got["urlkey_key"],
-            "signature": got["urlkey_signature"],
-            "duplicates": got["urlkey_duplicates"],
-            "variants": got["urlkey_variants"],
-            "classification": got["urlkey_classification"],
-            "group": got["urlkey_group"],
-            "duplicate_of": got["urlkey_duplicate_of"],
-            "error_code": got["urlkey_error_code"],
-        }
-        e = {k: w[k] for k in g}
-        if g != e:
-            bad.append((g, e))
-    assert not bad, f"{len(bad)} rows differ, first: {bad[:3]}"
+    for field in ["line", "key", "signature", "duplicates", "variants", "classification", "group", "duplicate_of", "error_code"]:
+        got = arrowcmp.column(table.column(field if field == "line" else "urlkey_" + field))
+        ref = arrowcmp.column([w[field] for w in want], types.get(field, pa.string()))
+        arrowcmp.compare(field, got, ref, texts, bad)
+    assert not bad, f"{len(bad)} columns differ:\n" + "\n".join(bad)
     # The corpus exercises every class.
+    counts = {}
+    for w in want:
+        counts[w["classification"]] = counts.get(w["classification"], 0) + 1
     assert set(counts) == {"invalid", "review", "duplicate", "unique"}, counts
 
 
