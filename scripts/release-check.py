@@ -73,6 +73,19 @@ def check_source(root: Path, tag: str | None) -> str:
                 f"{path.relative_to(root)} has version {v!r}, the workspace {version!r}: "
                 "write `version.workspace = true` (or, for the Polars plugin, the workspace's version)"
             )
+    # Path dependencies that state a version (the pins crates.io needs) pin this one.
+    for path in [root / "Cargo.toml", *crates]:
+        doc = toml(path)
+        tables = [doc.get("workspace", {}).get("dependencies", {})]
+        tables += [doc.get(k, {}) for k in ("dependencies", "dev-dependencies", "build-dependencies")]
+        for deps in tables:
+            for name, dep in deps.items():
+                if isinstance(dep, dict) and "path" in dep and "version" in dep:
+                    if dep["version"].lstrip("=^") != version:
+                        raise Refused(
+                            f"{path.relative_to(root)}: the path dependency {name} asks for version "
+                            f"{dep['version']!r}, the workspace is {version!r}: pin ={version}"
+                        )
     for py in ["crates/urlkey-py/pyproject.toml", "crates/urlkey-polars/pyproject.toml"]:
         project = toml(root / py).get("project", {})
         if "version" in project or "version" not in project.get("dynamic", []):

@@ -165,7 +165,7 @@ footer = json.loads(subprocess.run(
     [sys.executable, "scripts/release-check.py", "footer", str(stage / "urlkey.duckdb_extension")],
     check=True, capture_output=True, text=True).stdout)
 ext = {"file": "urlkey.duckdb_extension", **footer, "signed": False,
-       "load": "SET allow_unsigned_extensions = true (or duckdb -unsigned); INSTALL '<path>'; LOAD urlkey;"}
+       "load": "with allow_unsigned_extensions (duckdb -unsigned): INSTALL '<path>'; LOAD urlkey;"}
 (stage / "urlkey.duckdb_extension.json").write_text(json.dumps(ext, indent=2, sort_keys=True) + "\n")
 manifest = {
     "version": version,

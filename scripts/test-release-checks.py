@@ -113,6 +113,18 @@ def a_member_with_its_own_version_is_refused(tmp: Path) -> None:
     refused(run(sys.executable, str(CHECK), "source", str(tree)), "crates/urlkey-duckdb/Cargo.toml has version '0.0.2'")
 
 
+
+@case
+def a_path_dependency_pinned_to_another_version_is_refused(tmp: Path) -> None:
+    tree = source_tree(tmp)
+    manifest = tree / "crates/urlkey-polars/Cargo.toml"
+    text, n = re.subn(r'(?m)^urlkey = \{.*\}$', 'urlkey = { path = "../urlkey", version = "=0.0.5" }', manifest.read_text())
+    assert n == 1, "the plugin's dependency line on urlkey"
+    manifest.write_text(text)
+    refused(run(sys.executable, str(CHECK), "source", str(tree)), "the path dependency urlkey asks for version '=0.0.5'")
+    edit(tree / "crates/urlkey-polars/Cargo.toml", '"=0.0.5"', f'"={VERSION}"')
+    accepted(run(sys.executable, str(CHECK), "source", str(tree)), VERSION)
+
 @case
 def a_python_package_with_a_static_version_is_refused(tmp: Path) -> None:
     tree = source_tree(tmp)
@@ -252,6 +264,25 @@ def a_snapshot_is_labelled_and_a_release_needs_its_tag(tmp: Path) -> None:
     sums(d)
     # The tarball still says -snapshot: a release's has the bare version.
     refused(check_dist(d), f"expected urlkey-{VERSION}-{TARGET}.tar.gz")
+
+
+@case
+def the_readme_installs_from_the_release_files_first(tmp: Path) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    # The first screen: its two quick-start commands, unchanged, come before anything else.
+    first = readme.split("```sh\n", 1)[1].split("```", 1)[0]
+    commands = [line for line in first.splitlines() if line and not line.startswith("#")]
+    assert commands == ["cargo run --release -p urlkey-cli -- map examples/legacy-urls.txt", "scripts/test.sh"], commands
+    assert readme.index("## Quick start") < readme.index("## Install")
+    section = readme.split("\n## Install\n", 1)[1].split("\n## ", 1)[0]
+    tarball = section.index(f"tar xzf urlkey-VERSION-{TARGET}.tar.gz")
+    wheels = section.index("pip install urlkey-*.whl urlkey_polars-*.whl")
+    duckdb = section.index("INSTALL '/path/to/urlkey.duckdb_extension'; LOAD urlkey;")
+    source = section.index("cargo build --release -p urlkey-cli")
+    assert tarball < wheels < duckdb < source, "the release files come first, then the source build"
+    # Nothing is published: no registry install is given as working, anywhere in the README.
+    registry = re.compile(r"cargo install|pip install (urlkey|urlkey[-_]polars)(\s|\[|$)|cargo add urlkey", re.M)
+    assert not registry.search(readme), registry.search(readme)
 
 
 def main() -> int:
