@@ -2,9 +2,11 @@
 //! low-level flags into the settings the work uses.
 
 pub mod advice;
+pub mod help;
 pub mod ledger;
 pub mod redirects;
 pub mod serve;
+pub mod version;
 
 use std::path::PathBuf;
 
@@ -14,7 +16,15 @@ use urlkey_batch::rows::OutputFormat;
 
 /// Explainable, versioned comparison keys for URL lists.
 #[derive(Parser, Debug)]
-#[command(name = "urlkey", version, about, long_about = None, propagate_version = true)]
+#[command(
+    name = "urlkey",
+    version,
+    long_version = version::long_version(),
+    about,
+    long_about = None,
+    propagate_version = true,
+    after_help = CLI_HELP
+)]
 pub struct Cli {
     /// The command.
     #[command(subcommand)]
@@ -55,23 +65,65 @@ pub enum Command {
     Redirects(redirects::RedirectsArgs),
     /// Serve the Mapper and the key inspector as a local web page.
     Serve(serve::ServeArgs),
+    /// Print the shell completion script for SHELL on standard output.
+    Completions(CompletionsArgs),
+    /// Print the manual page urlkey(1), or write one page per command into a directory.
+    Man(ManArgs),
+}
+
+const CLI_HELP: &str = "\
+Examples:
+  urlkey key urls.txt
+  urlkey map --column Address crawl.csv -o groups.csv
+  urlkey explain 'https://Example.com/a/?utm_source=x' https://example.com/a
+More: docs/cli.md (every command, exit codes, completions and man pages).";
+
+const COMPLETIONS_HELP: &str = "\
+Examples:
+  urlkey completions bash > ~/.local/share/bash-completion/completions/urlkey
+  urlkey completions zsh > ~/.zfunc/_urlkey
+  urlkey completions fish > ~/.config/fish/completions/urlkey.fish
+More: docs/cli.md (\"Completions and man pages\").";
+
+const MAN_HELP: &str = "\
+With --dir, each page is written through a temporary file renamed into place, and the
+paths written are printed, one per line.
+
+Examples:
+  urlkey man | man -l -
+  urlkey man --dir ~/.local/share/man/man1
+More: docs/cli.md (\"Completions and man pages\").";
+
+/// `urlkey completions`.
+#[derive(Args, Debug)]
+#[command(after_help = COMPLETIONS_HELP)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// `urlkey man`.
+#[derive(Args, Debug)]
+#[command(after_help = MAN_HELP)]
+pub struct ManArgs {
+    /// Write urlkey.1 and a page per command and subcommand (urlkey-key.1,
+    /// urlkey-ledger-add.1, ...) into this directory, created if missing.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 const KEY_HELP: &str = "\
+Every input line (row) gives exactly one record: invalid input is a record with an error
+code, never dropped.
+
 Examples:
   urlkey key urls.txt                                    # JSONL, citation@1
   urlkey key --policy webkey@1 --format key urls.txt     # the keys alone
   urlkey key --column Address --keep-columns all --excel crawl.csv -o keys.csv
-
-Every input line (row) gives exactly one record: invalid input is a record with an error
-code, never dropped. More: docs/cli.md (inputs, outputs, exit codes) and docs/policies.md.";
+More: docs/cli.md (inputs, outputs, exit codes) and docs/policies.md.";
 
 const MAP_HELP: &str = "\
-Examples:
-  urlkey map inventory.txt -o groups.csv
-  urlkey map --column Address --keep-columns \"Status Code,Indexability\" crawl.csv -o map.csv
-  urlkey map --groups --summary summary.json export.xlsx -o groups.csv
-
 The columns of every row:
   group           the line of the first record with the same signature (host, path and
                   parameter names): the group a person reviews together
@@ -86,6 +138,11 @@ The columns of every row:
   through the inputs one after another: the lines of the files before it, plus line), and
   group, duplicate_of and --groups' sample_lines give run_lines, so each names one record;
   group_source and duplicate_of_source name the files those records are in.
+
+Examples:
+  urlkey map inventory.txt -o groups.csv
+  urlkey map --column Address --keep-columns \"Status Code,Indexability\" crawl.csv -o map.csv
+  urlkey map --groups --summary summary.json export.xlsx -o groups.csv
 More: docs/cli.md (inputs, outputs, exit codes).";
 
 const INSPECT_HELP: &str = "\
@@ -95,23 +152,16 @@ Examples:
 More: docs/cli.md and docs/policies.md.";
 
 const EXPLAIN_HELP: &str = "\
+Exit status, as cmp(1): 0 when every input has the same key, 1 when not (an invalid input
+never shares a key), 2 on a usage error, 5 for an unknown policy.
+
 Examples:
   urlkey explain 'https://Example.com/a/?utm_source=x' 'https://example.com/a'
   urlkey explain --policy webkey@1 --format json https://www.example.com/A http://example.com/a
-  if urlkey explain -q A B; then echo same; fi
-
-Exit status, as cmp(1): 0 when every input has the same key, 1 when not (an invalid input
-never shares a key), 2 on a usage error, 5 for an unknown policy. More: docs/cli.md.";
+  urlkey explain -q https://example.com/a https://example.com/a/ && echo same
+More: docs/cli.md.";
 
 const DIFF_HELP: &str = "\
-Examples:
-  urlkey diff --from mapper@1 --to webkey@1 examples/legacy-urls.txt
-  urlkey diff --from citation@1 --to webkey@1 --format json inventory.txt -o diff.json
-  urlkey diff --from citation@1 --to webkey@1 --format csv inventory.txt -o rows.csv
-  urlkey diff --policy webkey@1 before.txt after.csv
-  urlkey diff --policy webkey@1 --column Address --keep-columns all --format parquet \
-      before.csv after.csv -o rows.parquet
-
 Two forms. --from P --to Q FILE...: one inventory under two policies. Merges: several
 --from keys become one --to key; splits: the reverse; changed: the key text changed but the
 group did not. --policy P OLD NEW: two inventories (one input each) under one policy: keys
@@ -120,7 +170,13 @@ row per record (with --keep-columns, the input's columns after diff's own).
 
 Exit status, as diff(1): 0 when the sides do not differ, 1 when they do (--from --to: a
 record's key or validity changes; --policy: a key is only on one side), 2 or more on
-trouble. More: docs/cli.md.";
+trouble.
+
+Examples:
+  urlkey diff --from mapper@1 --to webkey@1 examples/legacy-urls.txt
+  urlkey diff --from citation@1 --to webkey@1 --format csv inventory.txt -o rows.csv
+  urlkey diff --policy webkey@1 before.txt after.csv
+More: docs/cli.md.";
 
 /// Where policies come from.
 #[derive(Args, Debug, Clone)]
@@ -405,7 +461,9 @@ pub enum MapFormat {
 /// `--quote`.
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum QuoteArg {
-    /// RFC 4180: a cell may be quoted with `"` (`""` inside is one quote).
+    /// RFC 4180: a cell may be quoted with double quotes (two inside are one quote).
+    // No `"` in a value's help: clap_complete's fish script puts it between `"` unescaped
+    // (`tests/help.rs`, `value_help_is_safe_in_fish`).
     Double,
     /// A quote is an ordinary character.
     None,

@@ -37,6 +37,8 @@ fn main() {
         flags::Command::Codes(a) => cmd::info::codes(a),
         flags::Command::Ledger(a) => cmd::ledger::run(a),
         flags::Command::Redirects(a) => cmd::redirects::run(a),
+        flags::Command::Completions(a) => cmd::completions::run(a),
+        flags::Command::Man(a) => cmd::man::run(a),
         flags::Command::Serve(a) => a
             .config()
             .and_then(|_| urlkey_serve::run(a.options()))

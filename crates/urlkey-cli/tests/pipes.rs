@@ -106,6 +106,10 @@ fn no_command_panics_or_changes_its_code_on_a_closed_pipe() {
         &["ledger", "--db", "missing.sqlite", "report"],
         &["key", "--no-such-flag"],
         &["--help"],
+        &["--version"],
+        &["completions", "bash"],
+        &["completions", "zsh"],
+        &["man"],
     ];
     for args in commands {
         let (want, _) = run_in(dir.path(), args, None);

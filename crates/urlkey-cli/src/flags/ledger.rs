@@ -28,14 +28,84 @@ fn choice<T: Choice + Clone + Send + Sync>() -> impl TypedValueParser<Value = T>
     .try_map(|name| ledger::choice::parse::<T>(&name))
 }
 
+// The examples that end each command's --help (flags/help.rs says the shape).
+const INIT_HELP: &str = "\
+Examples:
+  urlkey ledger --db citations.sqlite init
+  urlkey ledger init
+More: docs/ledger.md.";
+
+const INGEST_HELP: &str = "\
+Examples:
+  urlkey ledger --db citations.sqlite ingest export.csv
+  urlkey ledger --db citations.sqlite ingest --collection c-2026-11-08 --market us answers.xlsx
+  urlkey ledger --db citations.sqlite ingest --rejects rejects.csv export.csv.gz
+More: docs/ledger.md.";
+
+const REPORT_HELP: &str = "\
+Examples:
+  urlkey ledger --db citations.sqlite report --by answer_system,market
+  urlkey ledger --db citations.sqlite report --compare c-2026-11-01 c-2026-11-08
+  urlkey ledger --db citations.sqlite report --format html -o report.html
+More: docs/ledger.md.";
+
+const VERIFY_HELP: &str = "\
+Examples:
+  urlkey ledger --db citations.sqlite verify --dry-run
+  urlkey ledger --db citations.sqlite verify --limit 100
+  urlkey ledger --db citations.sqlite verify --older-than 30d
+More: docs/ledger.md.";
+
+const REVIEW_HELP: &str = "\
+Examples:
+  urlkey ledger review add --key https://docs.example.org/guide --role definition --reviewer ana
+  urlkey ledger --db citations.sqlite review import decisions.csv
+  urlkey ledger --db citations.sqlite review list --format csv
+More: docs/ledger.md.";
+
+const MERGES_HELP: &str = "\
+Examples:
+  urlkey ledger --db citations.sqlite merges
+  urlkey ledger --db citations.sqlite merges --format json
+More: docs/ledger.md.";
+
+const REKEY_HELP: &str = "\
+Examples:
+  urlkey ledger --db citations.sqlite rekey --policy webkey@1
+  urlkey ledger --db citations.sqlite rekey --policy citation@2 --collection c-2026-11-08
+More: docs/ledger.md.";
+
+const EXPORT_HELP: &str = "\
+Examples:
+  urlkey ledger --db citations.sqlite export -o ledger.csv
+  urlkey ledger --db citations.sqlite export --format jsonl -o ledger.jsonl
+More: docs/ledger.md.";
+
+const REVIEW_ADD_HELP: &str = "\
+Examples:
+  urlkey ledger review add --key https://docs.example.org/guide --role definition --reviewer ana
+  urlkey ledger review add --observation o-17 --claim-support yes --reviewer ana
+  urlkey ledger review add --key https://docs.example.org/ --merge split --reviewer ana
+More: docs/ledger.md.";
+
+const REVIEW_IMPORT_HELP: &str = "\
+Examples:
+  urlkey ledger --db citations.sqlite review import decisions.csv
+  urlkey ledger review import decisions.csv
+More: docs/ledger.md.";
+
+const REVIEW_LIST_HELP: &str = "\
+Examples:
+  urlkey ledger --db citations.sqlite review list
+  urlkey ledger --db citations.sqlite review list --format csv
+More: docs/ledger.md.";
+
 /// `urlkey ledger [--db PATH] COMMAND`
 #[derive(Args, Debug, Clone)]
 #[command(after_help = "Examples:
   urlkey ledger --db citations.sqlite ingest export.csv
   urlkey ledger --db citations.sqlite report --by answer_system,market
-  urlkey ledger --db citations.sqlite report --compare c-2026-11-01 c-2026-11-08
   urlkey ledger --db citations.sqlite report --format html -o report.html
-  urlkey ledger --db citations.sqlite export -o ledger.csv
 More: docs/ledger.md (ingest, report, verify, review, merges, export, exit codes).")]
 pub struct LedgerArgs {
     /// The ledger database (SQLite). Created by `init` and `ingest`.
@@ -52,6 +122,7 @@ pub struct LedgerArgs {
 #[allow(clippy::large_enum_variant)]
 pub enum LedgerCommand {
     /// Create the database (or bring its schema up to date).
+    #[command(after_help = INIT_HELP)]
     Init,
     /// Store the observations of CSV, TSV, JSONL or spreadsheet files (also .gz/.zst),
     /// one transaction per file.
@@ -59,20 +130,25 @@ pub enum LedgerCommand {
     /// Columns: observation_id, prompt_id, prompt_version, answer_system, market,
     /// collection, run_timestamp, observed_url. Each observed URL is kept exactly as read
     /// and keyed with --policy; invalid URLs are stored with their error code.
+    #[command(after_help = INGEST_HELP)]
     Ingest(IngestArgs),
     /// Count observations, valid observations, unique URL keys and unique publisher
     /// hostnames, with the top publishers' shares and the sample they describe.
+    #[command(after_help = REPORT_HELP)]
     Report(ReportArgs),
     /// Fetch the observed URLs of each unverified key (up to --max-variants distinct ones),
     /// compare their content, and record the result, hop by hop.
+    #[command(after_help = VERIFY_HELP)]
     Verify(VerifyArgs),
     /// Record what people decide (source role, claim support, merge), list the decisions.
+    #[command(after_help = REVIEW_HELP)]
     Review {
         /// add, import or list.
         #[command(subcommand)]
         command: ReviewCommand,
     },
     /// List the keys with more than one distinct observed URL, merges to review first.
+    #[command(after_help = MERGES_HELP)]
     Merges {
         /// Output format.
         #[arg(long, value_parser = choice::<ListFormat>(), default_value = "table")]
@@ -82,6 +158,7 @@ pub enum LedgerCommand {
     /// transaction: the new keys are stored beside the original ones, which stay (verify,
     /// merges, review and export use them); `report --policy` counts under either.
     /// Running it again adds nothing.
+    #[command(after_help = REKEY_HELP)]
     Rekey {
         /// The policy to key them under (`urlkey policies` lists the ids).
         #[arg(long, required = true)]
@@ -91,6 +168,7 @@ pub enum LedgerCommand {
         collection: Vec<String>,
     },
     /// Write every observation with the latest verification of its key.
+    #[command(after_help = EXPORT_HELP)]
     Export {
         /// Output format.
         #[arg(long, value_parser = choice::<ExportFormat>(), default_value = "csv")]
@@ -253,6 +331,7 @@ pub struct VerifyArgs {
 pub enum ReviewCommand {
     /// Record one decision: the page's source role and the merge (of the key), the claim
     /// support (of an observation).
+    #[command(after_help = REVIEW_ADD_HELP)]
     Add {
         /// The observation decided on (claim support; its key for --role and --merge).
         #[arg(long, value_name = "ID", conflicts_with = "key")]
@@ -282,11 +361,13 @@ pub enum ReviewCommand {
     },
     /// Record the decisions of a CSV file (columns observation, key, policy, role,
     /// claim_support, merge, reviewer, note), all or none.
+    #[command(after_help = REVIEW_IMPORT_HELP)]
     Import {
         /// The CSV file.
         file: PathBuf,
     },
     /// Every decision, oldest first, with its time and reviewer.
+    #[command(after_help = REVIEW_LIST_HELP)]
     List {
         /// Output format.
         #[arg(long, value_parser = choice::<ListFormat>(), default_value = "table")]

@@ -7,15 +7,50 @@ use clap::{Args, Subcommand, ValueEnum};
 
 use super::{InputArgs, PolicySource};
 
+// The examples that end each command's --help (flags/help.rs says the shape).
+const PROPOSE_HELP: &str = "\
+Examples:
+  urlkey redirects propose --policy webkey@1 old.txt new.txt -o proposals.csv
+  urlkey redirects propose --policy webkey@1 --column Address --title-column Title old.csv new.csv
+  urlkey redirects propose --policy clean@1 --format jsonl old.csv new.csv
+More: docs/redirects.md.";
+
+const EVIDENCE_HELP: &str = "\
+Examples:
+  urlkey redirects evidence
+  urlkey redirects evidence --format json
+More: docs/redirects.md.";
+
+const CHECK_HELP: &str = "\
+Examples:
+  urlkey redirects check --server nginx reviewed.csv
+  urlkey redirects check --server nginx --new new.csv reviewed.csv
+  urlkey redirects check --server netlify --format csv reviewed.csv -o findings.csv
+More: docs/redirects.md.";
+
+const COMPILE_HELP: &str = "\
+Examples:
+  urlkey redirects compile --to nginx reviewed.csv -o redirects.map.conf
+  urlkey redirects compile --to netlify reviewed.csv -o _redirects
+  urlkey redirects compile --to cloudflare reviewed.csv -o bulk-redirects.csv
+More: docs/redirects.md.";
+
+const TEST_HELP: &str = "\
+Examples:
+  urlkey redirects test --base https://www.example.com reviewed.csv
+  urlkey redirects test --base https://staging.example.com reviewed.csv -o results.csv
+  urlkey redirects test --base http://127.0.0.1:8080 --allow-loopback reviewed.csv
+More: docs/redirects.md.";
+
 /// `urlkey redirects COMMAND`
 #[derive(Args, Debug)]
-#[command(after_help = "Examples:
-  urlkey redirects propose --policy webkey@1 --column Address --title-column Title old.csv new.csv -o proposals.csv
-  urlkey redirects evidence
+#[command(after_help = "urlkey proposes; a person decides.
+
+Examples:
+  urlkey redirects propose --policy webkey@1 --column Address old.csv new.csv -o proposals.csv
   urlkey redirects check --server nginx --new new.csv reviewed.csv
   urlkey redirects compile --to nginx reviewed.csv -o redirects.map.conf
-  urlkey redirects test --base https://www.example.com reviewed.csv
-urlkey proposes; a person decides. More: docs/redirects.md.")]
+More: docs/redirects.md.")]
 pub struct RedirectsArgs {
     /// What to do.
     #[command(subcommand)]
@@ -28,14 +63,19 @@ pub struct RedirectsArgs {
 #[allow(clippy::large_enum_variant)]
 pub enum RedirectsCommand {
     /// Propose a target for every old URL, with its evidence, for a person to review.
+    #[command(after_help = PROPOSE_HELP)]
     Propose(ProposeArgs),
     /// List the kinds of evidence propose names.
+    #[command(after_help = EVIDENCE_HELP)]
     Evidence(super::FormatArgs),
     /// Check an approved map under a server's own matching rules and limits (exit 1 on problems).
+    #[command(after_help = CHECK_HELP)]
     Check(CheckArgs),
     /// Write an approved map in a server's format (refused, exit 1, when check fails it).
+    #[command(after_help = COMPILE_HELP)]
     Compile(CompileArgs),
     /// Request every source on the live site and check it reaches its target in one hop.
+    #[command(after_help = TEST_HELP)]
     Test(TestArgs),
 }
 

@@ -12,6 +12,11 @@ use urlkey_serve::{
 
 /// `urlkey serve` flags.
 #[derive(Args, Debug, Clone)]
+#[command(after_help = "Examples:
+  urlkey serve
+  urlkey serve --addr 127.0.0.1:0
+  urlkey serve --ledger citations.sqlite
+More: docs/cli.md (\"serve and its JSON API\"), docs/security.md.")]
 pub struct ServeArgs {
     /// The address to listen on. Loopback by default; another address is warned about.
     /// Port 0 picks a free port (the URL printed says which).
