@@ -88,6 +88,8 @@ export PATH="$PKG:$PATH"
 [ "$(command -v urlkey)" = "$PKG/urlkey" ] || fail "urlkey on PATH is $(command -v urlkey), not the tarball's"
 version_line="$(urlkey --version | head -n 1)"
 [ "$version_line" = "urlkey $VERSION" ] || fail "urlkey --version says '$version_line', the release is $VERSION"
+urlkey --version | grep -q '^Public Suffix List: ' || fail "urlkey --version does not name its Public Suffix List snapshot"
+if ldd "$PKG/urlkey" | grep -q 'not found'; then fail "the binary needs libraries this machine lacks: $(ldd "$PKG/urlkey")"; fi
 URL='https://Example.COM/a/b/?utm_source=news&id=7#top'
 key="$(printf '%s\n' "$URL" | urlkey key --quiet --policy citation@1 --format key)" || fail "urlkey key failed"
 [ "$key" = 'https://example.com/a/b?id=7' ] || fail "urlkey key gave '$key' for $URL"
