@@ -36,6 +36,10 @@ from pathlib import Path
 TARGET = "x86_64-unknown-linux-gnu"
 # A tag is v + a SemVer version (pre-releases allowed: v1.0.0-rc.1).
 TAG = re.compile(r"v(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)")
+# The oldest glibc the release files run on, as README.md and docs/release.md state it: the
+# binary needs GLIBC_2.35 (hypotf, through plotters), the wheels manylinux_2_34. A build that
+# needs a newer one is refused until the docs say so.
+GLIBC_FLOOR = (2, 35)
 # The label a build without a tag carries in its file names (docs/release.md).
 LABELS = {"release": "", "snapshot": "-snapshot", "ci": "-ci"}
 
@@ -168,9 +172,18 @@ def check_dist(dist: Path) -> str:
             raise Refused(f"{wheel.name}: not an abi3 (cp39-abi3) manylinux x86_64 wheel")
         if m.group(1) != version or wheel_version(wheel) != version:
             raise Refused(f"{wheel.name}: version {m.group(1)} / METADATA {wheel_version(wheel)}, the release {version}")
+        if tuple(int(x) for x in m.group(2).split("_")[1:3]) > GLIBC_FLOOR:
+            raise Refused(f"{wheel.name} needs glibc {m.group(2)}, newer than the stated floor {GLIBC_FLOOR}")
         recorded = manifest.get(entry, {})
         if recorded.get("file") != wheel.name or recorded.get("auditwheel_tag") != m.group(2):
             raise Refused(f"{wheel.name}: dist-manifest.json records {recorded}, not this file and tag {m.group(2)}")
+    needs = manifest.get("tarball", {}).get("glibc_floor", "")
+    m = re.fullmatch(r"GLIBC_(\d+)\.(\d+)(?:\.\d+)?", needs)
+    if not m:
+        raise Refused(f"dist-manifest.json: tarball.glibc_floor {needs!r} is not GLIBC_X.Y")
+    if (int(m.group(1)), int(m.group(2))) > GLIBC_FLOOR:
+        raise Refused(f"the binary needs {needs}, newer than the stated floor {GLIBC_FLOOR}: "
+                      "build on an older system, or change the floor in README.md and docs/release.md")
     ext = dist / "urlkey.duckdb_extension"
     if not ext.is_file():
         raise Refused(f"{dist} has no urlkey.duckdb_extension (DuckDB's LOAD urlkey needs that name)")

@@ -165,7 +165,7 @@ def wheel(path: Path, name: str, version: str) -> None:
 def fake_dist(tmp: Path, version: str = VERSION) -> Path:
     """A dist/ as release.sh writes it, with small stand-ins for the built files."""
     d = tmp / "dist"
-    d.mkdir()
+    d.mkdir(parents=True)
     tag = "manylinux_2_34_x86_64"
     (d / f"urlkey-{version}-snapshot-{TARGET}.tar.gz").write_bytes(b"tarball")
     wheel(d / f"urlkey-{version}-cp39-abi3-{tag}.whl", "urlkey", version)
@@ -175,6 +175,7 @@ def fake_dist(tmp: Path, version: str = VERSION) -> Path:
     (d / "urlkey.duckdb_extension.json").write_text(json.dumps(meta))
     manifest = {
         "version": version, "kind": "snapshot", "tag": None,
+        "tarball": {"glibc_floor": "GLIBC_2.35"},
         "urlkey_wheel": {"file": f"urlkey-{version}-cp39-abi3-{tag}.whl", "auditwheel_tag": tag},
         "polars_wheel": {"file": f"urlkey_polars-{version}-cp39-abi3-{tag}.whl", "auditwheel_tag": tag},
     }
@@ -234,6 +235,25 @@ def a_wheel_that_is_not_abi3_manylinux_is_refused(tmp: Path) -> None:
     sums(d)
     refused(check_dist(d), "not an abi3 (cp39-abi3) manylinux x86_64 wheel")
 
+
+
+@case
+def a_glibc_newer_than_the_stated_floor_is_refused(tmp: Path) -> None:
+    d = fake_dist(tmp)
+    manifest = json.loads((d / "dist-manifest.json").read_text())
+    manifest["tarball"]["glibc_floor"] = "GLIBC_2.38"
+    (d / "dist-manifest.json").write_text(json.dumps(manifest))
+    sums(d)
+    refused(check_dist(d), "the binary needs GLIBC_2.38, newer than the stated floor")
+    d2 = fake_dist(tmp / "two")
+    for p in d2.glob("*.whl"):
+        p.rename(p.with_name(p.name.replace("manylinux_2_34", "manylinux_2_39")))
+    manifest = json.loads((d2 / "dist-manifest.json").read_text())
+    for entry in ("urlkey_wheel", "polars_wheel"):
+        manifest[entry] = {"file": manifest[entry]["file"].replace("2_34", "2_39"), "auditwheel_tag": "manylinux_2_39_x86_64"}
+    (d2 / "dist-manifest.json").write_text(json.dumps(manifest))
+    sums(d2)
+    refused(check_dist(d2), "needs glibc manylinux_2_39_x86_64, newer than the stated floor")
 
 @case
 def a_changed_file_fails_its_sum(tmp: Path) -> None:
