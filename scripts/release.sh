@@ -22,9 +22,8 @@
 # (scripts/test-release.sh, whose failure fails this script), and renamed into place only
 # then: a failed run leaves an existing dist/ as it was.
 #
-# Environment: URLKEY_RELEASE_VENV (default target/release-venv: maturin, auditwheel and
-# polars for the plugin's import check, installed when missing); URLKEY_SHARED is passed on
-# to scripts/test-release.sh.
+# Environment: URLKEY_RELEASE_VENV (default target/release-venv: maturin and auditwheel,
+# installed when missing); URLKEY_SHARED is passed on to scripts/test-release.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -33,7 +32,7 @@ fail() {
   echo "release: $*" >&2
   exit 1
 }
-say() { echo "== release: $*" >&2; }
+say() { echo "== release $(date +%T): $*" >&2; }
 
 TAG="" OUT="dist" CI=0
 while [ $# -gt 0 ]; do
@@ -67,6 +66,8 @@ DIRTY=false
 git diff --quiet HEAD -- || DIRTY=true
 # The archive's timestamps: the commit's, so that two runs give the same bytes.
 EPOCH="$(git log -1 --format=%ct HEAD)"
+# (Not exported as SOURCE_DATE_EPOCH: the cc crate's build scripts track that variable, so
+# every C dependency, and all that depends on them, would build again.)
 say "urlkey $VERSION, $KIND build ($LABEL) of ${COMMIT:0:12}$([ "$DIRTY" = true ] && echo ', with uncommitted changes')"
 
 OUT="$(realpath -m "$OUT")"
@@ -82,12 +83,12 @@ if [ "$KIND" = ci ]; then
   for f in "$BIN" "$EXT"; do [ -f "$f" ] || fail "--ci: no $f (CI's build makes it)"; done
 else
   VENV="${URLKEY_RELEASE_VENV:-$ROOT/target/release-venv}"
-  if ! "$VENV/bin/python" -c 'import auditwheel, polars' 2>/dev/null || [ ! -x "$VENV/bin/maturin" ]; then
-    say "tools venv $VENV (maturin, auditwheel, polars)"
+  if ! "$VENV/bin/python" -c 'import auditwheel' 2>/dev/null || [ ! -x "$VENV/bin/maturin" ]; then
+    say "tools venv $VENV (maturin, auditwheel)"
     python3 -m venv "$VENV" || fail "cannot create $VENV with python3 -m venv"
-    # maturin as scripts/test-python.sh pins it; polars as the plugin is built against.
-    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "maturin>=1.5,<2" auditwheel "polars==2.1.0" \
-      || fail "cannot install maturin, auditwheel and polars into $VENV"
+    # maturin as scripts/test-python.sh pins it.
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "maturin>=1.5,<2" auditwheel \
+      || fail "cannot install maturin and auditwheel into $VENV"
   fi
   t0=$(date +%s)
   say "the binary: cargo build --profile dist -p urlkey-cli"
@@ -98,10 +99,16 @@ else
   rm -rf "$PY_WHEELS"
   nice -n 10 "$VENV/bin/maturin" build --quiet --release --manifest-path crates/urlkey-py/Cargo.toml \
     --interpreter "$VENV/bin/python" --out "$PY_WHEELS" || fail "maturin build of crates/urlkey-py failed"
-  say "the urlkey_polars wheel: scripts/build-polars-plugin.sh (profile release)"
-  URLKEY_PY_VENV="$VENV" URLKEY_POLARS_PROFILE=release nice -n 10 bash scripts/build-polars-plugin.sh >&2 \
-    || fail "scripts/build-polars-plugin.sh failed"
-  POLARS_WHEELS="$ROOT/target/polars-wheels"
+  # As scripts/build-polars-plugin.sh builds it (its own workspace, target/polars), but
+  # without that script's unit-test step: in the release profile it compiled Polars a second
+  # time (maturin's build settings are not cargo rustc's), 10+ minutes for tests that CI
+  # runs on every change in the quick profile. test-release.sh tests this wheel itself.
+  say "the urlkey_polars wheel: maturin build --release (crates/urlkey-polars)"
+  POLARS_WHEELS="$ROOT/target/release-polars-wheels"
+  rm -rf "$POLARS_WHEELS"
+  CARGO_TARGET_DIR="$ROOT/target/polars" nice -n 10 "$VENV/bin/maturin" build --quiet --release \
+    --manifest-path crates/urlkey-polars/Cargo.toml --interpreter "$VENV/bin/python" --out "$POLARS_WHEELS" \
+    || fail "maturin build of crates/urlkey-polars failed"
   say "the DuckDB extension: scripts/build-duckdb-extension.sh (release)"
   EXT="$(URLKEY_DUCKDB_PROFILE=release nice -n 10 bash scripts/build-duckdb-extension.sh | tail -n 1)" \
     || fail "scripts/build-duckdb-extension.sh failed"
