@@ -74,6 +74,7 @@ OUT="$(realpath -m "$OUT")"
 mkdir -p "$(dirname "$OUT")"
 STAGE="$(mktemp -d "$(dirname "$OUT")/.$(basename "$OUT").tmp.XXXXXX")"
 trap 'rm -rf "$STAGE"' EXIT
+chmod 755 "$STAGE"  # mktemp's 700 would be dist/'s mode after the rename
 
 if [ "$KIND" = ci ]; then
   BIN="$ROOT/target/debug/urlkey"
