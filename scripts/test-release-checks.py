@@ -147,6 +147,32 @@ def release_sh_refuses_before_building(tmp: Path) -> None:
     assert not (tmp / "dist").exists() and not list(tmp.glob(".dist.tmp.*")), "a refused run left files"
 
 
+
+@case
+def a_run_that_fails_after_assembly_began_leaves_the_old_dist(tmp: Path) -> None:
+    # --ci in a copy whose "debug binary" has no completions command: release.sh fails
+    # while it fills its temporary directory, after the checks.
+    tree = source_tree(tmp)
+    (tree / "LICENSE-MIT").write_text("MIT\n")
+    (tree / "README.md").write_text("# urlkey\n")
+    (tree / "target/debug").mkdir(parents=True)
+    (tree / "target/duckdb").mkdir(parents=True)
+    (tree / "target/duckdb/urlkey.duckdb_extension").write_bytes(footer(VERSION))
+    binary = tree / "target/debug/urlkey"
+    binary.write_text("#!/bin/sh\nexit 2\n")
+    binary.chmod(0o755)
+    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "t"]):
+        assert run("git", *args, cwd=tree).returncode == 0, args
+    old = tree / "dist"
+    old.mkdir()
+    (old / "SHA256SUMS").write_text("the previous release\n")
+    res = run("bash", str(tree / "scripts/release.sh"), "--ci", cwd=tree)
+    refused(res, "`urlkey completions bash` failed")
+    assert (old / "SHA256SUMS").read_text() == "the previous release\n", "the old dist/ was touched"
+    assert sorted(p.name for p in old.iterdir()) == ["SHA256SUMS"]
+    assert not list(tree.glob(".dist.tmp.*")), "the temporary directory was left behind"
+
+
 def footer(version: str, duckdb: str = "v1.2.0") -> bytes:
     def field(text: str) -> bytes:
         return text.encode().ljust(32, b"\0")
