@@ -108,7 +108,7 @@ pub struct CompletionsArgs {
 #[command(after_help = MAN_HELP)]
 pub struct ManArgs {
     /// Write urlkey.1 and a page per command and subcommand (urlkey-key.1,
-    /// urlkey-ledger-add.1, ...) into this directory, created if missing.
+    /// urlkey-ledger-review-add.1, ...) into this directory, created if missing.
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
 }

@@ -529,6 +529,23 @@ fn man_writes_a_page_for_every_command() {
     } else {
         eprintln!("man(1) is not installed: checked the roff structure only");
     }
+    // groff, where installed, reads every page without a warning (-ww: all of them).
+    if Command::new("groff").arg("--version").output().is_ok() {
+        for name in &want {
+            let out = Command::new("groff")
+                .args(["-man", "-ww", "-z", "-Tutf8"])
+                .arg(dir.join(name))
+                .output()
+                .expect("groff");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                out.status.success() && err.is_empty(),
+                "groff {name}: {err}"
+            );
+        }
+    } else {
+        eprintln!("groff is not installed: the pages were not checked for roff warnings");
+    }
 }
 
 /// A --dir that is a file is an output error (exit 4) that says what to give instead, and
