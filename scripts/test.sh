@@ -9,8 +9,10 @@ since() { echo "($(( $(date +%s) - t0 )) s since the start)"; }
 # load their scripts into zsh and fish (installed when missing).
 bash scripts/install-test-packages.sh
 
-echo "== layer 1: Rust (unit, WPT conformance, golden fixtures, properties, CLI, ledger, web API)"
+echo "== layer 1: Rust (unit, WPT conformance, golden fixtures, properties, CLI, ledger, web API), release scripts' checks"
 cargo test --workspace
+# The release's version and dist checks and refusals (scripts/release.sh; seconds, no build).
+python3 scripts/test-release-checks.py
 
 echo "== layer 2: browser end-to-end (headless Chromium) $(since)"
 bash crates/urlkey-serve/e2e/run.sh
