@@ -56,6 +56,13 @@ VERSION="$(python3 scripts/release-check.py source "$ROOT" ${TAG:+--tag "$TAG"})
 if [ "$KIND" = release ]; then
   git diff --quiet HEAD -- || fail "uncommitted changes: a release is built from a commit (commit or stash them)"
 fi
+# The crates package for crates.io and their docs build without warnings
+# (scripts/check-packaging.sh, CONTRIBUTING.md "Packaging"): a release builds every .crate
+# from its contents alone (--verify); a snapshot packages them without that build.
+case "$KIND" in
+  release) bash scripts/check-packaging.sh --verify >&2 || fail "the crates do not package (above)" ;;
+  snapshot) bash scripts/check-packaging.sh >&2 || fail "the crates do not package (above)" ;;
+esac
 LICENSES=("$ROOT"/LICENSE-*)
 [ -f "${LICENSES[0]}" ] || fail "no LICENSE-* file at the top of the repository: the tarball ships the licences (MIT OR Apache-2.0)"
 case "$KIND" in release) LABEL="$VERSION" ;; *) LABEL="$VERSION-$KIND" ;; esac
