@@ -56,6 +56,12 @@ VERSION="$(python3 scripts/release-check.py source "$ROOT" ${TAG:+--tag "$TAG"})
 if [ "$KIND" = release ]; then
   git diff --quiet HEAD -- || fail "uncommitted changes: a release is built from a commit (commit or stash them)"
 fi
+LICENSES=("$ROOT"/LICENSE-*)
+[ -f "${LICENSES[0]}" ] || fail "no LICENSE-* file at the top of the repository: the tarball ships the licences (MIT OR Apache-2.0)"
+case "$KIND" in release) LABEL="$VERSION" ;; *) LABEL="$VERSION-$KIND" ;; esac
+TRIPLE=x86_64-unknown-linux-gnu
+[ "$(uname -s)-$(uname -m)" = Linux-x86_64 ] || fail "only $TRIPLE is built here"
+# The cheap refusals above come first: this one takes from seconds to minutes.
 # The crates package for crates.io and their docs build without warnings
 # (scripts/check-packaging.sh, CONTRIBUTING.md "Packaging"): a release builds every .crate
 # from its contents alone (--verify); a snapshot packages them without that build.
@@ -63,11 +69,6 @@ case "$KIND" in
   release) bash scripts/check-packaging.sh --verify >&2 || fail "the crates do not package (above)" ;;
   snapshot) bash scripts/check-packaging.sh >&2 || fail "the crates do not package (above)" ;;
 esac
-LICENSES=("$ROOT"/LICENSE-*)
-[ -f "${LICENSES[0]}" ] || fail "no LICENSE-* file at the top of the repository: the tarball ships the licences (MIT OR Apache-2.0)"
-case "$KIND" in release) LABEL="$VERSION" ;; *) LABEL="$VERSION-$KIND" ;; esac
-TRIPLE=x86_64-unknown-linux-gnu
-[ "$(uname -s)-$(uname -m)" = Linux-x86_64 ] || fail "only $TRIPLE is built here"
 COMMIT="$(git rev-parse HEAD)"
 DIRTY=false
 git diff --quiet HEAD -- || DIRTY=true

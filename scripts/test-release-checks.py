@@ -149,6 +149,26 @@ def release_sh_refuses_before_building(tmp: Path) -> None:
 
 
 @case
+def crates_that_do_not_package_refuse_the_release_before_building(tmp: Path) -> None:
+    # scripts/check-packaging.sh stands in: a failure fails the release; a snapshot runs
+    # it without --verify, a tagged release with it.
+    tree = source_tree(tmp)
+    (tree / "LICENSE-MIT").write_text("MIT\n")
+    calls = tmp / "calls"
+    stub = tree / "scripts/check-packaging.sh"
+    stub.write_text(f'#!/bin/sh\necho "args:$*" >> {calls}\necho "a crate does not package" >&2\nexit 1\n')
+    res = run("bash", str(tree / "scripts/release.sh"), "--out", str(tmp / "dist"), cwd=tree)
+    refused(res, "a crate does not package", "release: the crates do not package")
+    with_release_entry(tree)
+    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "t"]):
+        assert run("git", *args, cwd=tree).returncode == 0, args
+    res = run("bash", str(tree / "scripts/release.sh"), "--tag", f"v{VERSION}", "--out", str(tmp / "dist"), cwd=tree)
+    refused(res, "release: the crates do not package")
+    assert calls.read_text().splitlines() == ["args:", "args:--verify"], calls.read_text()
+    assert not (tmp / "dist").exists() and not list(tree.glob(".dist.tmp.*")), "a refused run left files"
+
+
+@case
 def a_run_that_fails_after_assembly_began_leaves_the_old_dist(tmp: Path) -> None:
     # --ci in a copy whose "debug binary" has no completions command: release.sh fails
     # while it fills its temporary directory, after the checks.
