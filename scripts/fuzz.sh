@@ -2,7 +2,7 @@
 # Runs every fuzz target (or the ones named) for SECONDS each and fails on any finding.
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]      (default: 60 seconds, every target)
-#   FUZZ_JOBS (2), FUZZ_NICE (19), FUZZ_CODEGEN_UNITS (16), FUZZ_OPT_LEVEL (3), FUZZ_DEBUG (1),
+#   FUZZ_JOBS (2), FUZZ_NICE (19), FUZZ_CODEGEN_UNITS (16), FUZZ_OPT_LEVEL (3),
 #   FUZZ_SEED (1; 0: random),
 #   SHARED (../shared)
 #
@@ -75,17 +75,13 @@ cgu=${FUZZ_CODEGEN_UNITS:-16}
 # FUZZ_OPT_LEVEL (default 3, cargo-fuzz's): CI builds at 1, which compiles faster and runs
 # its short runs a little slower. ada-url keeps its own level (fuzz/Cargo.toml).
 opt=${FUZZ_OPT_LEVEL:-3}
-# FUZZ_DEBUG (default 1, fuzz/Cargo.toml's): the debug information of the build. CI builds
-# with line tables only, which still name file:line in a finding's stack and compile
-# faster; a finding is reproduced with the full build anyway.
-dbg=${FUZZ_DEBUG:-1}
-phase "build (cargo +nightly fuzz build -s none -a --features serve --codegen-units $cgu, opt-level $opt, debug $dbg)"
+phase "build (cargo +nightly fuzz build -s none -a --features serve --codegen-units $cgu, opt-level $opt)"
 tb=$(date +%s)
 # --features serve builds serve_api beside the others; one build serves every target.
 # 16 codegen units (FUZZ_CODEGEN_UNITS) let LLVM split each crate's optimisation, which
 # cargo-fuzz's default of 1 does not, for somewhat fewer executions a second: the trade
 # for CI's short runs (docs/security.md gives both build times); a long run may set 1.
-(cd fuzz && CARGO_PROFILE_RELEASE_OPT_LEVEL="$opt" CARGO_PROFILE_RELEASE_DEBUG="$dbg" nice -n "$nice" \
+(cd fuzz && CARGO_PROFILE_RELEASE_OPT_LEVEL="$opt" nice -n "$nice" \
   cargo +nightly fuzz build -s none -a --features serve --codegen-units "$cgu")
 echo "fuzz: build took $(( $(date +%s) - tb )) s"
 # URLKEY_BUILD_ONLY=1: stop once the targets are built (.ci/run builds them in the
