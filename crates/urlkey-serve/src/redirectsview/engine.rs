@@ -110,6 +110,9 @@ fn index_new(p: &Prepared) -> Result<(NewSite, SideCounts), ApiError> {
     let mut site = NewSite::new(p.policy.clone());
     let mut counts = SideCounts::default();
     let mut batch = Vec::with_capacity(BATCH);
+    // Every page first, then the indexes at once: they make room for all of them
+    // (`NewSite::add_all`), on the request's own thread.
+    let mut pages = Vec::new();
     loop {
         batch.clear();
         let more = src.next_batch(&mut batch, BATCH).map_err(input_error)?;
@@ -118,13 +121,14 @@ fn index_new(p: &Prepared) -> Result<(NewSite, SideCounts), ApiError> {
             if r.problem.is_some() {
                 counts.unreadable += 1;
             } else {
-                site.add(page(r, p.new.titled));
+                pages.push(page(r, p.new.titled));
             }
         }
         if !more {
             break;
         }
     }
+    site.add_all(pages, 1);
     counts.skipped = src.skipped();
     Ok((site, counts))
 }
