@@ -33,7 +33,7 @@ REQUIREMENTS=(
   "pyarrow>=14"
   "pandas>=2.2,<3"
   "pyspark>=3.5"
-  # The plugin interface pyo3-polars 0.28 (crates/urlkey-polars) is built for.
+  # The plugin interface polars-ffi 0.55 (crates/urlkey-polars) is built for.
   "polars==2.1.0"
   # The DuckDB engine the extension (crates/urlkey-duckdb, duckdb-rs 1.20000.x, C API
   # v1.2.0) is tested in: tests/test_duckdb.py.

@@ -23,7 +23,8 @@ fn policy(args: &PolicyArgs) -> PolarsResult<Resolved> {
 
 /// The keyword arguments, pickled by Polars.
 fn kwargs<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8]) -> PolarsResult<T> {
-    pyo3_polars::derive::_parse_kwargs(bytes)
+    serde_pickle::from_slice(bytes, Default::default())
+        .map_err(|e| polars_err!(ComputeError: "{}", e))
 }
 
 /// The policy of an expression's keyword arguments.

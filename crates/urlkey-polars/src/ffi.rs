@@ -4,23 +4,27 @@
 //! the FFI boundary and aborted the Python process. Here every entry point, schema and
 //! compute, runs its body under [`std::panic::catch_unwind`]: a panic becomes Polars'
 //! "the plugin panicked" error (a Python exception), an error its message; nothing else
-//! can leave the function.
+//! can leave the function. (The macro's `derive` feature also builds Polars a second
+//! time, for the macro itself.)
 //!
 //! Per expression `NAME` Polars looks up two symbols (plugin ABI 0.1, polars-ffi):
 //! `_polars_plugin_field_NAME(fields, n, out, kwargs, kwargs_len)`, the output field from
 //! the input fields, and `_polars_plugin_NAME(series, n, kwargs, kwargs_len, out, ctx)`,
-//! the result. `plugin!` writes both from two safe functions.
+//! the result. `plugin!` writes both from two safe functions. Two more symbols are the
+//! plugin's, not an expression's: `_polars_plugin_get_version` and
+//! `_polars_plugin_get_last_error_message`, which Polars reads after a call that left no
+//! result.
 #![allow(unsafe_code)]
 
+use std::cell::RefCell;
+use std::ffi::{c_char, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Once;
 
 use polars::prelude::*;
 use polars_arrow::datatypes::Field as ArrowField;
 use polars_arrow::ffi::{export_field_to_c, import_field_from_c, ArrowSchema};
-use pyo3_polars::derive::{_set_panic, _update_last_error};
-use pyo3_polars::export::polars_ffi::version_0::{
-    export_series, import_series_buffer, SeriesExport,
-};
+use polars_ffi::version_0::{export_series, import_series_buffer, CallerContext, SeriesExport};
 
 use crate::expressions as x;
 
@@ -29,11 +33,48 @@ pub type SchemaFn = fn(&[ArrowField]) -> PolarsResult<Field>;
 /// The result of an expression from its input columns and its pickled keyword arguments.
 pub type ComputeFn = fn(&[Series], &[u8]) -> PolarsResult<Series>;
 
-/// Sets the error Polars reads back. The message goes through a `CString`, which refuses
-/// NUL bytes (pyo3-polars would panic, outside any `catch_unwind`): they are replaced.
+thread_local! {
+    /// The message of this thread's last failed call, for
+    /// `_polars_plugin_get_last_error_message`.
+    static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
+}
+
+/// Sets the error Polars reads back. A `CString` refuses NUL bytes: they are replaced.
 fn set_error(e: PolarsError) {
-    let text = e.to_string().replace('\0', "\u{FFFD}");
-    _update_last_error(polars_err!(ComputeError: "{}", text));
+    let text = polars_err!(ComputeError: "{}", e).to_string();
+    let text = CString::new(text.replace('\0', "\u{FFFD}")).unwrap_or_default();
+    LAST_ERROR.with(|last| *last.borrow_mut() = text);
+}
+
+/// Marks the last call as panicked: Polars turns the message `PANIC` into its "the plugin
+/// panicked" error.
+fn set_panic() {
+    LAST_ERROR.with(|last| *last.borrow_mut() = c"PANIC".to_owned());
+}
+
+/// The plugin ABI version this library was built for; Polars refuses a plugin of another
+/// major version.
+#[no_mangle]
+pub extern "C" fn _polars_plugin_get_version() -> u32 {
+    // Polars asks for the version before any other call. A caught panic is an error Polars
+    // raises in Python: its message goes to stderr only when Polars is verbose
+    // (`POLARS_VERBOSE=1`), as in plugins built with pyo3-polars.
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        std::panic::set_hook(Box::new(|info| {
+            if polars_config::config().verbose() {
+                eprintln!("{info}");
+            }
+        }))
+    });
+    let (major, minor) = polars_ffi::get_version();
+    (u32::from(major) << 16) + u32::from(minor)
+}
+
+/// The message of this thread's last failed call; valid until its next call.
+#[no_mangle]
+pub extern "C" fn _polars_plugin_get_last_error_message() -> *const c_char {
+    LAST_ERROR.with(|last| last.borrow().as_ptr())
 }
 
 /// A slice from a pointer and a length that may be (null, 0).
@@ -74,7 +115,7 @@ pub unsafe fn field_entry(
         // SAFETY: `out` is writable; the value there is the caller's empty schema.
         Ok(Ok(schema)) => unsafe { *out = schema },
         Ok(Err(e)) => set_error(e),
-        Err(_) => _set_panic(),
+        Err(_) => set_panic(),
     }
 }
 
@@ -103,7 +144,7 @@ pub unsafe fn compute_entry(
         // SAFETY: `out` is writable; the value there is the caller's empty export.
         Ok(Ok(export)) => unsafe { *out = export },
         Ok(Err(e)) => set_error(e),
-        Err(_) => _set_panic(),
+        Err(_) => set_panic(),
     }
 }
 
@@ -129,12 +170,12 @@ macro_rules! plugin {
         /// # Safety
         /// Called by Polars with its plugin ABI 0.1.
         pub unsafe extern "C" fn $compute(
-            series: *mut ::pyo3_polars::export::polars_ffi::version_0::SeriesExport,
+            series: *mut SeriesExport,
             n: usize,
             kwargs: *const u8,
             kwargs_len: usize,
-            out: *mut ::pyo3_polars::export::polars_ffi::version_0::SeriesExport,
-            _context: *mut ::pyo3_polars::export::polars_ffi::version_0::CallerContext,
+            out: *mut SeriesExport,
+            _context: *mut CallerContext,
         ) {
             // SAFETY: Polars' plugin ABI.
             unsafe { compute_entry(series, n, kwargs, kwargs_len, out, $compute_fn) }
